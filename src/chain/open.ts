@@ -1,0 +1,48 @@
+import type { Common } from '@ethereumjs/common';
+import { type Level, openDatabase } from '../db/database.js';
+import { META, SCHEMA_VERSION } from '../db/keys.js';
+import { type GethGenesis, checkGenesis, createChainCommon } from './genesis.js';
+import { ChainStore } from './store.js';
+
+/** An opened Ethereum datadir: its database, its chain configuration and its chain store. */
+export interface EthereumChain {
+  level: Level;
+  genesis: GethGenesis;
+  common: Common;
+  store: ChainStore;
+  close(): Promise<void>;
+}
+
+/** Thrown when a datadir has not been initialised with a genesis. */
+export class NotInitialisedError extends Error {
+  override readonly name = 'NotInitialisedError';
+}
+
+/**
+ * Opens an initialised Ethereum datadir. The genesis stored by `init` decides the chain config;
+ * a database of another schema version is refused rather than misread.
+ */
+export async function openChain(datadir: string): Promise<EthereumChain> {
+  const level = await openDatabase(datadir);
+  try {
+    const schema = await level.get(META.schema);
+    const genesisBytes = await level.get(META.genesis);
+    if (!schema || !genesisBytes) throw new NotInitialisedError(`datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\``);
+    const version = new DataView(schema.buffer, schema.byteOffset, 4).getUint32(0);
+    if (version !== SCHEMA_VERSION) throw new Error(`datadir ${datadir} has database schema ${version}, this tracenode reads ${SCHEMA_VERSION}`);
+    const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(genesisBytes)));
+    const common = await createChainCommon(genesis);
+    const store = new ChainStore(level, common);
+    return { level, genesis, common, store, close: () => level.close() };
+  } catch (err) {
+    await level.close();
+    throw err;
+  }
+}
+
+/** The 4-byte value stored under the schema key. */
+export function schemaBytes(): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, SCHEMA_VERSION);
+  return out;
+}

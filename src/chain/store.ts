@@ -1,0 +1,116 @@
+import { type Block, type BlockHeader, createBlockFromRLP, createBlockHeaderFromRLP } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
+import type { BatchOp, Level } from '../db/database.js';
+import { META, PREFIX, decodeNumber, encodeNumber, prefixed } from '../db/keys.js';
+import { type StoredReceipt, decodeReceipts, encodeReceipts } from './receipts.js';
+
+/** Where a transaction sits: its block and index. */
+export interface TxLocation {
+  blockHash: Uint8Array;
+  index: number;
+}
+
+/** The head of the canonical chain. */
+export interface Head {
+  number: bigint;
+  hash: Uint8Array;
+}
+
+/**
+ * The chain store: blocks, headers, receipts, total difficulty, transaction lookup, the canonical
+ * number → hash index and the head pointer, all in LevelDB. Reads decode with the chain's Common
+ * (hardfork set per block). Writes are returned as batch operations so that the importer commits a
+ * block and its state in one atomic batch.
+ */
+export class ChainStore {
+  private cachedHead: Head | undefined;
+
+  constructor(
+    readonly level: Level,
+    readonly common: Common,
+  ) {}
+
+  /** The head block, or undefined in an empty database (before `init`). */
+  async head(): Promise<Head | undefined> {
+    if (this.cachedHead) return this.cachedHead;
+    const hash = await this.level.get(META.head);
+    if (!hash) return undefined;
+    const number = await this.numberOf(hash);
+    if (number === undefined) throw new Error('database corrupt: head block has no number');
+    this.cachedHead = { number, hash };
+    return this.cachedHead;
+  }
+
+  /** Forgets the cached head so the next read sees the database (after a write). */
+  invalidateHead(): void {
+    this.cachedHead = undefined;
+  }
+
+  async canonicalHash(number: bigint): Promise<Uint8Array | undefined> {
+    if (number < 0n || number >= 1n << 64n) return undefined;
+    return (await this.level.get(prefixed(PREFIX.canonical, encodeNumber(number)))) ?? undefined;
+  }
+
+  async numberOf(hash: Uint8Array): Promise<bigint | undefined> {
+    const bytes = await this.level.get(prefixed(PREFIX.hashToNumber, hash));
+    return bytes ? decodeNumber(bytes) : undefined;
+  }
+
+  async headerByHash(hash: Uint8Array): Promise<BlockHeader | undefined> {
+    const rlp = await this.level.get(prefixed(PREFIX.header, hash));
+    return rlp ? createBlockHeaderFromRLP(rlp, { common: this.common, setHardfork: true }) : undefined;
+  }
+
+  async blockByHash(hash: Uint8Array): Promise<Block | undefined> {
+    const rlp = await this.level.get(prefixed(PREFIX.body, hash));
+    return rlp ? createBlockFromRLP(rlp, { common: this.common, setHardfork: true }) : undefined;
+  }
+
+  async blockByNumber(number: bigint): Promise<Block | undefined> {
+    const hash = await this.canonicalHash(number);
+    return hash ? this.blockByHash(hash) : undefined;
+  }
+
+  async headerByNumber(number: bigint): Promise<BlockHeader | undefined> {
+    const hash = await this.canonicalHash(number);
+    return hash ? this.headerByHash(hash) : undefined;
+  }
+
+  async receipts(blockHash: Uint8Array): Promise<StoredReceipt[] | undefined> {
+    const bytes = await this.level.get(prefixed(PREFIX.receipts, blockHash));
+    return bytes ? decodeReceipts(bytes) : undefined;
+  }
+
+  async totalDifficulty(blockHash: Uint8Array): Promise<bigint | undefined> {
+    const bytes = await this.level.get(prefixed(PREFIX.td, blockHash));
+    return bytes ? bytesToBigInt(bytes) : undefined;
+  }
+
+  async txLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {
+    const bytes = await this.level.get(prefixed(PREFIX.txLookup, txHash));
+    if (!bytes) return undefined;
+    return { blockHash: bytes.subarray(0, 32), index: new DataView(bytes.buffer, bytes.byteOffset + 32, 4).getUint32(0) };
+  }
+
+  /** The operations that store a verified block as the new canonical head. */
+  blockOps(block: Block, receipts: readonly StoredReceipt[], td: bigint): BatchOp[] {
+    const hash = block.hash();
+    const number = encodeNumber(block.header.number);
+    const ops: BatchOp[] = [
+      { type: 'put', key: prefixed(PREFIX.header, hash), value: block.header.serialize() },
+      { type: 'put', key: prefixed(PREFIX.body, hash), value: block.serialize() },
+      { type: 'put', key: prefixed(PREFIX.receipts, hash), value: encodeReceipts(receipts) },
+      { type: 'put', key: prefixed(PREFIX.td, hash), value: bigIntToUnpaddedBytes(td) },
+      { type: 'put', key: prefixed(PREFIX.hashToNumber, hash), value: number },
+      { type: 'put', key: prefixed(PREFIX.canonical, number), value: hash },
+      { type: 'put', key: META.head, value: hash },
+    ];
+    block.transactions.forEach((tx, i) => {
+      const index = new Uint8Array(4);
+      new DataView(index.buffer).setUint32(0, i);
+      ops.push({ type: 'put', key: prefixed(PREFIX.txLookup, tx.hash()), value: concatBytes(hash, index) });
+    });
+    return ops;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The one place that reads and writes `0x…` strings. Quantities are minimal hex (`0x0`, never
+ * `0x00`); data is `0x` + two hex digits per byte. Decoders throw {@link HexError} with geth's
+ * texts (ethereum/go-ethereum `common/hexutil`), which the zod schemas surface as -32602 details.
+ */
+export class HexError extends Error {
+  override readonly name = 'HexError';
+}
+
+const HEX_DIGITS = /^[0-9a-fA-F]*$/;
+const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** bigint → minimal hex quantity (`0x0`, `0x1b4`). */
+export function bigIntToQuantity(value: bigint | number): string {
+  if (typeof value === 'number') return `0x${value.toString(16)}`;
+  if (value < 0n) throw new RangeError('negative quantity');
+  return `0x${value.toString(16)}`;
+}
+
+/** Quantity string → bigint, strict as geth's `hexutil.Big` (no leading zeros, ≤ 256 bits). */
+export function quantityToBigInt(input: string, maxBits = 256): bigint {
+  if (input.length === 0) throw new HexError('empty hex string');
+  if (!(input.startsWith('0x') || input.startsWith('0X'))) throw new HexError('hex string without 0x prefix');
+  const digits = input.slice(2);
+  if (digits.length === 0) throw new HexError('hex string "0x"');
+  if (!HEX_DIGITS.test(digits)) throw new HexError('invalid hex string');
+  if (digits.length > 1 && digits[0] === '0') throw new HexError('hex number with leading zero digits');
+  if (digits.length * 4 > maxBits && BigInt(`0x${digits}`) >= 1n << BigInt(maxBits)) {
+    throw new HexError(`hex number > ${maxBits} bits`);
+  }
+  return BigInt(`0x${digits}`);
+}
+
+/** Bytes → `0x`-prefixed data hex. */
+export function bytesToData(bytes: Uint8Array): string {
+  let out = '0x';
+  for (let i = 0; i < bytes.length; i++) out += BYTE_HEX[bytes[i]];
+  return out;
+}
+
+/** Data string → bytes, strict as geth's `hexutil.Bytes` (0x prefix, even length). */
+export function dataToBytes(input: string): Uint8Array {
+  if (input.length === 0) throw new HexError('empty hex string');
+  if (!(input.startsWith('0x') || input.startsWith('0X'))) throw new HexError('hex string without 0x prefix');
+  const digits = input.slice(2);
+  if (digits.length % 2 !== 0) throw new HexError('hex string of odd length');
+  if (!HEX_DIGITS.test(digits)) throw new HexError('invalid hex string');
+  return hexDigitsToBytes(digits);
+}
+
+/** Fixed-size data (address 20, hash 32): as {@link dataToBytes} plus a length check. */
+export function fixedDataToBytes(input: string, size: number, what: string): Uint8Array {
+  const bytes = dataToBytes(input);
+  if (bytes.length !== size) throw new HexError(`hex string has length ${bytes.length * 2}, want ${size * 2} for ${what}`);
+  return bytes;
+}
+
+/** Unprefixed even-length hex digits → bytes (caller has validated them). */
+export function hexDigitsToBytes(digits: string): Uint8Array {
+  const out = new Uint8Array(digits.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(digits.substr(i * 2, 2), 16);
+  return out;
+}
+
+/** bigint → big-endian bytes of exactly `size` bytes. */
+export function bigIntToFixedBytes(value: bigint, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let v = value;
+  for (let i = size - 1; i >= 0 && v > 0n; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+/** Big-endian bytes → bigint (empty = 0). */
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  if (bytes.length === 0) return 0n;
+  return BigInt(bytesToData(bytes));
+}
+
+/** bigint → 32-byte data hex (storage values). */
+export function bigIntToData32(value: bigint): string {
+  return `0x${value.toString(16).padStart(64, '0')}`;
+}

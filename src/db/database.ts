@@ -1,0 +1,34 @@
+import { Level as LevelDB } from 'level';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The LevelDB handle every store shares: binary keys and values. */
+export type Level = LevelDB<Uint8Array, Uint8Array>;
+
+/** One LevelDB operation; a block's ops are written together in one {@link Level.batch}. */
+export type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+/**
+ * Opens (creating if needed) the LevelDB database of a datadir. LevelDB's own lock makes a second
+ * process on the same datadir fail here with a clear error rather than corrupt it.
+ */
+export async function openDatabase(datadir: string): Promise<Level> {
+  mkdirSync(datadir, { recursive: true });
+  const db: Level = new LevelDB<Uint8Array, Uint8Array>(join(datadir, 'chaindata'), {
+    keyEncoding: 'view',
+    valueEncoding: 'view',
+  });
+  try {
+    await db.open();
+  } catch (err) {
+    const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+    throw new Error(`cannot open database in ${datadir}: ${cause}`);
+  }
+  return db;
+}
+
+/** Reads a key, `undefined` when absent. */
+export async function getOrUndefined(db: Level, key: Uint8Array): Promise<Uint8Array | undefined> {
+  const value = await db.get(key);
+  return value ?? undefined;
+}

@@ -1,0 +1,58 @@
+/**
+ * LevelDB key schema. Every key starts with a one-byte prefix naming its table; numbers are
+ * 8-byte big-endian so that numeric order is key order.
+ *
+ * | prefix | key            | value                                   |
+ * |--------|----------------|-----------------------------------------|
+ * | `h`    | block hash     | header RLP                              |
+ * | `b`    | block hash     | body RLP `[txs, uncles, withdrawals?]`  |
+ * | `r`    | block hash     | receipts, our RLP encoding              |
+ * | `d`    | block hash     | total difficulty (big-endian)           |
+ * | `N`    | block hash     | block number (8 bytes)                  |
+ * | `n`    | number         | canonical block hash                    |
+ * | `x`    | tx hash        | block hash (32) + tx index (4)          |
+ * | `s`    | trie node hash | state/storage trie node or contract code |
+ * | `m`    | name (utf-8)   | metadata: head hash, genesis, schema    |
+ */
+export const PREFIX = {
+  header: 0x68, // h
+  body: 0x62, // b
+  receipts: 0x72, // r
+  td: 0x64, // d
+  hashToNumber: 0x4e, // N
+  canonical: 0x6e, // n
+  txLookup: 0x78, // x
+  state: 0x73, // s
+  meta: 0x6d, // m
+} as const;
+
+/** `prefix ++ bytes`. */
+export function prefixed(prefix: number, bytes: Uint8Array): Uint8Array {
+  const key = new Uint8Array(1 + bytes.length);
+  key[0] = prefix;
+  key.set(bytes, 1);
+  return key;
+}
+
+/** 8-byte big-endian encoding of a block number. */
+export function encodeNumber(n: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, n);
+  return out;
+}
+
+/** Inverse of {@link encodeNumber}. */
+export function decodeNumber(bytes: Uint8Array): bigint {
+  return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0);
+}
+
+const utf8 = new TextEncoder();
+/** Metadata keys. */
+export const META = {
+  head: prefixed(PREFIX.meta, utf8.encode('head')),
+  genesis: prefixed(PREFIX.meta, utf8.encode('genesis')),
+  schema: prefixed(PREFIX.meta, utf8.encode('schema')),
+} as const;
+
+/** Version of this key schema; a datadir written by another version is refused. */
+export const SCHEMA_VERSION = 1;

@@ -1,0 +1,59 @@
+import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { checkGenesis, createChainCommon, createGenesis } from '../chain/genesis.js';
+import { schemaBytes } from '../chain/open.js';
+import { ChainStore } from '../chain/store.js';
+import { type BatchOp, openDatabase } from '../db/database.js';
+import { META } from '../db/keys.js';
+import { createStateManager } from '../state/stateManager.js';
+import { TrieDB } from '../state/trieDb.js';
+
+/** What `init` did. */
+export interface InitResult {
+  hash: string;
+  stateRoot: string;
+  alreadyInitialised: boolean;
+}
+
+/**
+ * Writes the genesis block and its state into a datadir, like `geth init`: one atomic batch with
+ * the genesis file itself (the chain config every later open reads), the block, and the state trie.
+ * Running it again with the same genesis is a no-op; with a different one it is refused.
+ */
+export async function initDatadir(datadir: string, genesisText: string): Promise<InitResult> {
+  let json: unknown;
+  try {
+    json = JSON.parse(genesisText);
+  } catch (err) {
+    throw new Error(`genesis: invalid JSON: ${(err as Error).message}`);
+  }
+  const genesis = checkGenesis(json);
+  const common = await createChainCommon(genesis);
+  const { block, state } = await createGenesis(genesis, common);
+  const level = await openDatabase(datadir);
+  try {
+    const store = new ChainStore(level, common);
+    const existing = await store.canonicalHash(0n);
+    if (existing) {
+      if (!equalsBytes(existing, block.hash())) {
+        throw new Error(`datadir ${datadir} holds another chain (genesis ${bytesToHex(existing)}, this file gives ${bytesToHex(block.hash())})`);
+      }
+      return { hash: bytesToHex(existing), stateRoot: bytesToHex(block.header.stateRoot), alreadyInitialised: true };
+    }
+    const trieDb = new TrieDB(level);
+    const sm = createStateManager(common, trieDb);
+    await sm.generateCanonicalGenesis(state);
+    const root = await sm.getStateRoot();
+    if (!equalsBytes(root, block.header.stateRoot)) {
+      throw new Error(`genesis: computed stateRoot ${bytesToHex(root)} != header ${bytesToHex(block.header.stateRoot)}`);
+    }
+    const ops: BatchOp[] = [];
+    trieDb.drain(ops);
+    ops.push(...store.blockOps(block, [], block.header.difficulty));
+    ops.push({ type: 'put', key: META.genesis, value: new TextEncoder().encode(genesisText) });
+    ops.push({ type: 'put', key: META.schema, value: schemaBytes() });
+    await level.batch(ops);
+    return { hash: bytesToHex(block.hash()), stateRoot: bytesToHex(root), alreadyInitialised: false };
+  } finally {
+    await level.close();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * JSON-RPC error classes. Every error that reaches a client is an {@link RpcError}; each subclass
+ * stands for one meaning and carries its code. Codes follow JSON-RPC 2.0 and the Ethereum
+ * community's extended set (ethereum/execution-apis `src/error-groups`).
+ */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  /** HTTP status to use when this error answers a whole HTTP request (auth, size limits). */
+  readonly httpStatus: number;
+  constructor(code: number, message: string, data?: unknown, httpStatus = 200) {
+    super(message);
+    this.code = code;
+    this.data = data;
+    this.httpStatus = httpStatus;
+  }
+  /** The wire `error` object. `data` is present only when set. */
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** -32700: the body is not valid JSON. */
+export class ParseError extends RpcError {
+  static readonly code = -32700;
+  override readonly name = 'ParseError';
+  constructor(detail = 'parse error') {
+    super(ParseError.code, detail);
+  }
+}
+
+/** -32600: the JSON is not a valid request object (or batch). */
+export class InvalidRequestError extends RpcError {
+  static readonly code = -32600;
+  override readonly name = 'InvalidRequestError';
+  constructor(message = 'invalid request', httpStatus = 200) {
+    super(InvalidRequestError.code, message, undefined, httpStatus);
+  }
+}
+
+/** -32601: the method is unknown or not served by this network (geth's wording). */
+export class MethodNotFoundError extends RpcError {
+  static readonly code = -32601;
+  override readonly name = 'MethodNotFoundError';
+  constructor(method: string) {
+    super(MethodNotFoundError.code, `the method ${method} does not exist/is not available`);
+  }
+}
+
+/** -32602: the params do not decode; the message names the argument (geth's wording). */
+export class InvalidParamsError extends RpcError {
+  static readonly code = -32602;
+  override readonly name = 'InvalidParamsError';
+  constructor(message: string) {
+    super(InvalidParamsError.code, message);
+  }
+}
+
+/** -32603: an unexpected failure. The message is fixed; details go to the log only. */
+export class InternalError extends RpcError {
+  static readonly code = -32603;
+  override readonly name = 'InternalError';
+  constructor() {
+    super(InternalError.code, 'internal error');
+  }
+}
+
+/** -32000: geth's generic server error, used for e.g. `header not found`. */
+export class ServerError extends RpcError {
+  static readonly code = -32000;
+  override readonly name = 'ServerError';
+  constructor(message: string, data?: unknown) {
+    super(ServerError.code, message, data);
+  }
+}
+
+/** -32001: Infura's "resource not found"; also the code for a missing/unknown API key (HTTP 401). */
+export class ResourceNotFoundError extends RpcError {
+  static readonly code = -32001;
+  override readonly name = 'ResourceNotFoundError';
+  constructor(message: string, httpStatus = 200) {
+    super(ResourceNotFoundError.code, message, undefined, httpStatus);
+  }
+}
+
+/** -32004: the method exists on Ethereum but this read-only node does not support it. */
+export class MethodNotSupportedError extends RpcError {
+  static readonly code = -32004;
+  override readonly name = 'MethodNotSupportedError';
+  constructor(message: string) {
+    super(MethodNotSupportedError.code, message);
+  }
+}
+
+/** -32005: a limit was exceeded (result count, range, rate, size). */
+export class LimitExceededError extends RpcError {
+  static readonly code = -32005;
+  override readonly name = 'LimitExceededError';
+  constructor(message: string, data?: unknown, httpStatus = 200) {
+    super(LimitExceededError.code, message, data, httpStatus);
+  }
+}
+
+/** 3: the EVM reverted; `data` holds the revert bytes as hex (geth ≥ 1.15.6). */
+export class ExecutionRevertedError extends RpcError {
+  static readonly code = 3;
+  override readonly name = 'ExecutionRevertedError';
+  constructor(message: string, data: string) {
+    super(ExecutionRevertedError.code, message, data);
+  }
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { InvalidParamsError } from './errors.js';
+
+/**
+ * A JSON-RPC method as the dispatcher sees it: a wire name and one function that validates the
+ * raw `params` and runs the handler. Built with {@link defineMethod}.
+ */
+export interface MethodDefinition<Ctx> {
+  readonly name: string;
+  call(ctx: Ctx, params: unknown): Promise<unknown>;
+}
+
+/** A network's served methods, by wire name. A name absent from it is "method not found". */
+export type MethodTable<Ctx> = ReadonlyMap<string, MethodDefinition<Ctx>>;
+
+type Outputs<S extends readonly z.ZodType[]> = { -readonly [K in keyof S]: z.output<S[K]> };
+
+export interface MethodSpec<Ctx, S extends readonly z.ZodType[]> {
+  /** Wire name, e.g. `eth_getStorageAt`. */
+  name: string;
+  /** One schema per positional argument; each decodes wire JSON into domain values. */
+  params: S;
+  /** How many leading arguments are required (default: all). Later ones may be omitted or null. */
+  required?: number;
+  /** Names of the arguments, so that by-name params (a JSON object) are accepted too. */
+  names?: readonly string[];
+  handler: (ctx: Ctx, args: Outputs<S>) => unknown;
+}
+
+/**
+ * Defines a method with geth's argument rules (ethereum/go-ethereum `rpc/json.go`):
+ * `params` omitted or null means no arguments; a non-array is `non-array args` unless the method
+ * accepts names; too few is `missing value for required argument <i>`; too many is
+ * `too many arguments, want at most <n>`; a bad one is `invalid argument <i>: <detail>`.
+ */
+export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(
+  spec: MethodSpec<Ctx, S>,
+): MethodDefinition<Ctx> {
+  const required = spec.required ?? spec.params.length;
+  return {
+    name: spec.name,
+    async call(ctx: Ctx, params: unknown): Promise<unknown> {
+      const raw = positional(params, spec.names);
+      if (raw.length > spec.params.length) {
+        throw new InvalidParamsError(`too many arguments, want at most ${spec.params.length}`);
+      }
+      const args: unknown[] = [];
+      for (let i = 0; i < spec.params.length; i++) {
+        const value = raw[i];
+        if (value === undefined || (value === null && i >= required)) {
+          if (i < required) throw new InvalidParamsError(`missing value for required argument ${i}`);
+          args.push(undefined);
+          continue;
+        }
+        const parsed = spec.params[i].safeParse(value);
+        if (!parsed.success) throw new InvalidParamsError(`invalid argument ${i}: ${describeZodError(parsed.error)}`);
+        args.push(parsed.data);
+      }
+      return spec.handler(ctx, args as Outputs<S>);
+    },
+  };
+}
+
+function positional(params: unknown, names: readonly string[] | undefined): unknown[] {
+  if (params === undefined || params === null) return [];
+  if (Array.isArray(params)) return params;
+  if (names && typeof params === 'object') {
+    const obj = params as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      if (!names.includes(key)) throw new InvalidParamsError(`unknown argument name: ${key}`);
+    }
+    const out = names.map((n) => obj[n]);
+    while (out.length > 0 && out[out.length - 1] === undefined) out.pop();
+    return out;
+  }
+  throw new InvalidParamsError('non-array args');
+}
+
+/** One readable line from a zod error: the first issue, with its path inside the argument. */
+export function describeZodError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid value';
+  const path = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+  return `${path}${issue.message}`;
+}
+
+/** Builds a method table from definitions, refusing duplicate names. */
+export function createMethodTable<Ctx>(defs: readonly MethodDefinition<Ctx>[]): MethodTable<Ctx> {
+  const table = new Map<string, MethodDefinition<Ctx>>();
+  for (const def of defs) {
+    if (table.has(def.name)) throw new Error(`duplicate method ${def.name}`);
+    table.set(def.name, def);
+  }
+  return table;
+}
