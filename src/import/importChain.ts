@@ -15,6 +15,8 @@ import { InvalidBlockError, validateHeader, validateUncles } from './validate.js
 export interface ImportOptions {
   /** Where progress lines go (a terminal's stderr); silent when undefined. */
   progress?: NodeJS.WritableStream;
+  /** Minimum time between two progress lines (default 1 s). */
+  progressIntervalMs?: number;
   /** Checked between blocks: when aborted, the import stops after the current block's batch. */
   signal?: AbortSignal;
 }
@@ -39,7 +41,7 @@ export interface ImportResult {
  */
 export async function importBlocks(chain: EthereumChain, files: Uint8Array[], opts: ImportOptions = {}): Promise<ImportResult> {
   const items = files.flatMap((bytes) => splitRlpItems(bytes));
-  const progress = createProgress(items.length, opts.progress);
+  const progress = createProgress(items.length, opts.progress, opts.progressIntervalMs);
   const started = performance.now();
   const { store, common } = chain;
   const trieDb = new TrieDB(chain.level);

@@ -18,24 +18,23 @@ const MAX_UNCLES = 2;
  * gas limit bounds, base fee, excess blob gas. Ethash seals are not verified (the shared test
  * chains have none). Returns nothing; throws {@link InvalidBlockError}.
  */
-export function validateHeader(header: BlockHeader, parent: BlockHeader, uncleOf?: bigint): void {
-  const what = uncleOf === undefined ? '' : 'uncle ';
-  if (header.number !== parent.number + 1n) throw new InvalidBlockError(`${what}number ${header.number} does not follow parent ${parent.number}`);
-  if (header.timestamp <= parent.timestamp) throw new InvalidBlockError(`${what}timestamp ${header.timestamp} not after parent's ${parent.timestamp}`);
+export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
+  if (header.number !== parent.number + 1n) throw new InvalidBlockError(`number ${header.number} does not follow parent ${parent.number}`);
+  if (header.timestamp <= parent.timestamp) throw new InvalidBlockError(`timestamp ${header.timestamp} not after parent's ${parent.timestamp}`);
   const common = header.common;
   if (common.consensusType() === ConsensusType.ProofOfWork) {
     const want = header.ethashCanonicalDifficulty(parent);
-    if (header.difficulty !== want) throw new InvalidBlockError(`${what}difficulty ${header.difficulty} != expected ${want}`);
+    if (header.difficulty !== want) throw new InvalidBlockError(`difficulty ${header.difficulty} != expected ${want}`);
   }
   try {
     header.validateGasLimit(parent);
   } catch (err) {
-    throw new InvalidBlockError(`${what}gasLimit ${header.gasLimit}: ${firstLine(err)}`);
+    throw new InvalidBlockError(`gasLimit ${header.gasLimit}: ${firstLine(err)}`);
   }
   if (common.isActivatedEIP(1559)) {
     const londonBlock = common.hardforkBlock(Hardfork.London);
     const want = header.number === londonBlock ? common.param('initialBaseFee') : parent.calcNextBaseFee();
-    if (header.baseFeePerGas !== want) throw new InvalidBlockError(`${what}baseFeePerGas ${header.baseFeePerGas} != expected ${want}`);
+    if (header.baseFeePerGas !== want) throw new InvalidBlockError(`baseFeePerGas ${header.baseFeePerGas} != expected ${want}`);
   }
   if (common.isActivatedEIP(4844)) {
     const want = parent.calcNextExcessBlobGas(common);
@@ -75,7 +74,7 @@ export async function validateUncles(block: Block, store: ChainStore): Promise<v
     const distance = block.header.number - uncle.number;
     if (distance < 1n || distance > MAX_UNCLE_DEPTH) throw new InvalidBlockError(`uncle ${uh} at distance ${distance}`);
     try {
-      validateHeader(uncle, parent, block.header.number);
+      validateHeader(uncle, parent);
     } catch (err) {
       throw new InvalidBlockError(`uncle ${uh}: ${firstLine(err)}`);
     }

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+import { UsageError } from './cli/options.js';
+
+interface Command {
+  run: (argv: string[]) => Promise<number>;
+  help: string;
+}
+
+// Commands load lazily: `init` and `import` never pull in the server.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  init: async () => {
+    const m = await import('./cli/init.js');
+    return { run: m.runInit, help: m.INIT_HELP };
+  },
+  import: async () => {
+    const m = await import('./cli/import.js');
+    return { run: m.runImport, help: m.IMPORT_HELP };
+  },
+  serve: async () => {
+    const m = await import('./cli/serve.js');
+    return { run: m.runServe, help: m.SERVE_HELP };
+  },
+};
+
+const MAIN_HELP = `Usage: tracenode <command> [options]
+
+A self-hostable, Infura-compatible Ethereum JSON-RPC archive node.
+
+Commands:
+  init      write a geth-format genesis into a datadir
+  import    execute and archive RLP blocks (geth export format)
+  serve     serve the datadir over JSON-RPC (HTTP and WebSocket)
+
+Run \`tracenode <command> --help\` for a command's options. Every option can also be set with
+its TRACENODE_* environment variable.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(MAIN_HELP);
+    return name === undefined ? 2 : 0;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`tracenode: unknown command "${name}"\n\n${MAIN_HELP}`);
+    return 2;
+  }
+  const command = await load();
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`tracenode ${name}: ${err.message}\n\n${command.help}`);
+      return 2;
+    }
+    process.stderr.write(`tracenode ${name}: ${(err as Error).message}\n`);
+    if (process.env.TRACENODE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

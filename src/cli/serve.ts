@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { bytesToHex } from '@ethereumjs/util';
+import { openChain } from '../chain/open.js';
+import { createLogger } from '../log/logger.js';
+import type { EthContext } from '../methods/context.js';
+import { ethereumMethods } from '../methods/ethereum.js';
+import type { MethodTable } from '../rpc/method.js';
+import { type NetworkHandle, buildServer } from '../rpc/server.js';
+import { DATADIR, type FlagSpec, UsageError, helpText, parseFlags, required } from './options.js';
+
+const HOST: FlagSpec = { name: 'host', env: 'TRACENODE_HOST', arg: 'ADDR', help: 'address to listen on', default: '127.0.0.1' };
+const PORT: FlagSpec = { name: 'port', env: 'TRACENODE_PORT', arg: 'PORT', help: 'TCP port', default: '8545' };
+const API_KEYS: FlagSpec = { name: 'api-keys', env: 'TRACENODE_API_KEYS', arg: 'K1,K2', help: 'comma-separated API keys accepted in /v3/<key>' };
+const KEYS_FILE: FlagSpec = { name: 'keys-file', env: 'TRACENODE_KEYS_FILE', arg: 'FILE', help: 'file with one API key per line (# comments)' };
+const LOG_LEVEL: FlagSpec = { name: 'log-level', env: 'TRACENODE_LOG_LEVEL', arg: 'LEVEL', help: 'pino log level', default: 'info' };
+const FLAGS = [DATADIR, HOST, PORT, API_KEYS, KEYS_FILE, LOG_LEVEL];
+export const SERVE_HELP = helpText(
+  'tracenode serve --datadir DIR [--host 127.0.0.1] [--port 8545] [--api-keys k1,k2 | --keys-file F]',
+  'Serves the imported chain read-only over JSON-RPC 2.0: POST /v3/<key> and WebSocket /ws/v3/<key>;\n' +
+    'GET /health reports the head block.',
+  FLAGS,
+);
+
+/** The package version, for `web3_clientVersion`. */
+export function clientVersion(): string {
+  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+  return `tracenode/v${pkg.version}/${process.platform}-${process.arch}/node${process.versions.node}`;
+}
+
+/** Reads API keys from `--api-keys` and/or `--keys-file`; at least one is required. */
+export function loadApiKeys(list: string | undefined, file: string | undefined): string[] {
+  const keys = new Set<string>();
+  for (const k of (list ?? '').split(',')) if (k.trim()) keys.add(k.trim());
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new Error(`cannot read keys file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    for (const line of text.split('\n')) {
+      const k = line.replace(/#.*/, '').trim();
+      if (k) keys.add(k);
+    }
+  }
+  if (keys.size === 0) throw new UsageError('no API key configured: pass --api-keys or --keys-file (or TRACENODE_API_KEYS)');
+  for (const k of keys) if (!/^[A-Za-z0-9_-]{1,128}$/.test(k)) throw new UsageError('API keys may use only letters, digits, "_" and "-" (at most 128)');
+  return [...keys];
+}
+
+/** `tracenode serve`: runs until SIGINT/SIGTERM, then closes connections and the database. */
+export async function runServe(argv: string[]): Promise<number> {
+  const { values, help } = parseFlags(argv, FLAGS);
+  if (help) {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  const datadir = required(values, DATADIR);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port ${values.port}`);
+  const host = values.host as string;
+  const apiKeys = loadApiKeys(values['api-keys'], values['keys-file']);
+  const logger = createLogger({ level: values['log-level'] });
+  const chain = await openChain(datadir);
+  const context: EthContext = { chain, clientVersion: clientVersion() };
+  const network: NetworkHandle = {
+    name: 'mainnet',
+    hostnames: [],
+    methods: ethereumMethods as MethodTable<unknown>,
+    context,
+    async health() {
+      const head = await chain.store.head();
+      return head ? { ok: true, head: { number: Number(head.number), hash: bytesToHex(head.hash) } } : { ok: false };
+    },
+  };
+  const app = await buildServer({ networks: [network], apiKeys, logger });
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
+    logger.warn({ host }, 'listening on a non-loopback address: the node is reachable from other machines');
+  }
+  await app.listen({ host, port });
+  const head = await chain.store.head();
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  process.stdout.write(
+    `serve: chain ${chain.common.chainId()} at block ${head?.number ?? 0n}\n` +
+      `serve: JSON-RPC  http://${shown}:${actualPort}/v3/<API_KEY>\n` +
+      `serve: WebSocket ws://${shown}:${actualPort}/ws/v3/<API_KEY>\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  process.stdout.write('serve: shutting down\n');
+  await app.close();
+  await chain.close();
+  return 0;
+}

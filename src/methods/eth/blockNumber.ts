@@ -1,0 +1,13 @@
+import { bigIntToQuantity } from '../../codec/hex.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+
+/** `eth_blockNumber`: the number of the head block (the last fully imported block). */
+export const blockNumber = defineMethod({
+  name: 'eth_blockNumber',
+  params: [],
+  handler: async (ctx: EthContext) => {
+    const head = await ctx.chain.store.head();
+    return bigIntToQuantity(head?.number ?? 0n);
+  },
+});

@@ -1,0 +1,9 @@
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+
+/** `web3_clientVersion`: `tracenode/v<version>/<platform>-<arch>/node<version>`, geth's layout. */
+export const clientVersion = defineMethod({
+  name: 'web3_clientVersion',
+  params: [],
+  handler: (ctx: EthContext) => ctx.clientVersion,
+});

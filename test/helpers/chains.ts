@@ -1,0 +1,28 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type EthereumChain, openChain } from '../../src/chain/open.js';
+import { importBlocks } from '../../src/import/importChain.js';
+import { initDatadir } from '../../src/import/init.js';
+
+/** The shared fixtures folder (`../shared/fixtures` next to the repository). */
+export const SHARED_FIXTURES = resolve(import.meta.dirname, '../../../shared/fixtures');
+/** This repository's own fixtures. */
+export const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'tracenode-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Initialises a datadir from `<dir>/genesis.json`, imports `<dir>/chain.rlp`, and returns the
+ * opened chain. Used by every test that needs a real imported chain.
+ */
+export async function importFixtureChain(fixtureDir: string, datadir: string): Promise<EthereumChain> {
+  await initDatadir(datadir, readFileSync(join(fixtureDir, 'genesis.json'), 'utf8'));
+  const chain = await openChain(datadir);
+  await importBlocks(chain, [readFileSync(join(fixtureDir, 'chain.rlp'))]);
+  return chain;
+}

@@ -1,0 +1,95 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { bytesToHex } from '@ethereumjs/util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openChain } from '../../src/chain/open.js';
+import { importBlocks } from '../../src/import/importChain.js';
+import { initDatadir } from '../../src/import/init.js';
+import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+interface SummaryLine {
+  number: number;
+  hash: string;
+}
+
+describe('import: execution-apis chains', () => {
+  it.each([
+    ['execution-apis', '0x44fd89d504659cd58f48f4796b77a7e7012cf296a2409afa2f6c3cb99b5b3d99', 54n],
+    ['execution-apis-prague', '0x79e0f5ffb6a0c9f54d507dbbadc935603ac1db86d32f7857472180a75ec11f90', 45n],
+  ])('%s: genesis hash and every block hash match the fixture', async (name, genesisHash, headNumber) => {
+    const dir = join(SHARED_FIXTURES, name);
+    const chain = await importFixtureChain(dir, join(tmp.dir, name));
+    try {
+      expect(bytesToHex((await chain.store.canonicalHash(0n))!)).toBe(genesisHash);
+      const summary: SummaryLine[] = readFileSync(join(dir, 'chain-summary.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(summary.length).toBe(Number(headNumber));
+      for (const line of summary) {
+        expect(bytesToHex((await chain.store.canonicalHash(BigInt(line.number)))!)).toBe(line.hash);
+      }
+      const head = await chain.store.head();
+      expect(head?.number).toBe(headNumber);
+      const fcu = JSON.parse(readFileSync(join(dir, 'headfcu.json'), 'utf8'));
+      expect(bytesToHex(head!.hash)).toBe(fcu.params[0].headBlockHash);
+    } finally {
+      await chain.close();
+    }
+  });
+});
+
+describe('import: uncle chains', () => {
+  const root = join(SHARED_FIXTURES, 'uncle-chains');
+  const names = readdirSync(root).filter((n) => !n.endsWith('.md'));
+  it('has the 11 chains', () => expect(names.length).toBe(11));
+  it.each(names)('%s: every block hash and stateRoot match expected.json', async (name) => {
+    const expected = JSON.parse(readFileSync(join(root, name, 'expected.json'), 'utf8'));
+    const chain = await importFixtureChain(join(root, name), join(tmp.dir, name));
+    try {
+      expect(bytesToHex((await chain.store.canonicalHash(0n))!)).toBe(expected.genesis.hash);
+      for (const b of expected.blocks) {
+        const header = await chain.store.headerByNumber(BigInt(b.number));
+        expect(bytesToHex(header!.hash())).toBe(b.hash);
+        expect(bytesToHex(header!.stateRoot)).toBe(b.stateRoot);
+        expect(header!.uncleHash).toBeDefined();
+      }
+      const head = await chain.store.head();
+      expect(bytesToHex(head!.hash)).toBe(expected.head.hash);
+    } finally {
+      await chain.close();
+    }
+  });
+});
+
+describe('import: verification and resumption', () => {
+  const dir = join(SHARED_FIXTURES, 'uncle-chains', 'twoUncle_London');
+  const genesis = readFileSync(join(dir, 'genesis.json'), 'utf8');
+  const rlp = readFileSync(join(dir, 'chain.rlp'));
+
+  it('skips blocks already present and keeps the head', async () => {
+    const datadir = join(tmp.dir, 'resume');
+    await initDatadir(datadir, genesis);
+    const chain = await openChain(datadir);
+    try {
+      const first = await importBlocks(chain, [rlp]);
+      expect([first.imported, first.skipped]).toEqual([3, 0]);
+      const second = await importBlocks(chain, [rlp]);
+      expect([second.imported, second.skipped]).toEqual([0, 3]);
+      expect(second.head.hash).toBe('0xaf92db7991c1bf179e927f9579878fbdee2c180b9dd9ad607d15cb0d10eac005');
+    } finally {
+      await chain.close();
+    }
+  });
+
+  it('init again with the same genesis is a no-op, with another genesis is refused', async () => {
+    const datadir = join(tmp.dir, 'reinit');
+    expect((await initDatadir(datadir, genesis)).alreadyInitialised).toBe(false);
+    expect((await initDatadir(datadir, genesis)).alreadyInitialised).toBe(true);
+    const other = readFileSync(join(SHARED_FIXTURES, 'execution-apis-prague', 'genesis.json'), 'utf8');
+    await expect(initDatadir(datadir, other)).rejects.toThrow(/holds another chain/);
+  });
+});
