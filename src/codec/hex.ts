@@ -83,3 +83,19 @@ export function bytesToBigInt(bytes: Uint8Array): bigint {
 export function bigIntToData32(value: bigint): string {
   return `0x${value.toString(16).padStart(64, '0')}`;
 }
+
+/**
+ * A storage slot as geth's `decodeStorageKey` reads it (internal/ethapi/api.go): `0x` optional,
+ * odd length padded with a leading zero, at most 32 bytes, left-padded to 32. Returns the slot
+ * and whether the input was already exactly 32 bytes (geth echoes such keys unchanged in
+ * eth_getProof and re-encodes the others as quantities).
+ */
+export function decodeStorageKey(input: string): { slot: Uint8Array; exact32: boolean } {
+  let digits = input.startsWith('0x') || input.startsWith('0X') ? input.slice(2) : input;
+  if (digits.length % 2 === 1) digits = `0${digits}`;
+  if (digits.length > 64) throw new HexError(`storage key too long (want at most 32 bytes): ${JSON.stringify(input)}`);
+  if (!HEX_DIGITS.test(digits)) throw new HexError(`invalid hex in storage key: ${JSON.stringify(input)}`);
+  const slot = new Uint8Array(32);
+  slot.set(hexDigitsToBytes(digits), 32 - digits.length / 2);
+  return { slot, exact32: digits.length === 64 };
+}

@@ -38,3 +38,12 @@ export const Data = hexSchema(dataToBytes, 'hexutil.Bytes');
 export const Address = hexSchema((s) => fixedDataToBytes(s, 20, 'common.Address'), 'common.Address');
 /** A 32-byte hash. */
 export const Hash = hexSchema((s) => fixedDataToBytes(s, 32, 'common.Hash'), 'common.Hash');
+
+/** A JSON string, left undecoded (for inputs whose errors are not `invalid argument i: …`). */
+export const RawString = z.unknown().transform((value, ctx): string => {
+  if (typeof value !== 'string') {
+    ctx.addIssue({ code: 'custom', message: `json: cannot unmarshal ${jsonType(value)} into Go value of type string` });
+    return z.NEVER;
+  }
+  return value;
+});

@@ -2,6 +2,11 @@ import { type MethodTable, createMethodTable } from '../rpc/method.js';
 import type { EthContext } from './context.js';
 import { blockNumber } from './eth/blockNumber.js';
 import { chainId } from './eth/chainId.js';
+import { getBalance } from './eth/getBalance.js';
+import { getCode } from './eth/getCode.js';
+import { getProof } from './eth/getProof.js';
+import { getStorageAt } from './eth/getStorageAt.js';
+import { getTransactionCount } from './eth/getTransactionCount.js';
 import { version } from './net/version.js';
 import { clientVersion } from './web3/clientVersion.js';
 
@@ -9,6 +14,11 @@ import { clientVersion } from './web3/clientVersion.js';
 export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>([
   blockNumber, // eth_blockNumber
   chainId, // eth_chainId
+  getBalance, // eth_getBalance
+  getCode, // eth_getCode
+  getProof, // eth_getProof
+  getStorageAt, // eth_getStorageAt
+  getTransactionCount, // eth_getTransactionCount
   version, // net_version
   clientVersion, // web3_clientVersion
 ]);

@@ -1,0 +1,38 @@
+import type { BlockHeader } from '@ethereumjs/block';
+import { equalsBytes } from '@ethereumjs/util';
+import type { BlockId } from '../../../codec/blockId.js';
+import { ServerError } from '../../../rpc/errors.js';
+import type { EthContext } from '../../context.js';
+
+/**
+ * The block a block parameter names, as geth resolves it for state methods
+ * (`eth/api_backend.go` StateAndHeaderByNumberOrHash) with the same -32000 errors.
+ *
+ * Tags: an imported chain is final and has no pending block or consensus client, so `latest`,
+ * `pending`, `safe` and `finalized` all mean the head (geth without a miner serves `pending` from
+ * the head's state; anvil does the same for `safe`/`finalized`); `earliest` is the genesis.
+ */
+export async function resolveBlock(ctx: EthContext, id: BlockId | undefined): Promise<BlockHeader> {
+  const store = ctx.chain.store;
+  const blockId = id ?? { kind: 'tag', tag: 'latest' };
+  if (blockId.kind === 'hash') {
+    const header = await store.headerByHash(blockId.hash);
+    if (!header) throw new ServerError('header for hash not found');
+    if (blockId.requireCanonical) {
+      const canonical = await store.canonicalHash(header.number);
+      if (!canonical || !equalsBytes(canonical, blockId.hash)) throw new ServerError('hash is not currently canonical');
+    }
+    return header;
+  }
+  const header = await store.headerByNumber(await blockNumberOf(ctx, blockId));
+  if (!header) throw new ServerError('header not found');
+  return header;
+}
+
+/** The number a tag or number names (may be beyond the head: callers decide). */
+export async function blockNumberOf(ctx: EthContext, id: Exclude<BlockId, { kind: 'hash' }>): Promise<bigint> {
+  if (id.kind === 'number') return id.number;
+  if (id.tag === 'earliest') return 0n;
+  const head = await ctx.chain.store.head();
+  return head?.number ?? 0n;
+}

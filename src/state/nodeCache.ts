@@ -1,0 +1,48 @@
+import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
+import type { TrieDB } from './trieDb.js';
+
+/** Trie nodes and code kept in memory for readers (entries; a node is ~100–600 bytes). */
+export const READ_CACHE_ENTRIES = 200_000;
+
+/**
+ * A read-only, LRU-cached view of the archive trie database for serving. Trie nodes are keyed by
+ * their hash, so a cached entry never goes stale: every request at every block shares the cache.
+ * Writes are refused (the server never writes state).
+ */
+export class ReadOnlyTrieDB implements DB<string, string | Uint8Array> {
+  private readonly cache = new Map<string, Uint8Array>();
+  constructor(
+    private readonly inner: TrieDB,
+    private readonly maxEntries = READ_CACHE_ENTRIES,
+  ) {}
+
+  async get(key: string, _opts?: EncodingOpts): Promise<Uint8Array | undefined> {
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      // refresh recency: Map iteration order is insertion order
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const value = await this.inner.get(key);
+    if (value !== undefined) {
+      this.cache.set(key, value);
+      if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+    }
+    return value;
+  }
+
+  async put(_key: string, _value: string | Uint8Array, _opts?: EncodingOpts): Promise<void> {
+    throw new Error('state is read-only while serving');
+  }
+  async del(_key: string, _opts?: EncodingOpts): Promise<void> {
+    throw new Error('state is read-only while serving');
+  }
+  async batch(_ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    throw new Error('state is read-only while serving');
+  }
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return this;
+  }
+  async open(): Promise<void> {}
+}
