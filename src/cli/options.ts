@@ -39,7 +39,7 @@ export function parseFlags(argv: string[], flags: readonly FlagSpec[], env: Node
   }
   const values: Record<string, string | undefined> = {};
   for (const f of flags) {
-    const v = parsed.values[f.name];
+    const v = (parsed.values as Record<string, string | boolean | undefined>)[f.name];
     values[f.name] = typeof v === 'string' ? v : env[f.env] !== undefined && env[f.env] !== '' ? env[f.env] : f.default;
   }
   return { values, positionals: parsed.positionals, help: parsed.values.help === true };

@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { bytesToHex } from '@ethereumjs/util';
 import { openChain } from '../chain/open.js';
 import { createLogger } from '../log/logger.js';
-import type { EthContext } from '../methods/context.js';
-import { ethereumMethods } from '../methods/ethereum.js';
-import type { MethodTable } from '../rpc/method.js';
-import { type NetworkHandle, buildServer } from '../rpc/server.js';
+import { buildServer } from '../rpc/server.js';
+import { createEthereumNetwork } from './networks.js';
 import { DATADIR, type FlagSpec, UsageError, helpText, parseFlags, required } from './options.js';
 
 const HOST: FlagSpec = { name: 'host', env: 'TRACENODE_HOST', arg: 'ADDR', help: 'address to listen on', default: '127.0.0.1' };
@@ -63,17 +60,7 @@ export async function runServe(argv: string[]): Promise<number> {
   const apiKeys = loadApiKeys(values['api-keys'], values['keys-file']);
   const logger = createLogger({ level: values['log-level'] });
   const chain = await openChain(datadir);
-  const context: EthContext = { chain, clientVersion: clientVersion() };
-  const network: NetworkHandle = {
-    name: 'mainnet',
-    hostnames: [],
-    methods: ethereumMethods as MethodTable<unknown>,
-    context,
-    async health() {
-      const head = await chain.store.head();
-      return head ? { ok: true, head: { number: Number(head.number), hash: bytesToHex(head.hash) } } : { ok: false };
-    },
-  };
+  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: clientVersion() });
   const app = await buildServer({ networks: [network], apiKeys, logger });
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     logger.warn({ host }, 'listening on a non-loopback address: the node is reachable from other machines');

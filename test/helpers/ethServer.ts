@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+import type { EthereumChain } from '../../src/chain/open.js';
+import { createEthereumNetwork } from '../../src/cli/networks.js';
+import { importFixtureChain, tempDir } from './chains.js';
+import { TEST_API_KEY, startServer } from './rpcClient.js';
+
+/** A real server on 127.0.0.1:0 serving a fixture chain imported into a temporary datadir. */
+export interface EthTestServer {
+  url: string;
+  key: string;
+  chain: EthereumChain;
+  close(): Promise<void>;
+}
+
+/** Imports `<fixtureDir>/{genesis.json,chain.rlp}` and serves it; `close()` removes everything. */
+export async function startEthServer(fixtureDir: string): Promise<EthTestServer> {
+  const tmp = tempDir();
+  const chain = await importFixtureChain(fixtureDir, join(tmp.dir, 'data'));
+  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'tracenode/test' });
+  const server = await startServer({ networks: [network], apiKeys: [TEST_API_KEY], logger: false });
+  return {
+    url: server.url,
+    key: server.key,
+    chain,
+    async close() {
+      await server.close();
+      await chain.close();
+      tmp.cleanup();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { ServerError } from '../../src/rpc/errors.js';
+import { type MethodDefinition, type MethodTable, createMethodTable, defineMethod } from '../../src/rpc/method.js';
+import type { NetworkHandle } from '../../src/rpc/server.js';
+
+/**
+ * A toy method table for transport tests: no chain, just behaviours the envelope must handle.
+ *
+ * | method            | does |
+ * |-------------------|------|
+ * | `test_echo`       | returns its `params` as given (null when absent) |
+ * | `test_add`        | `[a, b]` numbers → `a + b`; uses `defineMethod`, so it has geth's -32602 rules |
+ * | `test_throw`      | throws a plain `Error` whose message must never reach the client |
+ * | `test_rpcError`   | throws `ServerError` (-32000) `custom failure` with data `{ reason: 'because' }` |
+ * | `test_sleep`      | `[ms]` → waits, returns `ms` |
+ * | `test_record`     | appends its params to `ctx.recorded` (notification tests), returns `true` |
+ * | `test_bigint`     | returns `1n`, which JSON cannot encode (→ -32603) |
+ * | `test_undefined`  | returns nothing (→ `result: null`) |
+ */
+export interface ToyContext {
+  /** Params of every `test_record` call, in arrival order. */
+  recorded: unknown[];
+}
+
+/** Message of the plain Error `test_throw` raises; tests assert it never leaves the server. */
+export const TOY_SECRET_MESSAGE = 'toy failure: secret internal detail';
+
+const echo: MethodDefinition<ToyContext> = {
+  name: 'test_echo',
+  async call(_ctx, params) {
+    return params ?? null;
+  },
+};
+
+const add = defineMethod({
+  name: 'test_add',
+  params: [z.number(), z.number()],
+  handler: (_ctx: ToyContext, [a, b]) => a + b,
+});
+
+const throwPlain: MethodDefinition<ToyContext> = {
+  name: 'test_throw',
+  async call() {
+    throw new Error(TOY_SECRET_MESSAGE);
+  },
+};
+
+const rpcError: MethodDefinition<ToyContext> = {
+  name: 'test_rpcError',
+  async call() {
+    throw new ServerError('custom failure', { reason: 'because' });
+  },
+};
+
+const sleepMethod = defineMethod({
+  name: 'test_sleep',
+  params: [z.number().int().min(0).max(10_000)],
+  handler: async (_ctx: ToyContext, [ms]) => {
+    await sleep(ms);
+    return ms;
+  },
+});
+
+const record: MethodDefinition<ToyContext> = {
+  name: 'test_record',
+  async call(ctx, params) {
+    ctx.recorded.push(params);
+    return true;
+  },
+};
+
+const bigint: MethodDefinition<ToyContext> = {
+  name: 'test_bigint',
+  async call() {
+    return 1n;
+  },
+};
+
+const nothing: MethodDefinition<ToyContext> = {
+  name: 'test_undefined',
+  async call() {
+    return undefined;
+  },
+};
+
+/** The toy table (see {@link ToyContext} for what each method does). */
+export const toyMethods: MethodTable<ToyContext> = createMethodTable<ToyContext>([
+  add,
+  bigint,
+  echo,
+  record,
+  rpcError,
+  sleepMethod,
+  throwPlain,
+  nothing,
+]);
+
+/** A fresh context for {@link toyMethods}. */
+export function createToyContext(): ToyContext {
+  return { recorded: [] };
+}
+
+/**
+ * A network serving the toy table; `health` reports `healthy` (mutable, so tests can flip it).
+ * Pass `methods` to serve a subset or another table under the same shape.
+ */
+export function toyNetwork(
+  opts: { name?: string; hostnames?: string[]; methods?: MethodTable<ToyContext> } = {},
+): NetworkHandle & { context: ToyContext; healthy: boolean } {
+  const network = {
+    name: opts.name ?? 'toy',
+    hostnames: opts.hostnames ?? [],
+    methods: (opts.methods ?? toyMethods) as MethodTable<unknown>,
+    context: createToyContext(),
+    healthy: true,
+    async health() {
+      return network.healthy ? { ok: true, network: network.name } : { ok: false, network: network.name };
+    },
+  };
+  return network;
+}
