@@ -16,6 +16,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const m = await import('./cli/import.js');
     return { run: m.runImport, help: m.IMPORT_HELP };
   },
+  'reindex-traces': async () => {
+    const m = await import('./cli/reindexTraces.js');
+    return { run: m.runReindexTraces, help: m.REINDEX_TRACES_HELP };
+  },
   serve: async () => {
     const m = await import('./cli/serve.js');
     return { run: m.runServe, help: m.SERVE_HELP };
@@ -27,9 +31,10 @@ const MAIN_HELP = `Usage: tracenode <command> [options]
 A self-hostable, Infura-compatible Ethereum JSON-RPC archive node.
 
 Commands:
-  init      write a geth-format genesis into a datadir
-  import    execute and archive RLP blocks (geth export format)
-  serve     serve the datadir over JSON-RPC (HTTP and WebSocket)
+  init            write a geth-format genesis into a datadir
+  import          execute and archive RLP blocks (geth export format)
+  reindex-traces  build the trace_filter index of blocks imported without it
+  serve           serve the datadir over JSON-RPC (HTTP and WebSocket)
 
 Run \`tracenode <command> --help\` for a command's options. Every option can also be set with
 its TRACENODE_* environment variable.

@@ -12,6 +12,7 @@
  * | `n`    | number         | canonical block hash                    |
  * | `x`    | tx hash        | block hash (32) + tx index (4)          |
  * | `s`    | trie node hash | state/storage trie node or contract code |
+ * | `t`    | address ++ number | trace index: 1 byte, bit 0 from-side, bit 1 to-side (tracing/addressIndex.ts) |
  * | `m`    | name (utf-8)   | metadata: head hash, genesis, schema    |
  */
 export const PREFIX = {
@@ -23,6 +24,7 @@ export const PREFIX = {
   canonical: 0x6e, // n
   txLookup: 0x78, // x
   state: 0x73, // s
+  traceIndex: 0x74, // t
   meta: 0x6d, // m
 } as const;
 

@@ -6,6 +6,7 @@ import type { EthereumChain } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import type { BatchOp } from '../db/database.js';
 import { createStateManager } from '../state/stateManager.js';
+import { type TraceIndexer, createTraceIndexer } from '../tracing/addressIndex.js';
 import { TrieDB } from '../state/trieDb.js';
 import { createProgress } from './progress.js';
 import { splitRlpItems } from './rlpFile.js';
@@ -46,6 +47,8 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], op
   const { store, common } = chain;
   const trieDb = new TrieDB(chain.level);
   let vm: VM | undefined;
+  // Records each executed block's call tree to index trace addresses (for trace_filter).
+  let indexer: TraceIndexer | undefined;
   let imported = 0;
   let skipped = 0;
   let gasUsed = 0n;
@@ -88,6 +91,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], op
     if (!vm) {
       const sm = createStateManager(common, trieDb, parent.header.stateRoot, true);
       vm = await createVM({ common, stateManager: sm, blockchain: evmBlockchain(store) });
+      indexer = createTraceIndexer(vm, chain.level);
     }
     let result;
     try {
@@ -95,12 +99,14 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], op
     } catch (err) {
       trieDb.discard();
       vm = undefined;
+      indexer = undefined;
       throw new InvalidBlockError(`${label}: execution failed: ${firstLine(err)}`);
     }
     const mismatch = compareResults(block, result);
     if (mismatch) {
       trieDb.discard();
       vm = undefined;
+      indexer = undefined;
       throw new InvalidBlockError(`${label}: ${mismatch}`);
     }
 
@@ -122,6 +128,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], op
     const ops: BatchOp[] = [];
     trieDb.drain(ops);
     ops.push(...store.blockOps(block, receipts, parentTd + block.header.difficulty));
+    ops.push(...(await indexer!.blockOps(block)));
     await chain.level.batch(ops);
     store.invalidateHead();
     imported++;

@@ -1,17 +1,47 @@
 import type { EthereumChain } from '../chain/open.js';
 import type { StateReader } from '../state/stateReader.js';
+import type { TraceService } from '../tracing/replay.js';
+
+/** Limits of the trace methods (defaults in `methods/trace/_shared.ts`). */
+export interface TraceLimits {
+  /** Most traces in one trace_filter answer. */
+  maxFilterResults: number;
+  /** Widest trace_filter block range, or undefined for none. */
+  maxFilterBlocks: bigint | undefined;
+}
 
 /** What Ethereum method handlers may use. Built once per network by the CLI. */
 export interface EthContext {
   chain: EthereumChain;
   /** Reads archive state at any block. */
   state: StateReader;
+  /** Replays blocks with the tracer (cached, under a concurrency limit). */
+  tracer: TraceService;
+  traceLimits: TraceLimits;
   /** `web3_clientVersion` answer. */
   clientVersion: string;
 }
 
 /** Builds the context of an opened chain. */
-export async function createEthContext(chain: EthereumChain, clientVersion: string): Promise<EthContext> {
-  const { StateReader } = await import('../state/stateReader.js');
-  return { chain, state: new StateReader(chain.level), clientVersion };
+export async function createEthContext(
+  chain: EthereumChain,
+  clientVersion: string,
+  opts: { traceLimits?: Partial<TraceLimits> } = {},
+): Promise<EthContext> {
+  const [{ StateReader }, { createTraceService }, { MAX_TRACE_FILTER_RESULTS, DEFAULT_MAX_TRACE_FILTER_BLOCKS }] = await Promise.all([
+    import('../state/stateReader.js'),
+    import('../tracing/replay.js'),
+    import('./trace/_shared.js'),
+  ]);
+  const state = new StateReader(chain.level);
+  return {
+    chain,
+    state,
+    tracer: createTraceService(chain, { stateDb: state.db }),
+    traceLimits: {
+      maxFilterResults: opts.traceLimits?.maxFilterResults ?? MAX_TRACE_FILTER_RESULTS,
+      maxFilterBlocks: opts.traceLimits?.maxFilterBlocks ?? DEFAULT_MAX_TRACE_FILTER_BLOCKS,
+    },
+    clientVersion,
+  };
 }

@@ -8,6 +8,7 @@ import { getProof } from './eth/getProof.js';
 import { getStorageAt } from './eth/getStorageAt.js';
 import { getTransactionCount } from './eth/getTransactionCount.js';
 import { version } from './net/version.js';
+import { traceMethods } from './traceMethods.js';
 import { clientVersion } from './web3/clientVersion.js';
 
 /** Every method an Ethereum network serves, sorted by wire name. Anything else is -32601. */
@@ -20,5 +21,6 @@ export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthCon
   getStorageAt, // eth_getStorageAt
   getTransactionCount, // eth_getTransactionCount
   version, // net_version
+  ...traceMethods, // trace_block, trace_filter, trace_transaction
   clientVersion, // web3_clientVersion
 ]);

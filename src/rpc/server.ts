@@ -25,7 +25,7 @@ export type { TransportLimits } from '../config/limits.js';
  */
 export interface NetworkHandle {
   name: string; // e.g. 'mainnet'
-  hostnames: readonly string[]; // Host names routed here (case-insensitive, port ignored); may be empty
+  hostnames: readonly string[]; // Host names routed here (case-insensitive, port ignored; a dot-less name matches the first label); may be empty
   methods: MethodTable<unknown>;
   context: unknown; // passed as ctx to MethodDefinition.call
   health(): Promise<{ ok: boolean } & Record<string, unknown>>;
@@ -364,7 +364,13 @@ function createNetworkSelector(networks: readonly NetworkHandle[]): (host: strin
     }
   }
   const fallback = networks[0];
-  return (host) => (host === undefined ? fallback : (byHost.get(normalizeHost(host)) ?? fallback));
+  // An exact host name wins; otherwise a dot-less entry matches the host's first label, as hosted
+  // providers name networks (`mainnet.example.net`, `starknet-mainnet.localhost`).
+  return (host) => {
+    if (host === undefined) return fallback;
+    const name = normalizeHost(host);
+    return byHost.get(name) ?? byHost.get(name.split('.')[0]) ?? fallback;
+  };
 }
 
 /**

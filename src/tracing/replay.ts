@@ -1,0 +1,206 @@
+import type { Block } from '@ethereumjs/block';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { type BatchDBOp, type DB, type EncodingOpts, ValueEncoding, bytesToHex } from '@ethereumjs/util';
+import { createVM, runBlock } from '@ethereumjs/vm';
+import { evmBlockchain } from '../chain/blockHashes.js';
+import type { EthereumChain } from '../chain/open.js';
+import type { TraceNode, TxCallTree } from './callTree.js';
+import { attachRecorder } from './recorder.js';
+import { type Reward, blockRewards } from './rewards.js';
+
+/**
+ * Replaying blocks for tracing: a block runs again on its parent's state root, with the recorder
+ * attached, over a write overlay so that nothing reaches the database. Replays are CPU-bound on
+ * Node's one thread, so they run under a concurrency limit, and recently traced blocks are kept
+ * in a memory-bounded cache (trace_transaction for several transactions of one block replays it
+ * once).
+ */
+
+/**
+ * Replays that may run at once. Execution is CPU-bound on one thread, so more would only
+ * interleave (each finishing later) and hold more state in memory; two let one replay's
+ * LevelDB reads overlap another's execution. Others wait in FIFO order.
+ */
+export const MAX_CONCURRENT_REPLAYS = 2;
+
+/**
+ * Memory the cache of traced blocks may hold (estimated: a fixed cost per frame plus its input
+ * and output bytes). 64 MiB holds the trees of a few hundred ordinary mainnet blocks.
+ */
+export const TRACE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** Estimated bytes of one frame besides its data (object, arrays, bigints, addresses). */
+const FRAME_OVERHEAD_BYTES = 320;
+
+/** Everything trace_block needs about one block: its transactions' call trees and its rewards. */
+export interface BlockTraces {
+  number: bigint;
+  hash: Uint8Array;
+  txs: TxCallTree[];
+  rewards: Reward[];
+}
+
+/**
+ * Writes of one replay, kept in memory and dropped with it; reads fall through to the shared
+ * read-only trie database (keyed by hash, so shared entries never go stale).
+ */
+class ReplayOverlay implements DB<string, string | Uint8Array> {
+  private readonly writes = new Map<string, Uint8Array | string>();
+  constructor(private readonly base: DB<string, string | Uint8Array>) {}
+  async get(key: string, opts?: EncodingOpts): Promise<string | Uint8Array | undefined> {
+    return this.writes.get(key) ?? (await this.base.get(key, opts));
+  }
+  async put(key: string, value: string | Uint8Array): Promise<void> {
+    this.writes.set(key, value);
+  }
+  async del(): Promise<void> {
+    // The archive never deletes trie nodes (they are keyed by hash and shared between blocks).
+  }
+  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    for (const op of ops) if (op.type === 'put') this.writes.set(op.key, op.value);
+  }
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return this;
+  }
+  async open(): Promise<void> {}
+}
+
+/**
+ * Executes `block` on its parent's state and returns the call tree of every transaction. Nothing
+ * is written: trie writes go to a per-replay overlay over `stateDb` (the serving node's
+ * read-only, LRU-cached trie database). Throws when the parent is unknown.
+ */
+export async function replayBlock(chain: EthereumChain, stateDb: DB<string, string | Uint8Array>, block: Block): Promise<TxCallTree[]> {
+  if (block.transactions.length === 0) return [];
+  const parent = await chain.store.headerByHash(block.header.parentHash);
+  if (!parent) throw new Error(`cannot replay block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
+  // A copy: runBlock sets the hardfork on the VM's Common, and replays run concurrently.
+  const common = chain.common.copy();
+  const trie = new MerklePatriciaTrie({
+    db: new ReplayOverlay(stateDb),
+    root: parent.stateRoot,
+    useKeyHashing: true,
+    valueEncoding: ValueEncoding.Bytes,
+  });
+  const stateManager = new MerkleStateManager({ common, trie, caches: new Caches() });
+  const vm = await createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
+  const recorder = attachRecorder(vm);
+  await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
+  return recorder.take();
+}
+
+/** Bytes a block's trees hold, roughly (see {@link TRACE_CACHE_BYTES}). */
+export function estimateTraceBytes(txs: readonly TxCallTree[]): number {
+  let total = 0;
+  const visit = (node: TraceNode): void => {
+    total += FRAME_OVERHEAD_BYTES;
+    if (node.kind === 'selfdestruct') return;
+    total += node.input.length + node.output.length;
+    for (const child of node.children) visit(child);
+  };
+  for (const tx of txs) visit(tx.root);
+  return total;
+}
+
+/** Options of {@link createTraceService}. */
+export interface TraceServiceOptions {
+  /** Where trie nodes are read from: the server's shared read-only trie database. */
+  stateDb: DB<string, string | Uint8Array>;
+  cacheBytes?: number;
+  maxConcurrentReplays?: number;
+}
+
+/** Traces blocks for the RPC methods: cached, deduplicated, under a concurrency limit. */
+export interface TraceService {
+  readonly chain: EthereumChain;
+  /** The traces of a stored block (the genesis has none). */
+  blockTraces(block: Block): Promise<BlockTraces>;
+  /**
+   * The traces of the stored block with this hash, undefined when unknown. A cached block is
+   * answered without reading (and decoding) the block itself.
+   */
+  tracesByHash(hash: Uint8Array): Promise<BlockTraces | undefined>;
+  /** Cached blocks and their estimated bytes (for tests and diagnostics). */
+  cacheStats(): { blocks: number; bytes: number };
+}
+
+/** Builds the trace service of an opened chain. */
+export function createTraceService(chain: EthereumChain, opts: TraceServiceOptions): TraceService {
+  const maxBytes = opts.cacheBytes ?? TRACE_CACHE_BYTES;
+  const limit = createLimiter(opts.maxConcurrentReplays ?? MAX_CONCURRENT_REPLAYS);
+  // Map order is recency order: a hit is moved to the end, eviction takes from the front.
+  const cache = new Map<string, { traces: BlockTraces; bytes: number }>();
+  const inFlight = new Map<string, Promise<BlockTraces>>();
+  let cachedBytes = 0;
+
+  const remember = (key: string, traces: BlockTraces): void => {
+    const bytes = estimateTraceBytes(traces.txs) + FRAME_OVERHEAD_BYTES * (traces.rewards.length + 1);
+    if (bytes > maxBytes) return;
+    cache.set(key, { traces, bytes });
+    cachedBytes += bytes;
+    for (const [oldKey, entry] of cache) {
+      if (cachedBytes <= maxBytes) break;
+      cache.delete(oldKey);
+      cachedBytes -= entry.bytes;
+    }
+  };
+
+  const cached = (key: string): BlockTraces | undefined => {
+    const hit = cache.get(key);
+    if (!hit) return undefined;
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit.traces;
+  };
+
+  const service: TraceService = {
+    chain,
+    async tracesByHash(hash: Uint8Array): Promise<BlockTraces | undefined> {
+      const hit = cached(bytesToHex(hash));
+      if (hit) return hit;
+      const block = await chain.store.blockByHash(hash);
+      return block ? service.blockTraces(block) : undefined;
+    },
+    async blockTraces(block: Block): Promise<BlockTraces> {
+      const key = bytesToHex(block.hash());
+      const hit = cached(key);
+      if (hit) return hit;
+      const running = inFlight.get(key);
+      if (running) return running;
+      const promise = (async () => {
+        const txs = block.header.number === 0n ? [] : await limit(() => replayBlock(chain, opts.stateDb, block));
+        const traces: BlockTraces = { number: block.header.number, hash: block.hash(), txs, rewards: block.header.number === 0n ? [] : blockRewards(block) };
+        remember(key, traces);
+        return traces;
+      })();
+      inFlight.set(key, promise);
+      try {
+        return await promise;
+      } finally {
+        inFlight.delete(key);
+      }
+    },
+    cacheStats() {
+      return { blocks: cache.size, bytes: cachedBytes };
+    },
+  };
+  return service;
+}
+
+/** A FIFO semaphore: runs at most `max` tasks at once. */
+function createLimiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    else active++;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
