@@ -1,9 +1,15 @@
 import { type Block, type BlockHeader, createBlockFromRLP, createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util';
 import type { BatchOp, Level } from '../db/database.js';
 import { META, PREFIX, decodeNumber, encodeNumber, prefixed } from '../db/keys.js';
+import { LruCache } from './lru.js';
 import { type StoredReceipt, decodeReceipts, encodeReceipts } from './receipts.js';
+
+/** Decoded headers kept in memory (a header object is a few KiB). */
+export const HEADER_CACHE_ENTRIES = 4096;
+/** Decoded blocks kept in memory (bounded by count; blocks of the demo and test chains are small). */
+export const BLOCK_CACHE_ENTRIES = 256;
 
 /** Where a transaction sits: its block and index. */
 export interface TxLocation {
@@ -25,6 +31,11 @@ export interface Head {
  */
 export class ChainStore {
   private cachedHead: Head | undefined;
+  // Decoding a header costs a Common copy and a hardfork lookup (~150 µs): every method that
+  // resolves a block parameter pays it, so recent decoded headers and blocks are kept (both are
+  // immutable, and keyed by hash, so never stale).
+  private readonly headers = new LruCache<string, BlockHeader>(HEADER_CACHE_ENTRIES);
+  private readonly blocks = new LruCache<string, Block>(BLOCK_CACHE_ENTRIES);
 
   constructor(
     readonly level: Level,
@@ -58,13 +69,25 @@ export class ChainStore {
   }
 
   async headerByHash(hash: Uint8Array): Promise<BlockHeader | undefined> {
+    const key = bytesToHex(hash);
+    const hit = this.headers.get(key) ?? this.blocks.get(key)?.header;
+    if (hit) return hit;
     const rlp = await this.level.get(prefixed(PREFIX.header, hash));
-    return rlp ? createBlockHeaderFromRLP(rlp, { common: this.common, setHardfork: true }) : undefined;
+    if (!rlp) return undefined;
+    const header = createBlockHeaderFromRLP(rlp, { common: this.common, setHardfork: true });
+    this.headers.set(key, header);
+    return header;
   }
 
   async blockByHash(hash: Uint8Array): Promise<Block | undefined> {
+    const key = bytesToHex(hash);
+    const hit = this.blocks.get(key);
+    if (hit) return hit;
     const rlp = await this.level.get(prefixed(PREFIX.body, hash));
-    return rlp ? createBlockFromRLP(rlp, { common: this.common, setHardfork: true }) : undefined;
+    if (!rlp) return undefined;
+    const block = createBlockFromRLP(rlp, { common: this.common, setHardfork: true });
+    this.blocks.set(key, block);
+    return block;
   }
 
   async blockByNumber(number: bigint): Promise<Block | undefined> {

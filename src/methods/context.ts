@@ -1,4 +1,5 @@
 import type { EthereumChain } from '../chain/open.js';
+import type { CallEngine } from '../execution/call.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { TraceService } from '../tracing/replay.js';
 
@@ -15,6 +16,8 @@ export interface EthContext {
   chain: EthereumChain;
   /** Reads archive state at any block. */
   state: StateReader;
+  /** Runs eth_call / eth_estimateGas on a pooled EVM over any block's state. */
+  execution: CallEngine;
   /** Replays blocks with the tracer (cached, under a concurrency limit). */
   tracer: TraceService;
   traceLimits: TraceLimits;
@@ -28,8 +31,9 @@ export async function createEthContext(
   clientVersion: string,
   opts: { traceLimits?: Partial<TraceLimits> } = {},
 ): Promise<EthContext> {
-  const [{ StateReader }, { createTraceService }, { MAX_TRACE_FILTER_RESULTS, DEFAULT_MAX_TRACE_FILTER_BLOCKS }] = await Promise.all([
+  const [{ StateReader }, { createCallEngine }, { createTraceService }, { MAX_TRACE_FILTER_RESULTS, DEFAULT_MAX_TRACE_FILTER_BLOCKS }] = await Promise.all([
     import('../state/stateReader.js'),
+    import('../execution/call.js'),
     import('../tracing/replay.js'),
     import('./trace/_shared.js'),
   ]);
@@ -37,6 +41,7 @@ export async function createEthContext(
   return {
     chain,
     state,
+    execution: createCallEngine({ store: chain.store, common: chain.common, trieDb: state.db }),
     tracer: createTraceService(chain, { stateDb: state.db }),
     traceLimits: {
       maxFilterResults: opts.traceLimits?.maxFilterResults ?? MAX_TRACE_FILTER_RESULTS,

@@ -1,5 +1,6 @@
 import { type MethodTable, createMethodTable } from '../rpc/method.js';
 import type { EthContext } from './context.js';
+import { callMethods } from './callMethods.js';
 import { blockNumber } from './eth/blockNumber.js';
 import { chainId } from './eth/chainId.js';
 import { getBalance } from './eth/getBalance.js';
@@ -14,6 +15,7 @@ import { clientVersion } from './web3/clientVersion.js';
 /** Every method an Ethereum network serves, sorted by wire name. Anything else is -32601. */
 export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>([
   blockNumber, // eth_blockNumber
+  ...callMethods, // eth_call, eth_estimateGas
   chainId, // eth_chainId
   getBalance, // eth_getBalance
   getCode, // eth_getCode

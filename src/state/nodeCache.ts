@@ -1,4 +1,5 @@
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
+import { LruCache } from '../chain/lru.js';
 import type { TrieDB } from './trieDb.js';
 
 /** Trie nodes and code kept in memory for readers (entries; a node is ~100–600 bytes). */
@@ -10,25 +11,19 @@ export const READ_CACHE_ENTRIES = 200_000;
  * Writes are refused (the server never writes state).
  */
 export class ReadOnlyTrieDB implements DB<string, string | Uint8Array> {
-  private readonly cache = new Map<string, Uint8Array>();
+  private readonly cache: LruCache<string, Uint8Array>;
   constructor(
     private readonly inner: TrieDB,
-    private readonly maxEntries = READ_CACHE_ENTRIES,
-  ) {}
+    maxEntries = READ_CACHE_ENTRIES,
+  ) {
+    this.cache = new LruCache(maxEntries);
+  }
 
   async get(key: string, _opts?: EncodingOpts): Promise<Uint8Array | undefined> {
     const hit = this.cache.get(key);
-    if (hit !== undefined) {
-      // refresh recency: Map iteration order is insertion order
-      this.cache.delete(key);
-      this.cache.set(key, hit);
-      return hit;
-    }
+    if (hit !== undefined) return hit;
     const value = await this.inner.get(key);
-    if (value !== undefined) {
-      this.cache.set(key, value);
-      if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-    }
+    if (value !== undefined) this.cache.set(key, value);
     return value;
   }
 

@@ -1,0 +1,25 @@
+import { BlockNumberOrHash } from '../../codec/blockId.js';
+import { bigIntToQuantity } from '../../codec/hex.js';
+import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/callArgs.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { resolveBlock } from './_shared/resolveBlock.js';
+import { callErrorToRpc } from './call.js';
+
+/**
+ * `eth_estimateGas(callObject, block?, stateOverrides?, blockOverrides?)`: the gas limit the call
+ * needs, by geth's binary search (ethereum/go-ethereum `eth/gasestimator`, within 1.5%). A call that
+ * reverts even with the most gas gives the same code-3 error as eth_call; one that runs out of gas
+ * even at the cap gives `-32000 gas required exceeds allowance (<cap>)`.
+ * https://ethereum.github.io/execution-apis/api-documentation/ (eth_estimateGas)
+ */
+export const estimateGas = defineMethod({
+  name: 'eth_estimateGas',
+  params: [CallObject, BlockNumberOrHash, StateOverrideSet, BlockOverrideSet],
+  required: 1,
+  handler: async (ctx: EthContext, [request, block, state, blockOverrides]) => {
+    const header = await resolveBlock(ctx, block);
+    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides }).catch(callErrorToRpc);
+    return bigIntToQuantity(gas);
+  },
+});
