@@ -1,0 +1,122 @@
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
+import { type RpcTransaction, formatBlockTransaction } from './formatTransaction.js';
+
+/** A header on the wire (geth `RPCMarshalHeader`). Fork fields appear only when the header has them. */
+export interface RpcHeader {
+  number: string;
+  hash: string;
+  parentHash: string;
+  nonce: string;
+  mixHash: string;
+  sha3Uncles: string;
+  logsBloom: string;
+  stateRoot: string;
+  miner: string;
+  difficulty: string;
+  extraData: string;
+  gasLimit: string;
+  gasUsed: string;
+  timestamp: string;
+  transactionsRoot: string;
+  receiptsRoot: string;
+  /** London (EIP-1559). */
+  baseFeePerGas?: string;
+  /** Shanghai (EIP-4895). */
+  withdrawalsRoot?: string;
+  /** Cancun (EIP-4844). */
+  blobGasUsed?: string;
+  excessBlobGas?: string;
+  /** Cancun (EIP-4788). */
+  parentBeaconBlockRoot?: string;
+  /** Prague (EIP-7685). */
+  requestsHash?: string;
+}
+
+/** A withdrawal on the wire (amount in gwei). */
+export interface RpcWithdrawal {
+  index: string;
+  validatorIndex: string;
+  address: string;
+  amount: string;
+}
+
+/**
+ * A block on the wire (geth `RPCMarshalBlock`). `transactions` holds hashes or full objects, and is
+ * absent for uncles. `totalDifficulty` is not emitted: geth dropped it (PR #30386) and the
+ * execution-apis fixtures have none.
+ */
+export interface RpcBlock extends RpcHeader {
+  size: string;
+  transactions?: string[] | RpcTransaction[];
+  uncles: string[];
+  withdrawals?: RpcWithdrawal[];
+}
+
+/** Renders the header fields of a block, each fork's fields only when the header carries them. */
+export function formatHeader(header: BlockHeader): RpcHeader {
+  const out: RpcHeader = {
+    number: bigIntToQuantity(header.number),
+    hash: bytesToData(header.hash()),
+    parentHash: bytesToData(header.parentHash),
+    nonce: bytesToData(header.nonce),
+    mixHash: bytesToData(header.mixHash),
+    sha3Uncles: bytesToData(header.uncleHash),
+    logsBloom: bytesToData(header.logsBloom),
+    stateRoot: bytesToData(header.stateRoot),
+    miner: bytesToData(header.coinbase.bytes),
+    difficulty: bigIntToQuantity(header.difficulty),
+    extraData: bytesToData(header.extraData),
+    gasLimit: bigIntToQuantity(header.gasLimit),
+    gasUsed: bigIntToQuantity(header.gasUsed),
+    timestamp: bigIntToQuantity(header.timestamp),
+    transactionsRoot: bytesToData(header.transactionsTrie),
+    receiptsRoot: bytesToData(header.receiptTrie),
+  };
+  if (header.baseFeePerGas !== undefined) out.baseFeePerGas = bigIntToQuantity(header.baseFeePerGas);
+  if (header.withdrawalsRoot !== undefined) out.withdrawalsRoot = bytesToData(header.withdrawalsRoot);
+  if (header.blobGasUsed !== undefined) out.blobGasUsed = bigIntToQuantity(header.blobGasUsed);
+  if (header.excessBlobGas !== undefined) out.excessBlobGas = bigIntToQuantity(header.excessBlobGas);
+  if (header.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = bytesToData(header.parentBeaconBlockRoot);
+  if (header.requestsHash !== undefined) out.requestsHash = bytesToData(header.requestsHash);
+  return out;
+}
+
+/**
+ * Renders a block. `fullTx` false lists transaction hashes; true renders each transaction with
+ * its position. `size` is the length of the block's RLP encoding, as geth's `Block.Size()`.
+ */
+export function formatBlock(block: Block, fullTx: boolean): RpcBlock {
+  const transactions = fullTx
+    ? block.transactions.map((_, index) => formatBlockTransaction(block, index) as RpcTransaction)
+    : block.transactions.map((tx) => bytesToData(tx.hash()));
+  const out: RpcBlock = {
+    ...formatHeader(block.header),
+    size: bigIntToQuantity(block.serialize().length),
+    transactions,
+    uncles: block.uncleHeaders.map((uncle) => bytesToData(uncle.hash())),
+  };
+  if (block.withdrawals !== undefined) {
+    out.withdrawals = block.withdrawals.map((w) => ({
+      index: bigIntToQuantity(w.index),
+      validatorIndex: bigIntToQuantity(w.validatorIndex),
+      address: bytesToData(w.address.bytes),
+      amount: bigIntToQuantity(w.amount),
+    }));
+  }
+  return out;
+}
+
+/**
+ * Renders an uncle header the way geth does (`RPCMarshalBlock(types.NewBlockWithHeader(uncle),
+ * false, false)`, reference/METHODS.md §6): the header fields, `uncles: []`, no `transactions`
+ * key, and `size` = length of RLP([header, [], []]), i.e. of an empty block around the header.
+ */
+export function formatUncle(uncle: BlockHeader): RpcBlock {
+  return {
+    ...formatHeader(uncle),
+    size: bigIntToQuantity(RLP.encode([uncle.raw(), [], []]).length),
+    uncles: [],
+  };
+}

@@ -1,0 +1,95 @@
+import type { Block } from '@ethereumjs/block';
+import { type TypedTransaction, isBlob4844Tx } from '@ethereumjs/tx';
+import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
+import type { StoredReceipt } from '../../../chain/receipts.js';
+import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
+import { logsBloom } from './bloom.js';
+import { type RpcLog, formatLog } from './formatLog.js';
+import { effectiveGasPrice, senderOf } from './formatTransaction.js';
+
+/** A receipt on the wire (geth `internal/ethapi` `MarshalReceipt`). */
+export interface RpcReceipt {
+  blockHash: string;
+  blockNumber: string;
+  transactionHash: string;
+  transactionIndex: string;
+  from: string;
+  to: string | null;
+  gasUsed: string;
+  cumulativeGasUsed: string;
+  contractAddress: string | null;
+  logs: RpcLog[];
+  logsBloom: string;
+  type: string;
+  effectiveGasPrice: string;
+  /** Byzantium and later. */
+  status?: string;
+  /** Before Byzantium: the state root after the transaction. */
+  root?: string;
+  /** Blob transactions only. */
+  blobGasUsed?: string;
+  blobGasPrice?: string;
+}
+
+/** Blob gas one blob costs (EIP-4844 `GAS_PER_BLOB`); used only if a stored receipt lacks it. */
+const GAS_PER_BLOB = 131_072n;
+
+function formatOne(block: Block, tx: TypedTransaction, receipt: StoredReceipt, index: number, firstLogIndex: number): RpcReceipt {
+  const header = block.header;
+  const blockHash = block.hash();
+  const transactionHash = tx.hash();
+  const from = senderOf(tx);
+  const out: RpcReceipt = {
+    blockHash: bytesToData(blockHash),
+    blockNumber: bigIntToQuantity(header.number),
+    transactionHash: bytesToData(transactionHash),
+    transactionIndex: bigIntToQuantity(index),
+    from: bytesToData(from),
+    to: tx.to ? bytesToData(tx.to.bytes) : null,
+    gasUsed: bigIntToQuantity(receipt.gasUsed),
+    cumulativeGasUsed: bigIntToQuantity(receipt.cumulativeGasUsed),
+    // geth derives it from sender and nonce for every creation, successful or not.
+    contractAddress: tx.to ? null : bytesToData(generateAddress(from, bigIntToUnpaddedBytes(tx.nonce))),
+    logs: receipt.logs.map((log, i) =>
+      formatLog(log, {
+        blockHash,
+        blockNumber: header.number,
+        blockTimestamp: header.timestamp,
+        transactionHash,
+        transactionIndex: index,
+        logIndex: firstLogIndex + i,
+      }),
+    ),
+    logsBloom: bytesToData(logsBloom(receipt.logs)),
+    type: bigIntToQuantity(tx.type),
+    effectiveGasPrice: bigIntToQuantity(effectiveGasPrice(tx, header.baseFeePerGas)),
+  };
+  if (receipt.statusOrRoot.length === 32) out.root = bytesToData(receipt.statusOrRoot);
+  else out.status = bigIntToQuantity(receipt.statusOrRoot[0] ?? 0);
+  if (isBlob4844Tx(tx)) {
+    out.blobGasUsed = bigIntToQuantity(receipt.blobGasUsed ?? GAS_PER_BLOB * BigInt(tx.blobVersionedHashes.length));
+    out.blobGasPrice = bigIntToQuantity(receipt.blobGasPrice ?? header.getBlobGasPrice());
+  }
+  return out;
+}
+
+/**
+ * Renders every receipt of a block, with log indexes counted across the block. The receipts must
+ * be the block's own (same length and order as its transactions).
+ */
+export function formatBlockReceipts(block: Block, receipts: readonly StoredReceipt[]): RpcReceipt[] {
+  const out: RpcReceipt[] = [];
+  let logIndex = 0;
+  block.transactions.forEach((tx, i) => {
+    out.push(formatOne(block, tx, receipts[i], i, logIndex));
+    logIndex += receipts[i].logs.length;
+  });
+  return out;
+}
+
+/** Renders the receipt of transaction `index` of a block (log indexes counted from the block start). */
+export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], index: number): RpcReceipt {
+  let firstLogIndex = 0;
+  for (let i = 0; i < index; i++) firstLogIndex += receipts[i].logs.length;
+  return formatOne(block, block.transactions[index], receipts[index], index, firstLogIndex);
+}

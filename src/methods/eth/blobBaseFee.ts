@@ -1,0 +1,19 @@
+import { bigIntToQuantity } from '../../codec/hex.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+
+/**
+ * `eth_blobBaseFee`: the blob base fee of the head block, from its excess blob gas (EIP-4844), as
+ * geth answers (`EthAPIBackend.BlobBaseFee`: the head's own fee, not the next block's); `null`
+ * when the head is pre-Cancun.
+ */
+export const blobBaseFee = defineMethod({
+  name: 'eth_blobBaseFee',
+  params: [],
+  handler: async (ctx: EthContext) => {
+    const head = await ctx.chain.store.head();
+    const header = head ? await ctx.chain.store.headerByHash(head.hash) : undefined;
+    if (header?.excessBlobGas === undefined) return null;
+    return bigIntToQuantity(header.getBlobGasPrice());
+  },
+});

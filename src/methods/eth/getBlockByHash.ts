@@ -1,0 +1,19 @@
+import { Hash } from '../../codec/schemas.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { formatBlock } from './_shared/formatBlock.js';
+import { Bool } from './_shared/params.js';
+
+/**
+ * `eth_getBlockByHash(hash, fullTx)`: the block with this hash, with transaction hashes or full
+ * transactions; `null` for an unknown hash.
+ * https://ethereum.github.io/execution-apis/api-documentation/ (eth_getBlockByHash)
+ */
+export const getBlockByHash = defineMethod({
+  name: 'eth_getBlockByHash',
+  params: [Hash, Bool],
+  handler: async (ctx: EthContext, [hash, fullTx]) => {
+    const block = await ctx.chain.store.blockByHash(hash);
+    return block ? formatBlock(block, fullTx) : null;
+  },
+});

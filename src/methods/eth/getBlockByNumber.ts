@@ -1,0 +1,20 @@
+import { BlockNumberOrTag } from '../../codec/blockId.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { findBlock } from './_shared/findBlock.js';
+import { formatBlock } from './_shared/formatBlock.js';
+import { Bool } from './_shared/params.js';
+
+/**
+ * `eth_getBlockByNumber(block, fullTx)`: the canonical block at a number or tag, with transaction
+ * hashes or full transactions; `null` beyond the head.
+ * https://ethereum.github.io/execution-apis/api-documentation/ (eth_getBlockByNumber)
+ */
+export const getBlockByNumber = defineMethod({
+  name: 'eth_getBlockByNumber',
+  params: [BlockNumberOrTag, Bool],
+  handler: async (ctx: EthContext, [id, fullTx]) => {
+    const block = await findBlock(ctx, id);
+    return block ? formatBlock(block, fullTx) : null;
+  },
+});

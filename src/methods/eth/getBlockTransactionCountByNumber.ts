@@ -1,0 +1,15 @@
+import { BlockNumberOrTag } from '../../codec/blockId.js';
+import { bigIntToQuantity } from '../../codec/hex.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { findBlock } from './_shared/findBlock.js';
+
+/** `eth_getBlockTransactionCountByNumber(block)`: how many transactions the block has; `null` beyond the head. */
+export const getBlockTransactionCountByNumber = defineMethod({
+  name: 'eth_getBlockTransactionCountByNumber',
+  params: [BlockNumberOrTag],
+  handler: async (ctx: EthContext, [id]) => {
+    const block = await findBlock(ctx, id);
+    return block ? bigIntToQuantity(block.transactions.length) : null;
+  },
+});

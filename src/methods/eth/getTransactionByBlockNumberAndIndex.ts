@@ -1,0 +1,16 @@
+import { BlockNumberOrTag } from '../../codec/blockId.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { findBlock } from './_shared/findBlock.js';
+import { formatBlockTransaction } from './_shared/formatTransaction.js';
+import { Index } from './_shared/params.js';
+
+/** `eth_getTransactionByBlockNumberAndIndex(block, index)`: `null` beyond the head or past the last transaction. */
+export const getTransactionByBlockNumberAndIndex = defineMethod({
+  name: 'eth_getTransactionByBlockNumberAndIndex',
+  params: [BlockNumberOrTag, Index],
+  handler: async (ctx: EthContext, [id, index]) => {
+    const block = await findBlock(ctx, id);
+    return block ? formatBlockTransaction(block, index) : null;
+  },
+});

@@ -1,0 +1,18 @@
+import { Hash } from '../../codec/schemas.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { formatUncle } from './_shared/formatBlock.js';
+import { Index } from './_shared/params.js';
+
+/**
+ * `eth_getUncleByBlockHashAndIndex(hash, index)`: uncle `index` of the block, rendered as geth
+ * renders an uncle (reference/METHODS.md §6); `null` for an unknown block or an index out of range.
+ */
+export const getUncleByBlockHashAndIndex = defineMethod({
+  name: 'eth_getUncleByBlockHashAndIndex',
+  params: [Hash, Index],
+  handler: async (ctx: EthContext, [hash, index]) => {
+    const uncle = (await ctx.chain.store.blockByHash(hash))?.uncleHeaders[index];
+    return uncle ? formatUncle(uncle) : null;
+  },
+});

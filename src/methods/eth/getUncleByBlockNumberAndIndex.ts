@@ -1,0 +1,20 @@
+import { BlockNumberOrTag } from '../../codec/blockId.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { findBlock } from './_shared/findBlock.js';
+import { formatUncle } from './_shared/formatBlock.js';
+import { Index } from './_shared/params.js';
+
+/**
+ * `eth_getUncleByBlockNumberAndIndex(block, index)`: uncle `index` of the block, rendered as geth
+ * renders an uncle (reference/METHODS.md §6); `null` for a block beyond the head or an index out
+ * of range.
+ */
+export const getUncleByBlockNumberAndIndex = defineMethod({
+  name: 'eth_getUncleByBlockNumberAndIndex',
+  params: [BlockNumberOrTag, Index],
+  handler: async (ctx: EthContext, [id, index]) => {
+    const uncle = (await findBlock(ctx, id))?.uncleHeaders[index];
+    return uncle ? formatUncle(uncle) : null;
+  },
+});

@@ -1,0 +1,15 @@
+import { BlockNumberOrTag } from '../../codec/blockId.js';
+import { bigIntToQuantity } from '../../codec/hex.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { findBlock } from './_shared/findBlock.js';
+
+/** `eth_getUncleCountByBlockNumber(block)`: how many uncles the block includes; `null` beyond the head. */
+export const getUncleCountByBlockNumber = defineMethod({
+  name: 'eth_getUncleCountByBlockNumber',
+  params: [BlockNumberOrTag],
+  handler: async (ctx: EthContext, [id]) => {
+    const block = await findBlock(ctx, id);
+    return block ? bigIntToQuantity(block.uncleHeaders.length) : null;
+  },
+});

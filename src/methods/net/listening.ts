@@ -1,0 +1,9 @@
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+
+/** `net_listening`: `true`, as Infura answers: the node is up and answering (it has no p2p side). */
+export const listening = defineMethod({
+  name: 'net_listening',
+  params: [],
+  handler: (_ctx: EthContext) => true,
+});
