@@ -28,7 +28,7 @@ const RARE_1 = '0xf36998486188d345c7ebc7a132fda278bbea42dc';
 const RARE_2 = '0xd28cc78d8381eb1e5a0b3a98509140ef213c401d';
 const RARE_3 = '0x2670e7f29a48dbba530b6776e9a30c58509649ba';
 const CALLER = '0xaebe15d4e0c8067718e929d21e11cb6bc4986283';
-const CHILD2 = '0x2e212734dc0f54985ffe3b0aa42d98ad7f8f6eda';
+const CHILD2 = '0xd671d1e3be21691feaee7160d64040a612693e34';
 const HEAD = 64;
 
 describe.skipIf(!existsSync(join(DEMO_DIR, 'chain.rlp')))('traces on the bundled demo chain (fixtures/demo)', () => {
