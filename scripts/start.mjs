@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npm start`: the embedded default. Builds if needed, imports the bundled demo chain into
-// ./data on first start (resuming an interrupted import), then serves it on 127.0.0.1:8545.
+// `npm start`: the embedded default. Builds if needed, imports the bundled Ethereum demo chain into
+// ./data and the Starknet demo blocks into ./data-starknet (resuming an interrupted import; blocks
+// already there are skipped), then serves both on 127.0.0.1:8545: Ethereum as the default network
+// (and mainnet.localhost), Starknet on starknet-mainnet.localhost.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -10,6 +12,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const datadir = resolve(env.TRACENODE_DATADIR ?? join(root, 'data'));
 const demo = join(root, 'fixtures', 'demo');
+const starknetDatadir = resolve(env.TRACENODE_STARKNET_DATADIR ?? join(root, 'data-starknet'));
+const starknetDemo = join(root, 'fixtures', 'starknet-demo', 'blocks.ndjson');
 /** The development key `npm start` accepts unless TRACENODE_API_KEYS / TRACENODE_KEYS_FILE say otherwise. */
 const DEV_KEY = 'tracenode-dev-key';
 const cli = join(root, 'dist', 'cli.js');
@@ -41,14 +45,15 @@ if (!existsSync(join(datadir, 'chaindata'))) {
   run(process.execPath, [cli, 'init', '--datadir', datadir, '--genesis', join(demo, 'genesis.json')]);
 }
 run(process.execPath, [cli, 'import', '--datadir', datadir, join(demo, 'chain.rlp')]);
+run(process.execPath, [cli, 'import-starknet', '--datadir', starknetDatadir, starknetDemo]);
 
-// 3. Serve it.
+// 3. Serve both: Ethereum as the default network, Starknet on starknet-mainnet.localhost.
 const keys = env.TRACENODE_API_KEYS || env.TRACENODE_KEYS_FILE ? [] : ['--api-keys', DEV_KEY];
 if (keys.length > 0) console.log(`start: development API key: ${DEV_KEY}`);
 const host = env.TRACENODE_HOST ?? '127.0.0.1';
 const port = env.TRACENODE_PORT ?? '8545';
 const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
 console.log(`start: try  curl -s -X POST -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' http://${shown}:${port}/v3/${keys.length ? DEV_KEY : '<API_KEY>'}`);
-const child = (await import('node:child_process')).spawn(process.execPath, [cli, 'serve', '--datadir', datadir, ...keys], { stdio: 'inherit', cwd: root });
+const child = (await import('node:child_process')).spawn(process.execPath, [cli, 'serve', '--datadir', datadir, '--networks', `starknet-mainnet=${starknetDatadir}`, ...keys], { stdio: 'inherit', cwd: root });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

@@ -16,6 +16,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const m = await import('./cli/import.js');
     return { run: m.runImport, help: m.IMPORT_HELP };
   },
+  'import-starknet': async () => {
+    const m = await import('./cli/importStarknet.js');
+    return { run: m.runImportStarknet, help: m.IMPORT_STARKNET_HELP };
+  },
   'reindex-traces': async () => {
     const m = await import('./cli/reindexTraces.js');
     return { run: m.runReindexTraces, help: m.REINDEX_TRACES_HELP };
@@ -33,6 +37,7 @@ A self-hostable, Infura-compatible Ethereum JSON-RPC archive node.
 Commands:
   init            write a geth-format genesis into a datadir
   import          execute and archive RLP blocks (geth export format)
+  import-starknet import Starknet blocks (starknet_getBlockWithReceipts NDJSON)
   reindex-traces  build the trace_filter index of blocks imported without it
   serve           serve the datadir over JSON-RPC (HTTP and WebSocket)
 

@@ -1,6 +1,6 @@
 import type { Common } from '@ethereumjs/common';
 import { type Level, openDatabase } from '../db/database.js';
-import { META, SCHEMA_VERSION } from '../db/keys.js';
+import { KIND_ETHEREUM, META, SCHEMA_VERSION } from '../db/keys.js';
 import { type GethGenesis, checkGenesis, createChainCommon } from './genesis.js';
 import { ChainStore } from './store.js';
 
@@ -25,6 +25,10 @@ export class NotInitialisedError extends Error {
 export async function openChain(datadir: string): Promise<EthereumChain> {
   const level = await openDatabase(datadir);
   try {
+    const kind = await level.get(META.kind);
+    if (kind && new TextDecoder().decode(kind) !== KIND_ETHEREUM) {
+      throw new Error(`datadir ${datadir} holds a ${new TextDecoder().decode(kind)} network, not an Ethereum chain`);
+    }
     const schema = await level.get(META.schema);
     const genesisBytes = await level.get(META.genesis);
     if (!schema || !genesisBytes) throw new NotInitialisedError(`datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\``);

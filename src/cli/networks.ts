@@ -1,7 +1,10 @@
 import { bytesToHex } from '@ethereumjs/util';
-import type { EthereumChain } from '../chain/open.js';
+import { type EthereumChain, openChain } from '../chain/open.js';
+import { openDatabase } from '../db/database.js';
+import { META } from '../db/keys.js';
 import { createEthContext } from '../methods/context.js';
 import { ethereumMethods } from '../methods/ethereum.js';
+import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
 import type { MethodTable } from '../rpc/method.js';
 import type { NetworkHandle } from '../rpc/server.js';
 
@@ -20,4 +23,36 @@ export async function createEthereumNetwork(
       return head ? { ok: true, head: { number: Number(head.number), hash: bytesToHex(head.hash) } } : { ok: false };
     },
   };
+}
+
+/** A network opened for serving, and how to close it. */
+export interface OpenedNetwork {
+  kind: 'ethereum' | 'starknet';
+  handle: NetworkHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a datadir as a network of the kind it holds (the `kind` metadata key; an Ethereum datadir
+ * from before that key has its genesis instead). Routed by `name` as the Host's first label.
+ */
+export async function openNetwork(name: string, datadir: string, clientVersion: string): Promise<OpenedNetwork> {
+  const level = await openDatabase(datadir);
+  let kind: string | undefined;
+  try {
+    const bytes = await level.get(META.kind);
+    kind = bytes ? new TextDecoder().decode(bytes) : undefined;
+  } finally {
+    await level.close();
+  }
+  if (kind === 'starknet') {
+    const ctx = await createStarknetContext(datadir);
+    return {
+      kind: 'starknet',
+      handle: { name, hostnames: [name], methods: starknetMethods as MethodTable<unknown>, context: ctx, health: () => ctx.health() },
+      close: () => ctx.close(),
+    };
+  }
+  const chain = await openChain(datadir);
+  return { kind: 'ethereum', handle: await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion }), close: () => chain.close() };
 }

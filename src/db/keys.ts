@@ -54,7 +54,12 @@ export const META = {
   head: prefixed(PREFIX.meta, utf8.encode('head')),
   genesis: prefixed(PREFIX.meta, utf8.encode('genesis')),
   schema: prefixed(PREFIX.meta, utf8.encode('schema')),
+  /** What the datadir holds: `ethereum` or `starknet` (the same key in both key schemas). */
+  kind: prefixed(PREFIX.meta, utf8.encode('kind')),
 } as const;
 
 /** Version of this key schema; a datadir written by another version is refused. */
 export const SCHEMA_VERSION = 1;
+
+/** The value of {@link META.kind} in an Ethereum datadir. */
+export const KIND_ETHEREUM = 'ethereum';

@@ -3,7 +3,7 @@ import { checkGenesis, createChainCommon, createGenesis } from '../chain/genesis
 import { schemaBytes } from '../chain/open.js';
 import { ChainStore } from '../chain/store.js';
 import { type BatchOp, openDatabase } from '../db/database.js';
-import { META } from '../db/keys.js';
+import { KIND_ETHEREUM, META } from '../db/keys.js';
 import { createStateManager } from '../state/stateManager.js';
 import { TrieDB } from '../state/trieDb.js';
 
@@ -31,8 +31,15 @@ export async function initDatadir(datadir: string, genesisText: string): Promise
   const { block, state } = await createGenesis(genesis, common);
   const level = await openDatabase(datadir);
   try {
+    const kind = await level.get(META.kind);
+    if (kind && new TextDecoder().decode(kind) !== KIND_ETHEREUM) {
+      throw new Error(`datadir ${datadir} holds a ${new TextDecoder().decode(kind)} network, not an Ethereum chain`);
+    }
     const store = new ChainStore(level, common);
     const existing = await store.canonicalHash(0n);
+    if (!existing) {
+      for await (const _ of level.keys({ limit: 1 })) throw new Error(`datadir ${datadir} is not empty and holds no Ethereum chain`);
+    }
     if (existing) {
       if (!equalsBytes(existing, block.hash())) {
         throw new Error(`datadir ${datadir} holds another chain (genesis ${bytesToHex(existing)}, this file gives ${bytesToHex(block.hash())})`);
@@ -51,6 +58,7 @@ export async function initDatadir(datadir: string, genesisText: string): Promise
     ops.push(...store.blockOps(block, [], block.header.difficulty));
     ops.push({ type: 'put', key: META.genesis, value: new TextEncoder().encode(genesisText) });
     ops.push({ type: 'put', key: META.schema, value: schemaBytes() });
+    ops.push({ type: 'put', key: META.kind, value: new TextEncoder().encode(KIND_ETHEREUM) });
     await level.batch(ops);
     return { hash: bytesToHex(block.hash()), stateRoot: bytesToHex(root), alreadyInitialised: false };
   } finally {

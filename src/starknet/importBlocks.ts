@@ -1,0 +1,220 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { feltToHex64, isFelt } from './felt.js';
+import {
+  IMPORTABLE_BLOCK_STATUSES,
+  MAX_BLOCK_NUMBER,
+  type BlockStatus,
+  type PreparedBlock,
+  type StarknetBlockInput,
+  type StarknetEventInput,
+  type StarknetStore,
+  type StarknetTransactionInput,
+  prepareBlock,
+} from './store.js';
+
+/**
+ * Import of Starknet blocks from NDJSON: one `starknet_getBlockWithReceipts` result per line
+ * (the format of `../shared/fixtures/starknet/`). Of each block the store keeps the header fields
+ * (hash, number, parent, timestamp, status) and every receipt's events with the transaction hash;
+ * other fields are ignored. Blank lines are skipped.
+ */
+
+/** A line that is not a valid block. The import stops there; nothing of that block is written. */
+export class StarknetImportError extends Error {
+  override readonly name = 'StarknetImportError';
+  constructor(
+    readonly line: number,
+    readonly detail: string,
+    readonly source?: string,
+  ) {
+    super(`${source ? `${source} ` : ''}line ${line}: ${detail}`);
+  }
+}
+
+/** Options of {@link importStarknetBlocks}. */
+export interface StarknetImportOptions {
+  /** Name of the input in error messages (a file path). */
+  source?: string;
+  /** Where progress lines go (stderr); silent when undefined. */
+  progress?: NodeJS.WritableStream;
+  /** Minimum time between two progress lines (default 1 s). */
+  progressIntervalMs?: number;
+  /** Checked between blocks: when aborted, the import stops after the current block's batch. */
+  signal?: AbortSignal;
+}
+
+/** Outcome of an import run. */
+export interface StarknetImportResult {
+  imported: number;
+  skipped: number;
+  /** Events written (of imported blocks only). */
+  events: number;
+  /** Lines read, blank ones included. */
+  lines: number;
+  seconds: number;
+  /** Highest stored block after the run. */
+  latest: number | undefined;
+}
+
+/**
+ * Imports blocks line by line. Each valid line becomes one atomic batch; a block whose number or
+ * hash is already stored is skipped (and, when its hash differs from the stored block of that
+ * number, a warning goes to the progress stream). The first malformed line throws a
+ * {@link StarknetImportError} naming it; blocks of earlier lines stay imported, so a corrected
+ * file can be imported again and resumes there.
+ */
+export async function importStarknetBlocks(
+  store: StarknetStore,
+  lines: AsyncIterable<string> | Iterable<string>,
+  opts: StarknetImportOptions = {},
+): Promise<StarknetImportResult> {
+  const started = performance.now();
+  const out = opts.progress;
+  const interval = opts.progressIntervalMs ?? 1000;
+  let lastReport = started;
+  let lineNo = 0;
+  let imported = 0;
+  let skipped = 0;
+  let events = 0;
+  const rate = (now: number) => {
+    const secs = Math.max((now - started) / 1000, 1e-9);
+    return { secs, bps: imported / secs, eps: events / secs };
+  };
+  // Block N's batch is written while line N + 1 is parsed and prepared (one write in flight at
+  // most; each commit starts after the previous one finished, so its presence check sees it).
+  let inflight: Promise<void> | undefined;
+  const commit = async (prepared: PreparedBlock, at: number) => {
+    const { block } = prepared;
+    const result = await store.commitBlock(prepared);
+    if (result.status === 'imported') {
+      imported++;
+      events += result.events;
+    } else {
+      skipped++;
+      if (out && result.reason !== 'present') {
+        const why = result.reason === 'number taken' ? `block ${block.number} is already stored with hash ${result.storedHash}` : `hash ${block.hash} is already stored`;
+        out.write(`import-starknet: line ${at}: skipped block ${block.number} ${block.hash}: ${why}\n`);
+      }
+    }
+    const now = performance.now();
+    if (out && now - lastReport >= interval) {
+      lastReport = now;
+      const { bps, eps } = rate(now);
+      out.write(`import-starknet: block ${block.number}  ${imported} imported  ${skipped} skipped  ${bps.toFixed(1)} blocks/s  ${Math.round(eps)} events/s\n`);
+    }
+  };
+  try {
+    for await (const line of lines) {
+      lineNo++;
+      if (opts.signal?.aborted) break;
+      if (line.trim() === '') continue;
+      let prepared: PreparedBlock;
+      try {
+        prepared = prepareBlock(parseBlockLine(line));
+      } catch (err) {
+        throw new StarknetImportError(lineNo, (err as Error).message, opts.source);
+      }
+      await inflight;
+      inflight = commit(prepared, lineNo);
+      // Handled here so that a failing write is not reported as unhandled while the next line is
+      // read; the next `await inflight` still throws it.
+      inflight.catch(() => {});
+    }
+  } finally {
+    // Even when a line fails, the block before it is committed (or its error wins).
+    await inflight;
+  }
+  const { secs } = rate(performance.now());
+  return { imported, skipped, events, lines: lineNo, seconds: secs, latest: await store.latestNumber() };
+}
+
+/** The lines of a file, streamed (`\n` or `\r\n` separated). */
+export async function* readFileLines(path: string): AsyncGenerator<string> {
+  const input = createReadStream(path, { encoding: 'utf8' });
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const line of rl) yield line;
+  } finally {
+    rl.close();
+    input.destroy();
+  }
+}
+
+/**
+ * Parses and validates one NDJSON line. Throws an Error whose message names the offending field
+ * (`transactions[3].receipt.events[0].keys[1]: invalid felt "0xzz"`).
+ */
+export function parseBlockLine(line: string): StarknetBlockInput {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (err) {
+    throw new Error(`not JSON: ${(err as Error).message}`);
+  }
+  const b = object(raw, 'block');
+  const number = blockNumber(b.block_number, 'block_number');
+  const hash = felt(b.block_hash, 'block_hash');
+  const parentHash = felt(b.parent_hash, 'parent_hash');
+  const timestamp = b.timestamp;
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) throw new Error('timestamp: want a non-negative integer');
+  const status = b.status;
+  if (!IMPORTABLE_BLOCK_STATUSES.includes(status as BlockStatus)) {
+    throw new Error(`status: ${JSON.stringify(status)} is not importable (want ${IMPORTABLE_BLOCK_STATUSES.join(' or ')})`);
+  }
+  const txs = array(b.transactions, 'transactions');
+  const transactions: StarknetTransactionInput[] = txs.map((item, t) => {
+    const where = `transactions[${t}]`;
+    const entry = object(item, where);
+    const receipt = object(entry.receipt, `${where}.receipt`);
+    const txHash = felt(receipt.transaction_hash, `${where}.receipt.transaction_hash`);
+    if (entry.transaction !== undefined) {
+      const tx = object(entry.transaction, `${where}.transaction`);
+      const declared = felt(tx.transaction_hash, `${where}.transaction.transaction_hash`);
+      if (feltToHex64(declared) !== feltToHex64(txHash)) throw new Error(`${where}: transaction_hash ${declared} != receipt.transaction_hash ${txHash}`);
+    }
+    const evs = array(receipt.events, `${where}.receipt.events`);
+    const events: StarknetEventInput[] = evs.map((e, i) => {
+      const ewhere = `${where}.receipt.events[${i}]`;
+      const ev = object(e, ewhere);
+      return {
+        fromAddress: felt(ev.from_address, `${ewhere}.from_address`),
+        keys: felts(ev.keys, `${ewhere}.keys`),
+        data: felts(ev.data, `${ewhere}.data`),
+      };
+    });
+    return { hash: txHash, events };
+  });
+  return { number, hash, parentHash, timestamp, status: status as BlockStatus, transactions };
+}
+
+function object(v: unknown, where: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${where}: want an object`);
+  return v as Record<string, unknown>;
+}
+
+function array(v: unknown, where: string): unknown[] {
+  if (!Array.isArray(v)) throw new Error(`${where}: want an array`);
+  return v;
+}
+
+function felt(v: unknown, where: string): string {
+  if (!isFelt(v)) {
+    if (typeof v !== 'string') throw new Error(`${where}: want a felt string, got ${v === null ? 'null' : typeof v}`);
+    try {
+      feltToHex64(v);
+    } catch (err) {
+      throw new Error(`${where}: ${(err as Error).message}`);
+    }
+  }
+  return v as string;
+}
+
+function felts(v: unknown, where: string): string[] {
+  return array(v, where).map((x, i) => felt(x, `${where}[${i}]`));
+}
+
+function blockNumber(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > MAX_BLOCK_NUMBER) throw new Error(`${where}: want a non-negative integer`);
+  return v;
+}

@@ -1,0 +1,321 @@
+import { type BatchOp, type Level, openDatabase } from '../db/database.js';
+import { META } from '../db/keys.js';
+import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
+import {
+  DATADIR_KIND_KEY,
+  DATADIR_KIND_STARKNET,
+  INDEXED_KEY_POSITIONS,
+  SN_PREFIX,
+  STARKNET_SCHEMA_KEY,
+  STARKNET_SCHEMA_VERSION,
+  blockHashKey,
+  blockKey,
+  encodeBlockNumber,
+  encodeOrdinals,
+  eventKey,
+  l1AcceptedKey,
+  postingKey,
+  readBlockNumber,
+  streamPrefix,
+} from './keys.js';
+
+/** Block statuses an imported block may have: only final ones (a pending block has no hash). */
+export const IMPORTABLE_BLOCK_STATUSES = ['ACCEPTED_ON_L2', 'ACCEPTED_ON_L1'] as const;
+export type BlockStatus = (typeof IMPORTABLE_BLOCK_STATUSES)[number];
+
+/** Largest block number stored: keys hold 8 bytes, but numbers stay exact JS integers. */
+export const MAX_BLOCK_NUMBER = Number.MAX_SAFE_INTEGER - 1;
+
+/** A block's header fields that the store keeps. Felts are the strings as imported. */
+export interface StarknetBlockHeader {
+  number: number;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+  status: BlockStatus;
+}
+
+/** One event as emitted: contract address, keys and data, felts as imported. */
+export interface StarknetEventInput {
+  fromAddress: string;
+  keys: string[];
+  data: string[];
+}
+
+/** A transaction's hash and the events of its receipt, in emission order. */
+export interface StarknetTransactionInput {
+  hash: string;
+  events: StarknetEventInput[];
+}
+
+/** What the importer hands to the store: a header and every transaction's events. */
+export interface StarknetBlockInput extends StarknetBlockHeader {
+  transactions: StarknetTransactionInput[];
+}
+
+/** A stored block: header plus counts. */
+export interface StoredBlock extends StarknetBlockHeader {
+  transactionCount: number;
+  eventCount: number;
+}
+
+/**
+ * A stored event record (the JSON of an `E` value): where it was emitted (transaction index in
+ * the block, event index in the transaction) and what (felts as imported).
+ */
+export type EventRecord = [txIndex: number, eventIndex: number, fromAddress: string, keys: string[], data: string[], transactionHash: string];
+
+/** Why {@link StarknetStore.importBlock} skipped a block. */
+export type ImportBlockResult =
+  | { status: 'imported'; events: number }
+  | { status: 'skipped'; reason: 'present' | 'number taken' | 'hash taken'; storedHash?: string };
+
+/** A datadir that is not (or not yet) a Starknet datadir of this schema. */
+export class DatadirKindError extends Error {
+  override readonly name = 'DatadirKindError';
+}
+
+/** Blocks kept decoded in memory; block records are immutable once written, so no invalidation. */
+const BLOCK_CACHE_ENTRIES = 4096;
+
+const EMPTY = new Uint8Array(0);
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/**
+ * Opens the LevelDB database of a Starknet datadir. With `create`, an empty datadir becomes a
+ * Starknet one (the kind and schema keys are written); without it, an empty datadir is refused.
+ * An Ethereum datadir, a datadir of another kind or schema, or one with unknown content is always
+ * refused, so `import-starknet` can never write into an Ethereum chain and vice versa.
+ */
+export async function openStarknetStore(datadir: string, opts: { create?: boolean } = {}): Promise<StarknetStore> {
+  const level = await openDatabase(datadir);
+  try {
+    await checkKind(level, datadir, opts.create === true);
+    return new StarknetStore(level);
+  } catch (err) {
+    await level.close();
+    throw err;
+  }
+}
+
+async function checkKind(level: Level, datadir: string, create: boolean): Promise<void> {
+  const kind = await level.get(DATADIR_KIND_KEY);
+  if (kind !== undefined) {
+    const name = utf8Decoder.decode(kind);
+    if (name !== DATADIR_KIND_STARKNET) throw new DatadirKindError(`datadir ${datadir} holds a ${name} chain, not a Starknet one`);
+    const schema = await level.get(STARKNET_SCHEMA_KEY);
+    const version = schema?.length === 4 ? new DataView(schema.buffer, schema.byteOffset, 4).getUint32(0) : undefined;
+    if (version !== STARKNET_SCHEMA_VERSION) {
+      throw new DatadirKindError(`datadir ${datadir} has Starknet schema ${version ?? 'unknown'}, this tracenode reads ${STARKNET_SCHEMA_VERSION}`);
+    }
+    return;
+  }
+  const ethereum = await level.getMany([META.schema, META.genesis, META.head]);
+  if (ethereum.some((v) => v !== undefined)) throw new DatadirKindError(`datadir ${datadir} holds an Ethereum chain, not a Starknet one`);
+  const anyKey = await level.keys({ limit: 1 }).all();
+  if (anyKey.length > 0) throw new DatadirKindError(`datadir ${datadir} is not a Starknet datadir (unknown content)`);
+  if (!create) throw new DatadirKindError(`datadir ${datadir} has no Starknet blocks: run \`tracenode import-starknet --datadir ${datadir} blocks.ndjson\``);
+  const schema = new Uint8Array(4);
+  new DataView(schema.buffer).setUint32(0, STARKNET_SCHEMA_VERSION);
+  await level.batch([
+    { type: 'put', key: DATADIR_KIND_KEY, value: utf8Encoder.encode(DATADIR_KIND_STARKNET) },
+    { type: 'put', key: STARKNET_SCHEMA_KEY, value: schema },
+  ]);
+}
+
+/**
+ * The Starknet block and event store (key schema in `keys.ts`). It holds blocks (hash, number,
+ * parent, timestamp, status), every event with its position, and the indexes the event filter
+ * uses: by block, by contract, by the i-th key (i < 16), and by contract + first key.
+ *
+ * Each block is written in one atomic batch with all its events and index entries, so a crash
+ * leaves whole blocks only. Blocks need not be contiguous (a block number may be missing) nor
+ * arrive in order; a block whose number or hash is already stored is skipped.
+ */
+export class StarknetStore {
+  private latestCache: number | null | undefined;
+  private l1Cache: number | null | undefined;
+  private readonly blockCache = new Map<number, StoredBlock>();
+  private readonly blockCacheEntries: number;
+
+  constructor(
+    readonly level: Level,
+    opts: { blockCacheEntries?: number } = {},
+  ) {
+    this.blockCacheEntries = opts.blockCacheEntries ?? BLOCK_CACHE_ENTRIES;
+  }
+
+  /** The highest stored block number, or undefined when there is no block. */
+  async latestNumber(): Promise<number | undefined> {
+    if (this.latestCache === undefined) this.latestCache = (await this.lastNumberIn(SN_PREFIX.block)) ?? null;
+    return this.latestCache ?? undefined;
+  }
+
+  /** The highest stored block whose status is ACCEPTED_ON_L1, or undefined. */
+  async l1AcceptedNumber(): Promise<number | undefined> {
+    if (this.l1Cache === undefined) this.l1Cache = (await this.lastNumberIn(SN_PREFIX.l1Accepted)) ?? null;
+    return this.l1Cache ?? undefined;
+  }
+
+  private async lastNumberIn(prefix: number): Promise<number | undefined> {
+    const keys = await this.level.keys({ gte: Uint8Array.of(prefix), lt: Uint8Array.of(prefix + 1), reverse: true, limit: 1 }).all();
+    return keys.length === 1 ? readBlockNumber(keys[0], 1) : undefined;
+  }
+
+  /** A stored block by number. */
+  async block(number: number): Promise<StoredBlock | undefined> {
+    const cached = this.blockCache.get(number);
+    if (cached) return cached;
+    if (!Number.isSafeInteger(number) || number < 0 || number > MAX_BLOCK_NUMBER) return undefined;
+    const bytes = await this.level.get(blockKey(number));
+    return bytes ? this.remember(number, bytes) : undefined;
+  }
+
+  /** Stored blocks by number, in one read for those not cached (undefined where absent). */
+  async blocks(numbers: readonly number[]): Promise<(StoredBlock | undefined)[]> {
+    const found = new Map<number, StoredBlock>();
+    const missing: number[] = [];
+    for (const n of new Set(numbers)) {
+      const cached = this.blockCache.get(n);
+      if (cached) found.set(n, cached);
+      else if (Number.isSafeInteger(n) && n >= 0 && n <= MAX_BLOCK_NUMBER) missing.push(n);
+    }
+    if (missing.length > 0) {
+      const values = await this.level.getMany(missing.map(blockKey));
+      values.forEach((bytes, i) => bytes && found.set(missing[i], this.remember(missing[i], bytes)));
+    }
+    return numbers.map((n) => found.get(n));
+  }
+
+  private remember(number: number, bytes: Uint8Array): StoredBlock {
+    const r = JSON.parse(utf8Decoder.decode(bytes)) as BlockRecord;
+    const block: StoredBlock = {
+      number,
+      hash: r.hash,
+      parentHash: r.parent,
+      timestamp: r.time,
+      status: r.status,
+      transactionCount: r.txs,
+      eventCount: r.events,
+    };
+    if (this.blockCache.size >= this.blockCacheEntries) this.blockCache.clear();
+    this.blockCache.set(number, block);
+    return block;
+  }
+
+  /** The number of the stored block with this hash (32-byte value), or undefined. */
+  async blockNumberByHash(hash: Uint8Array): Promise<number | undefined> {
+    const bytes = await this.level.get(blockHashKey(hash));
+    return bytes ? readBlockNumber(bytes, 0) : undefined;
+  }
+
+  /**
+   * Writes one block with its events and index entries in a single batch, unless its number or
+   * its hash is already stored (then nothing is written and the reason is returned). The block
+   * must be valid (felts checked, as the NDJSON importer does).
+   */
+  async importBlock(block: StarknetBlockInput): Promise<ImportBlockResult> {
+    return this.commitBlock(prepareBlock(block));
+  }
+
+  /**
+   * The write half of {@link importBlock}, for a block built with {@link prepareBlock}: the
+   * importer prepares the next block (CPU work) while this one's batch is being written.
+   * Calls must not overlap: the presence check reads what the previous call wrote.
+   */
+  async commitBlock(prepared: PreparedBlock): Promise<ImportBlockResult> {
+    const { block } = prepared;
+    const [byNumber, byHash] = await this.level.getMany([blockKey(block.number), blockHashKey(prepared.hashBytes)]);
+    if (byNumber !== undefined) {
+      const stored = await this.block(block.number);
+      const same = stored !== undefined && trustedFeltToHex64(stored.hash) === trustedFeltToHex64(block.hash);
+      return same ? { status: 'skipped', reason: 'present' } : { status: 'skipped', reason: 'number taken', storedHash: stored?.hash };
+    }
+    if (byHash !== undefined) return { status: 'skipped', reason: 'hash taken' };
+    await this.level.batch(prepared.ops);
+    const latest = await this.latestNumber();
+    if (latest === undefined || block.number > latest) this.latestCache = block.number;
+    if (block.status === 'ACCEPTED_ON_L1') {
+      const l1 = await this.l1AcceptedNumber();
+      if (l1 === undefined || block.number > l1) this.l1Cache = block.number;
+    }
+    return { status: 'imported', events: prepared.events };
+  }
+
+  /** Decodes an `E` value. */
+  decodeEvent(bytes: Uint8Array): EventRecord {
+    return JSON.parse(utf8Decoder.decode(bytes)) as EventRecord;
+  }
+
+  async close(): Promise<void> {
+    await this.level.close();
+  }
+}
+
+/** The JSON of a `B` value. */
+interface BlockRecord {
+  hash: string;
+  parent: string;
+  time: number;
+  status: BlockStatus;
+  txs: number;
+  events: number;
+}
+
+/** A block turned into its batch, ready for {@link StarknetStore.commitBlock}. */
+export interface PreparedBlock {
+  block: StarknetBlockHeader;
+  hashBytes: Uint8Array;
+  ops: BatchOp[];
+  events: number;
+}
+
+/**
+ * The batch of one block: `B`, `H`, `L` (if ACCEPTED_ON_L1), one `E` per event, and one posting
+ * per distinct indexed value of the block: `A` (contract), `C` (contract + first key) and `K`
+ * (i-th key, i below {@link INDEXED_KEY_POSITIONS}). Pure CPU work, no I/O.
+ */
+export function prepareBlock(block: StarknetBlockInput): PreparedBlock {
+  const hashBytes = feltToBytes(block.hash);
+  const ops: BatchOp[] = [];
+  // Posting lists of this block, by a string naming the stream; ordinals are pushed in order.
+  const postings = new Map<string, { prefix: () => Uint8Array; ordinals: number[] }>();
+  const post = (id: string, prefix: () => Uint8Array, ordinal: number) => {
+    const p = postings.get(id);
+    if (p) p.ordinals.push(ordinal);
+    else postings.set(id, { prefix, ordinals: [ordinal] });
+  };
+  let events = 0;
+  block.transactions.forEach((tx, txIndex) => {
+    tx.events.forEach((ev, eventIndex) => {
+      const index = events++;
+      const record: EventRecord = [txIndex, eventIndex, ev.fromAddress, ev.keys, ev.data, tx.hash];
+      ops.push({ type: 'put', key: eventKey(block.number, index), value: utf8Encoder.encode(JSON.stringify(record)) });
+      const address = trustedFeltToHex64(ev.fromAddress);
+      post(`A${address}`, () => streamPrefix.address(hex64ToBytes(address)), index);
+      const keyCount = Math.min(ev.keys.length, INDEXED_KEY_POSITIONS);
+      for (let i = 0; i < keyCount; i++) {
+        const key = trustedFeltToHex64(ev.keys[i]);
+        post(`K${i}:${key}`, () => streamPrefix.key(i, hex64ToBytes(key)), index);
+        if (i === 0) post(`C${address}${key}`, () => streamPrefix.addressKey0(hex64ToBytes(address), hex64ToBytes(key)), index);
+      }
+    });
+  });
+  for (const { prefix, ordinals } of postings.values()) {
+    ops.push({ type: 'put', key: postingKey(prefix(), block.number), value: encodeOrdinals(ordinals) });
+  }
+  const record: BlockRecord = {
+    hash: block.hash,
+    parent: block.parentHash,
+    time: block.timestamp,
+    status: block.status,
+    txs: block.transactions.length,
+    events,
+  };
+  ops.push({ type: 'put', key: blockKey(block.number), value: utf8Encoder.encode(JSON.stringify(record)) });
+  ops.push({ type: 'put', key: blockHashKey(hashBytes), value: encodeBlockNumber(block.number) });
+  if (block.status === 'ACCEPTED_ON_L1') ops.push({ type: 'put', key: l1AcceptedKey(block.number), value: EMPTY });
+  const { number, hash, parentHash, timestamp, status } = block;
+  return { block: { number, hash, parentHash, timestamp, status }, hashBytes, ops, events };
+}
