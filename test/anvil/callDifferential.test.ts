@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.mjs';
-import { tempDir } from '../helpers/chains.js';
-import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
+import { describe, expect, it } from 'vitest';
+import { rawCall as rpc, usePeerPair } from '../helpers/anvilPeer.js';
 
 /**
  * eth_call against an independent peer: every transaction of the anvil-mined `traces` and `state`
@@ -11,35 +9,14 @@ import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
  * its decoded text and reports out-of-gas as -32603), so for failures the test compares data only
  * and checks that tracenode's message is geth's form.
  */
-const tmp = tempDir();
-const chains: Array<{ built: BuiltChain; server: EthTestServer }> = [];
-
-beforeAll(async () => {
-  for (const scenario of ['traces', 'state'] as const) {
-    const dir = `${tmp.dir}/${scenario}`;
-    const built = await buildAnvilChain({ outDir: dir, scenario, keepRunning: true });
-    chains.push({ built, server: await startEthServer(dir) });
-  }
-}, 240_000);
-afterAll(async () => {
-  for (const c of chains) {
-    await c.built.anvil?.stop();
-    await c.server.close();
-  }
-  tmp.cleanup();
-});
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string; data?: string } }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return (await res.json()) as { result?: unknown; error?: { code: number; message: string; data?: string } };
-}
+const chains = [usePeerPair('traces'), usePeerPair('state')];
 
 describe('eth_call vs anvil: every mined transaction replayed as a call', () => {
   it('same return data, same revert data, at the parent block and at the head', async () => {
     let successes = 0;
     let reverts = 0;
-    for (const { built, server } of chains) {
-      const ours = `${server.url}/v3/${server.key}`;
+    for (const pair of chains) {
+      const { built, ours } = pair();
       const head = built.blocks.at(-1)!.number;
       for (let n = 1; n <= head; n++) {
         const block = (await rpc(built.anvil!.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true])).result as {

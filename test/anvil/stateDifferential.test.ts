@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesToHex } from '@ethereumjs/util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.mjs';
-import { tempDir } from '../helpers/chains.js';
-import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
+import { describe, expect, it } from 'vitest';
+import { usePeerPair } from '../helpers/anvilPeer.js';
 
 /**
  * Differential test against an independent peer: a chain mined on anvil (scripts/anvilChain.mjs,
@@ -43,19 +41,7 @@ function anvilProofAsGeth(p: Proof, absent: boolean): Proof {
     storageProof: p.storageProof.map((sp) => (emptyStorage && sp.proof.length === 1 && sp.proof[0] === '0x80' ? { ...sp, proof: [] } : sp)),
   };
 }
-const tmp = tempDir();
-let built: BuiltChain;
-let server: EthTestServer;
-
-beforeAll(async () => {
-  built = await buildAnvilChain({ outDir: tmp.dir, scenario: 'state', keepRunning: true });
-  server = await startEthServer(tmp.dir);
-}, 180_000);
-afterAll(async () => {
-  await built?.anvil?.stop();
-  await server?.close();
-  tmp.cleanup();
-});
+const peers = usePeerPair('state');
 
 type Call = [method: string, params: unknown[]];
 
@@ -73,22 +59,22 @@ async function batch(url: string, calls: Call[]): Promise<unknown[]> {
 
 describe('anvil-generated chain', () => {
   it('imports into tracenode with every block hash and stateRoot equal to anvil’s', async () => {
-    const expected = JSON.parse(readFileSync(built.expectedPath, 'utf8')) as { blocks: Array<{ number: number; hash: string; stateRoot: string }> };
+    const expected = JSON.parse(readFileSync(peers().built.expectedPath, 'utf8')) as { blocks: Array<{ number: number; hash: string; stateRoot: string }> };
     expect(expected.blocks.length).toBeGreaterThan(20);
     for (const b of expected.blocks) {
-      const header = await server.chain.store.headerByNumber(BigInt(b.number));
+      const header = await peers().server.chain.store.headerByNumber(BigInt(b.number));
       expect(bytesToHex(header!.hash()), `block ${b.number}`).toBe(b.hash);
       expect(bytesToHex(header!.stateRoot), `block ${b.number}`).toBe(b.stateRoot);
     }
   });
 
   it('eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt and eth_getProof equal anvil’s at every block', async () => {
-    const expected = JSON.parse(readFileSync(built.expectedPath, 'utf8'));
+    const expected = JSON.parse(readFileSync(peers().built.expectedPath, 'utf8'));
     const contracts = expected.contracts as Record<string, string>;
     const slots = expected.slots as Record<string, Record<string, string>>;
     const absent = '0x00000000000000000000000000000000000abcde';
     const addresses = [...Object.values(contracts), ...Object.values(expected.accounts as Record<string, string>), absent];
-    const head = built.blocks.at(-1)!.number;
+    const head = peers().built.blocks.at(-1)!.number;
     const calls: Call[] = [];
     // anvil started from a state file keeps no state for block 0 (PEERS.md): compare from block 1
     for (let n = 1; n <= head; n++) {
@@ -101,8 +87,8 @@ describe('anvil-generated chain', () => {
         if (address !== absent) calls.push(['eth_getProof', [address, keys, block]]);
       }
     }
-    const anvilUrl = built.anvil!.url;
-    const ours = await batch(`${server.url}/v3/${server.key}`, calls);
+    const anvilUrl = peers().theirs;
+    const ours = await batch(peers().ours, calls);
     const theirs = await batch(anvilUrl, calls);
     expect(ours.length).toBe(calls.length);
     let compared = 0;
@@ -124,8 +110,8 @@ describe('anvil-generated chain', () => {
 
   it('eth_getProof of an absent account, raw answers: zeros as geth here, empty-account hashes from anvil', async () => {
     const call: Call = ['eth_getProof', ['0x00000000000000000000000000000000000abcde', [], 'latest']];
-    const [ours] = (await batch(`${server.url}/v3/${server.key}`, [call])) as Array<Record<string, unknown>>;
-    const [theirs] = (await batch(built.anvil!.url, [call])) as Array<Record<string, unknown>>;
+    const [ours] = (await batch(peers().ours, [call])) as Array<Record<string, unknown>>;
+    const [theirs] = (await batch(peers().theirs, [call])) as Array<Record<string, unknown>>;
     expect(ours.accountProof).toEqual(theirs.accountProof);
     expect([ours.balance, ours.nonce]).toEqual([theirs.balance, theirs.nonce]);
     expect([ours.codeHash, ours.storageHash]).toEqual([ZERO, ZERO]);

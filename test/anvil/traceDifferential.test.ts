@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.mjs';
-import { tempDir } from '../helpers/chains.js';
-import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
+import { describe, expect, it } from 'vitest';
+import { rawResult as rpc, usePeerPair } from '../helpers/anvilPeer.js';
 
 /**
  * Parity traces against an independent peer: the `traces` scenario of scripts/anvilChain.mjs
@@ -54,35 +52,16 @@ function withoutZeroValuePrecompileCalls(traces: Trace[]): Trace[] {
   }
   return out;
 }
-const tmp = tempDir();
-let built: BuiltChain;
-let server: EthTestServer;
-
-beforeAll(async () => {
-  built = await buildAnvilChain({ outDir: tmp.dir, scenario: 'traces', keepRunning: true });
-  server = await startEthServer(tmp.dir);
-}, 180_000);
-afterAll(async () => {
-  await built?.anvil?.stop();
-  await server?.close();
-  tmp.cleanup();
-});
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: unknown };
-  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
+const peers = usePeerPair('traces');
 
 describe('traces vs anvil on an anvil-mined chain', () => {
   it('trace_block of every block equals anvil’s', async () => {
-    const head = built.blocks.at(-1)!.number;
+    const head = peers().built.blocks.at(-1)!.number;
     let traces = 0;
     for (let n = 1; n <= head; n++) {
       const block = `0x${n.toString(16)}`;
-      const ours = (await rpc(`${server.url}/v3/${server.key}`, 'trace_block', [block])) as unknown[];
-      const theirs = withoutZeroValuePrecompileCalls((await rpc(built.anvil!.url, 'trace_block', [block])) as Trace[]);
+      const ours = (await rpc(peers().ours, 'trace_block', [block])) as unknown[];
+      const theirs = withoutZeroValuePrecompileCalls((await rpc(peers().theirs, 'trace_block', [block])) as Trace[]);
       expect(ours, `block ${n}`).toEqual(theirs);
       traces += ours.length;
     }
@@ -90,18 +69,18 @@ describe('traces vs anvil on an anvil-mined chain', () => {
   });
 
   it('trace_transaction of every transaction equals anvil’s', async () => {
-    const expected = JSON.parse(readFileSync(built.expectedPath, 'utf8')) as { blocks: Array<{ txHashes: string[] }> };
+    const expected = JSON.parse(readFileSync(peers().built.expectedPath, 'utf8')) as { blocks: Array<{ txHashes: string[] }> };
     const hashes = expected.blocks.flatMap((b) => b.txHashes);
     expect(hashes.length).toBeGreaterThan(40);
     for (const hash of hashes) {
-      const theirs = withoutZeroValuePrecompileCalls((await rpc(built.anvil!.url, 'trace_transaction', [hash])) as Trace[]);
-      expect(await rpc(`${server.url}/v3/${server.key}`, 'trace_transaction', [hash]), hash).toEqual(theirs);
+      const theirs = withoutZeroValuePrecompileCalls((await rpc(peers().theirs, 'trace_transaction', [hash])) as Trace[]);
+      expect(await rpc(peers().ours, 'trace_transaction', [hash]), hash).toEqual(theirs);
     }
   });
 
   it('documented difference: an unknown transaction is null here (OpenEthereum, erigon, reth), [] on anvil', async () => {
     const unknown = `0x${'12'.repeat(32)}`;
-    expect(await rpc(`${server.url}/v3/${server.key}`, 'trace_transaction', [unknown])).toBeNull();
-    expect(await rpc(built.anvil!.url, 'trace_transaction', [unknown])).toEqual([]);
+    expect(await rpc(peers().ours, 'trace_transaction', [unknown])).toBeNull();
+    expect(await rpc(peers().theirs, 'trace_transaction', [unknown])).toEqual([]);
   });
 });

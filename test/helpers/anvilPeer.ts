@@ -1,0 +1,57 @@
+import { afterAll, beforeAll } from 'vitest';
+import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.mjs';
+import { tempDir } from './chains.js';
+import { type EthTestServer, startEthServer } from './ethServer.js';
+
+/** A JSON-RPC answer as both peers send it. */
+export interface RawAnswer {
+  result?: unknown;
+  error?: { code: number; message: string; data?: string };
+}
+
+/** One plain JSON-RPC request over HTTP to any node (tracenode or anvil). */
+export async function rawCall(url: string, method: string, params: unknown[]): Promise<RawAnswer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  return (await res.json()) as RawAnswer;
+}
+
+/** The result of a request, throwing on an error answer. */
+export async function rawResult(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const answer = await rawCall(url, method, params);
+  if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+  return answer.result;
+}
+
+/** A peer pair for differential tests: a chain mined on anvil (still serving it) and tracenode serving its export. */
+export interface PeerPair {
+  built: BuiltChain;
+  server: EthTestServer;
+  /** tracenode's JSON-RPC URL. */
+  ours: string;
+  /** anvil's JSON-RPC URL. */
+  theirs: string;
+}
+
+/**
+ * Registers beforeAll/afterAll that mine `scenario` on anvil (scripts/anvilChain.mjs), import the
+ * exported chain into tracenode and serve it; returns a getter for the pair.
+ */
+export function usePeerPair(scenario: 'state' | 'traces'): () => PeerPair {
+  const tmp = tempDir();
+  let pair: PeerPair | undefined;
+  beforeAll(async () => {
+    const dir = `${tmp.dir}/${scenario}`;
+    const built = await buildAnvilChain({ outDir: dir, scenario, keepRunning: true });
+    const server = await startEthServer(dir);
+    pair = { built, server, ours: `${server.url}/v3/${server.key}`, theirs: built.anvil!.url };
+  }, 180_000);
+  afterAll(async () => {
+    await pair?.built.anvil?.stop();
+    await pair?.server.close();
+    tmp.cleanup();
+  });
+  return () => {
+    if (!pair) throw new Error('peer pair used before beforeAll built it');
+    return pair;
+  };
+}
