@@ -19,6 +19,7 @@ import { evmBlockchain } from '../chain/blockHashes.js';
 import type { ChainStore } from '../chain/store.js';
 import type { AccountOverride, Authorization, BlockOverrides, CallRequest } from './callArgs.js';
 import { type FailedFrame, type PrecompileContext, gethErrorText } from './evmErrors.js';
+import { type OpcodeHooks, hookOpcodes } from './opcodeHooks.js';
 import { OverlayState, StateReadCache } from './overlayDb.js';
 
 /**
@@ -51,6 +52,19 @@ export const ESTIMATE_GAS_ERROR_RATIO = 0.015;
  */
 export const EVM_POOL_SIZE_PER_HARDFORK = 64;
 
+/**
+ * Longest a single eth_call / eth_estimateGas may execute, geth's `--rpc.evmtimeout` default. The
+ * interpreter does not yield to the event loop while it runs, so this also bounds how long one
+ * request can hold the server.
+ */
+export const CALL_TIMEOUT_MS = 5_000;
+/** The deadline is checked every this many JUMP/JUMPI (every loop iteration passes one). */
+const TIMEOUT_CHECK_EVERY_JUMPS = 1024;
+const JUMP_OPCODES: ReadonlyMap<number, string> = new Map([
+  [0x56, 'JUMP'],
+  [0x57, 'JUMPI'],
+]);
+
 /** EIP-7825 (Osaka): the protocol's per-transaction gas limit, which also bounds estimates. */
 const MAX_TX_GAS = 1n << 24n;
 /** EIP-4844: blob gas per blob. */
@@ -80,6 +94,14 @@ export class MessageError extends CallError {
     readonly gas: bigint,
   ) {
     super(`err: ${reason} (supplied gas ${gas})`);
+  }
+}
+
+/** The run exceeded {@link CALL_TIMEOUT_MS}; geth's text. */
+export class CallTimeoutError extends CallError {
+  override readonly name = 'CallTimeoutError';
+  constructor(ms: number) {
+    super(`execution aborted (timeout = ${ms / 1000}s)`);
   }
 }
 
@@ -122,6 +144,8 @@ export interface CallEngineOptions {
   readCacheEntries?: number;
   /** Overrides {@link GAS_CAP_BLOCK_GAS_LIMIT_FACTOR} (tests). */
   gasCapFactor?: bigint;
+  /** Overrides {@link CALL_TIMEOUT_MS} (tests). */
+  timeoutMs?: number;
 }
 
 /** Block context of a run: the header's fields after overrides, and the fork they select. */
@@ -176,14 +200,18 @@ export class CallEngine {
   private readonly chainCommon: Common;
   private readonly reads: StateReadCache;
   private readonly capFactor: bigint;
+  private readonly timeoutMs: number;
   private readonly commons = new Map<string, Common>();
   private readonly idle = new Map<string, EVM[]>();
+  // Each EVM's deadline guard: JUMP/JUMPI hooks that abort a run past its deadline.
+  private readonly guards = new WeakMap<EVM, { deadline: number; jumps: number; hooks: OpcodeHooks }>();
 
   constructor(opts: CallEngineOptions) {
     this.store = opts.store;
     this.chainCommon = opts.common;
     this.reads = new StateReadCache(opts.trieDb, opts.readCacheEntries);
     this.capFactor = opts.gasCapFactor ?? GAS_CAP_BLOCK_GAS_LIMIT_FACTOR;
+    this.timeoutMs = opts.timeoutMs ?? CALL_TIMEOUT_MS;
   }
 
   /** The gas cap at a block: the default and the maximum gas of a call there. */
@@ -431,6 +459,8 @@ export class CallEngine {
     if (prepared.precompileEdits.length > 0) {
       // Rare: a private EVM with the edited precompile map.
       const evm = await this.newEvm(common, prepared.precompileEdits);
+      const guard = this.guards.get(evm)!;
+      guard.deadline = performance.now() + this.timeoutMs;
       return fn(evm);
     }
     const evm = this.idle.get(key)?.pop() ?? (await this.newEvm(common, []));
@@ -439,14 +469,20 @@ export class CallEngine {
       if (list.length < EVM_POOL_SIZE_PER_HARDFORK) list.push(evm);
       this.idle.set(key, list);
     };
+    const guard = this.guards.get(evm);
+    guard?.hooks.ensure();
+    if (guard) guard.deadline = performance.now() + this.timeoutMs;
     try {
       const result = await fn(evm);
       release();
       return result;
     } catch (err) {
-      // Message-validation errors leave the EVM untouched; after anything else it may be mid-run.
-      if (err instanceof CallError || err instanceof ExecutionFailedError) release();
+      // Message-validation errors leave the EVM untouched; after anything else (a timeout
+      // included) it may be mid-run, so it is dropped.
+      if ((err instanceof CallError && !(err instanceof CallTimeoutError)) || err instanceof ExecutionFailedError) release();
       throw err;
+    } finally {
+      if (guard) guard.deadline = Number.POSITIVE_INFINITY;
     }
   }
 
@@ -454,12 +490,19 @@ export class CallEngine {
     const customPrecompiles = edits.map((e) =>
       e.fn === undefined ? { address: `0x${e.address}` as const } : { address: `0x${e.address}` as const, function: e.fn },
     );
-    return createEVM({
+    const evm = await createEVM({
       common,
       stateManager: new OverlayState(this.reads, ZERO_HASH),
       blockchain: evmBlockchain(this.store),
       customPrecompiles: customPrecompiles.length > 0 ? customPrecompiles : undefined,
     });
+    const guard = { deadline: Number.POSITIVE_INFINITY, jumps: 0, hooks: undefined as unknown as OpcodeHooks };
+    const timeoutMs = this.timeoutMs;
+    guard.hooks = hookOpcodes(evm, JUMP_OPCODES, () => {
+      if (++guard.jumps % TIMEOUT_CHECK_EVERY_JUMPS === 0 && performance.now() > guard.deadline) throw new CallTimeoutError(timeoutMs);
+    });
+    this.guards.set(evm, guard);
+    return evm;
   }
 
   // --- one run -------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { VM } from '@ethereumjs/vm';
+import { hookOpcodes } from '../execution/opcodeHooks.js';
 import type { CallFrame, FrameError, FrameKind, SelfdestructNode, TxCallTree } from './callTree.js';
 
 /**
@@ -48,11 +49,6 @@ const OPCODE_NAMES: ReadonlyMap<number, string> = new Map([
   [0xff, 'SELFDESTRUCT'],
 ]);
 
-/** The parts of @ethereumjs/evm's private opcode table entry we touch (checked at attach time). */
-interface OpcodeEntry {
-  opcodeInfo: { code: number; name: string; isAsync: boolean };
-  opHandler: (runState: RunStateView, common: unknown) => unknown;
-}
 /** The parts of the interpreter's run state the SELFDESTRUCT wrapper reads (all public there). */
 interface RunStateView {
   stack: { peek(n?: number): bigint[] };
@@ -85,7 +81,6 @@ export function attachRecorder(vm: VM): TraceRecorder {
   let txCount = 0;
   // The frame kind of the opcode now executing, consumed by the message it opens.
   let pendingKind: FrameKind | undefined;
-  const wrappers = new WeakSet<object>();
 
   const onOpcode = (code: number, runState: RunStateView): void => {
     if (code === SELFDESTRUCT) {
@@ -103,41 +98,14 @@ export function attachRecorder(vm: VM): TraceRecorder {
     pendingKind = FRAME_OPCODES.get(code);
   };
 
-  // Wraps the handlers of the current opcode table (rebuilt by the EVM on a hardfork change).
-  const ensureWrapped = (): void => {
-    const table = (evm as unknown as { _opcodeMap?: OpcodeEntry[] })._opcodeMap;
-    if (!Array.isArray(table)) throw new Error('tracing: unsupported @ethereumjs/evm (no opcode table)');
-    for (const [code, name] of OPCODE_NAMES) {
-      const entry = table[code];
-      // Opcodes not active in this fork point at the shared INVALID entry: leave them alone.
-      if (!entry || entry.opcodeInfo.code !== code || entry.opcodeInfo.name !== name) continue;
-      if (wrappers.has(entry.opHandler)) continue;
-      const original = entry.opHandler;
-      const wrapped = entry.opcodeInfo.isAsync
-        ? async (runState: RunStateView, common: unknown) => {
-            onOpcode(code, runState);
-            try {
-              return await original(runState, common);
-            } finally {
-              pendingKind = undefined;
-            }
-          }
-        : (runState: RunStateView, common: unknown) => {
-            onOpcode(code, runState);
-            try {
-              return original(runState, common);
-            } finally {
-              pendingKind = undefined;
-            }
-          };
-      wrappers.add(wrapped);
-      entry.opHandler = wrapped;
-    }
-  };
-  ensureWrapped();
+  // Wraps the handlers of the frame-opening opcodes and SELFDESTRUCT (the EVM rebuilds its table
+  // on a hardfork change, so the hooks are re-ensured before each transaction).
+  const hooks = hookOpcodes<RunStateView>(evm, OPCODE_NAMES, onOpcode, () => {
+    pendingKind = undefined;
+  });
 
   vm.events.on('beforeTx', (tx: TypedTransaction) => {
-    ensureWrapped();
+    hooks.ensure();
     open = { tx, txIndex: txCount++, stack: [] };
     pendingKind = undefined;
   });

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
+import type { EthereumChain } from '../chain/open.js';
+import { bytesToData } from '../codec/hex.js';
+import { callMethods } from '../methods/callMethods.js';
+import { type EthContext, createEthContext } from '../methods/context.js';
+import { RpcError } from '../rpc/errors.js';
+import { createCallEngine } from './call.js';
+
+/** An endless loop: JUMPDEST PUSH1 0 JUMP. */
+const LOOP = '0x5b600056';
+const LOOPER = '0x00000000000000000000000000000000000100a0';
+const ethCall = callMethods.find((m) => m.name === 'eth_call')!;
+
+const tmp = tempDir();
+let chain: EthereumChain;
+let ctx: EthContext;
+beforeAll(async () => {
+  chain = await importFixtureChain(join(SHARED_FIXTURES, 'uncle-chains', 'twoUncle_London'), tmp.dir);
+  const base = await createEthContext(chain, 'test');
+  // a short deadline so the test is quick; production uses CALL_TIMEOUT_MS (5 s, geth's)
+  ctx = { ...base, execution: createCallEngine({ store: chain.store, common: chain.common, trieDb: base.state.db, timeoutMs: 200 }) };
+});
+afterAll(async () => {
+  await chain.close();
+  tmp.cleanup();
+});
+
+async function callError(params: unknown[]) {
+  try {
+    await ethCall.call(ctx, params);
+  } catch (err) {
+    if (err instanceof RpcError) return err.toJSON();
+    throw err;
+  }
+  throw new Error('call succeeded');
+}
+
+describe('eth_call deadline', () => {
+  it('an endless loop with a huge gas budget is aborted with geth’s error', async () => {
+    const started = performance.now();
+    const error = await callError([{ to: LOOPER, gas: '0x3b9aca00' }, 'latest', { [LOOPER]: { code: LOOP } }]);
+    expect(error).toEqual({ code: -32000, message: 'execution aborted (timeout = 0.2s)' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('the engine still answers afterwards (the interrupted EVM was dropped, not reused)', async () => {
+    const code = await ethCall.call(ctx, [{ to: LOOPER }, 'latest', { [LOOPER]: { code: '0x60ff60005260206000f3' } }]);
+    expect(code).toBe(bytesToData(Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 0xff : 0))));
+  });
+
+  it('a loop that runs out of gas first is out of gas, not a timeout', async () => {
+    expect(await callError([{ to: LOOPER, gas: '0x186a0' }, 'latest', { [LOOPER]: { code: LOOP } }])).toEqual({ code: -32000, message: 'out of gas' });
+  });
+});
