@@ -1,10 +1,14 @@
 import { type Block, type BlockHeader, createBlockFromRLP, createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util';
 import type { BatchOp, Level } from '../db/database.js';
 import { META, PREFIX, decodeNumber, encodeNumber, prefixed } from '../db/keys.js';
 import { LruCache } from './lru.js';
 import { type StoredReceipt, decodeReceipts, encodeReceipts } from './receipts.js';
+
+/** Position of logsBloom in a header's RLP list (yellow paper order, every fork). */
+const HEADER_LOGS_BLOOM_INDEX = 6;
 
 /** Decoded headers kept in memory (a header object is a few KiB). */
 export const HEADER_CACHE_ENTRIES = 4096;
@@ -98,6 +102,21 @@ export class ChainStore {
   async headerByNumber(number: bigint): Promise<BlockHeader | undefined> {
     const hash = await this.canonicalHash(number);
     return hash ? this.headerByHash(hash) : undefined;
+  }
+
+  /**
+   * The canonical blocks `from..to` with each header's logsBloom, read from the raw header RLP
+   * without decoding a header object (a range scan tests blooms first and decodes only the blocks
+   * that may match).
+   */
+  async *canonicalBlooms(from: bigint, to: bigint): AsyncGenerator<{ number: bigint; hash: Uint8Array; logsBloom: Uint8Array }> {
+    const range = { gte: prefixed(PREFIX.canonical, encodeNumber(from)), lte: prefixed(PREFIX.canonical, encodeNumber(to)) };
+    for await (const [key, hash] of this.level.iterator(range)) {
+      const rlp = await this.level.get(prefixed(PREFIX.header, hash));
+      if (!rlp) throw new Error(`database corrupt: header ${bytesToHex(hash)} missing`);
+      const fields = RLP.decode(rlp) as Uint8Array[];
+      yield { number: decodeNumber(key.subarray(1)), hash, logsBloom: fields[HEADER_LOGS_BLOOM_INDEX] };
+    }
   }
 
   async receipts(blockHash: Uint8Array): Promise<StoredReceipt[] | undefined> {

@@ -1,4 +1,3 @@
-import type { BlockHeader } from '@ethereumjs/block';
 import { InvalidParamsError, LimitExceededError, ServerError } from '../../rpc/errors.js';
 import { type MethodDefinition, defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
@@ -35,11 +34,10 @@ export interface GetLogsLimits {
 }
 
 /** Appends the block's logs that match; throws once the result cap is passed. */
-async function collectBlock(ctx: EthContext, header: BlockHeader, filter: CompiledLogFilter, out: RpcLog[], limits: GetLogsLimits): Promise<void> {
-  if (!filter.mayMatchBloom(header.logsBloom)) return;
-  const blockHash = header.hash();
+async function collectBlock(ctx: EthContext, blockHash: Uint8Array, filter: CompiledLogFilter, out: RpcLog[], limits: GetLogsLimits): Promise<void> {
   const [block, receipts] = await Promise.all([ctx.chain.store.blockByHash(blockHash), ctx.chain.store.receipts(blockHash)]);
   if (!block || !receipts) return;
+  const header = block.header;
   let logIndex = 0;
   receipts.forEach((receipt, txIndex) => {
     for (const log of receipt.logs) {
@@ -97,7 +95,7 @@ export function createGetLogs(limits: GetLogsLimits): MethodDefinition<EthContex
       if (criteria.blockHash) {
         const header = await store.headerByHash(criteria.blockHash);
         if (!header) throw new ServerError('unknown block');
-        await collectBlock(ctx, header, filter, out, limits);
+        if (filter.mayMatchBloom(header.logsBloom)) await collectBlock(ctx, header.hash(), filter, out, limits);
         return out;
       }
 
@@ -109,9 +107,8 @@ export function createGetLogs(limits: GetLogsLimits): MethodDefinition<EthContex
       if (to - from + 1n > limits.maxBlockRange) {
         throw new LimitExceededError(`query exceeds max block range of ${limits.maxBlockRange} blocks (asked for ${to - from + 1n})`);
       }
-      for (let n = from; n <= to; n++) {
-        const header = await store.headerByNumber(n);
-        if (header) await collectBlock(ctx, header, filter, out, limits);
+      for await (const { hash, logsBloom } of store.canonicalBlooms(from, to)) {
+        if (filter.mayMatchBloom(logsBloom)) await collectBlock(ctx, hash, filter, out, limits);
       }
       return out;
     },
