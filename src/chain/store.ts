@@ -9,6 +9,8 @@ import { type StoredReceipt, decodeReceipts, encodeReceipts } from './receipts.j
 
 /** Position of logsBloom in a header's RLP list (yellow paper order, every fork). */
 const HEADER_LOGS_BLOOM_INDEX = 6;
+/** Blocks read per step of a bloom scan. */
+const BLOOM_SCAN_CHUNK = 512;
 
 /** Decoded headers kept in memory (a header object is a few KiB). */
 export const HEADER_CACHE_ENTRIES = 4096;
@@ -40,6 +42,7 @@ export class ChainStore {
   // immutable, and keyed by hash, so never stale).
   private readonly headers = new LruCache<string, BlockHeader>(HEADER_CACHE_ENTRIES);
   private readonly blocks = new LruCache<string, Block>(BLOCK_CACHE_ENTRIES);
+  private readonly receiptLists = new LruCache<string, StoredReceipt[]>(BLOCK_CACHE_ENTRIES);
 
   constructor(
     readonly level: Level,
@@ -111,17 +114,36 @@ export class ChainStore {
    */
   async *canonicalBlooms(from: bigint, to: bigint): AsyncGenerator<{ number: bigint; hash: Uint8Array; logsBloom: Uint8Array }> {
     const range = { gte: prefixed(PREFIX.canonical, encodeNumber(from)), lte: prefixed(PREFIX.canonical, encodeNumber(to)) };
-    for await (const [key, hash] of this.level.iterator(range)) {
-      const rlp = await this.level.get(prefixed(PREFIX.header, hash));
-      if (!rlp) throw new Error(`database corrupt: header ${bytesToHex(hash)} missing`);
-      const fields = RLP.decode(rlp) as Uint8Array[];
-      yield { number: decodeNumber(key.subarray(1)), hash, logsBloom: fields[HEADER_LOGS_BLOOM_INDEX] };
+    const iterator = this.level.iterator(range);
+    try {
+      // Chunks: one iterator step and one getMany per BLOOM_SCAN_CHUNK blocks, not two reads per block.
+      for (;;) {
+        const entries = await iterator.nextv(BLOOM_SCAN_CHUNK);
+        if (entries.length === 0) return;
+        const headers = await this.level.getMany(entries.map(([, hash]) => prefixed(PREFIX.header, hash)));
+        for (let i = 0; i < entries.length; i++) {
+          const [key, hash] = entries[i];
+          const rlp = headers[i];
+          if (!rlp) throw new Error(`database corrupt: header ${bytesToHex(hash)} missing`);
+          const fields = RLP.decode(rlp) as Uint8Array[];
+          yield { number: decodeNumber(key.subarray(1)), hash, logsBloom: fields[HEADER_LOGS_BLOOM_INDEX] };
+        }
+      }
+    } finally {
+      await iterator.close();
     }
   }
 
+  /** A block's receipts (shared, cached: callers must not mutate them). */
   async receipts(blockHash: Uint8Array): Promise<StoredReceipt[] | undefined> {
+    const key = bytesToHex(blockHash);
+    const hit = this.receiptLists.get(key);
+    if (hit) return hit;
     const bytes = await this.level.get(prefixed(PREFIX.receipts, blockHash));
-    return bytes ? decodeReceipts(bytes) : undefined;
+    if (!bytes) return undefined;
+    const receipts = decodeReceipts(bytes);
+    this.receiptLists.set(key, receipts);
+    return receipts;
   }
 
   async totalDifficulty(blockHash: Uint8Array): Promise<bigint | undefined> {
