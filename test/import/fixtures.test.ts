@@ -30,7 +30,13 @@ describe('import: execution-apis chains', () => {
         .map((l) => JSON.parse(l));
       expect(summary.length).toBe(Number(headNumber));
       for (const line of summary) {
-        expect(bytesToHex((await chain.store.canonicalHash(BigInt(line.number)))!)).toBe(line.hash);
+        const hash = (await chain.store.canonicalHash(BigInt(line.number)))!;
+        expect(bytesToHex(hash)).toBe(line.hash);
+        // Transaction hashes read from the raw block RLP (the log scan's path) equal those of the
+        // decoded transaction objects, for every transaction type of the chain.
+        const fromRaw = (await chain.store.txHashes(hash))!.map(bytesToHex);
+        expect(fromRaw.length).toBe(line.txs);
+        expect(fromRaw).toEqual((await chain.store.blockByHash(hash))!.transactions.map((tx) => bytesToHex(tx.hash())));
       }
       const head = await chain.store.head();
       expect(head?.number).toBe(headNumber);

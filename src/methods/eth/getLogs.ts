@@ -33,21 +33,27 @@ export interface GetLogsLimits {
   maxBlockRange: bigint;
 }
 
+/** Where a block's logs sit, for formatting. */
+interface BlockPlace {
+  hash: Uint8Array;
+  number: bigint;
+  timestamp: bigint;
+}
+
 /** Appends the block's logs that match; throws once the result cap is passed. */
-async function collectBlock(ctx: EthContext, blockHash: Uint8Array, filter: CompiledLogFilter, out: RpcLog[], limits: GetLogsLimits): Promise<void> {
-  const [block, receipts] = await Promise.all([ctx.chain.store.blockByHash(blockHash), ctx.chain.store.receipts(blockHash)]);
-  if (!block || !receipts) return;
-  const header = block.header;
+async function collectBlock(ctx: EthContext, block: BlockPlace, filter: CompiledLogFilter, out: RpcLog[], limits: GetLogsLimits): Promise<void> {
+  const [txHashes, receipts] = await Promise.all([ctx.chain.store.txHashes(block.hash), ctx.chain.store.receipts(block.hash)]);
+  if (!txHashes || !receipts) return;
   let logIndex = 0;
   receipts.forEach((receipt, txIndex) => {
     for (const log of receipt.logs) {
       if (filter.matches(log)) {
         out.push(
           formatLog(log, {
-            blockHash,
-            blockNumber: header.number,
-            blockTimestamp: header.timestamp,
-            transactionHash: block.transactions[txIndex].hash(),
+            blockHash: block.hash,
+            blockNumber: block.number,
+            blockTimestamp: block.timestamp,
+            transactionHash: txHashes[txIndex],
             transactionIndex: txIndex,
             logIndex,
           }),
@@ -95,7 +101,7 @@ export function createGetLogs(limits: GetLogsLimits): MethodDefinition<EthContex
       if (criteria.blockHash) {
         const header = await store.headerByHash(criteria.blockHash);
         if (!header) throw new ServerError('unknown block');
-        if (filter.mayMatchBloom(header.logsBloom)) await collectBlock(ctx, header.hash(), filter, out, limits);
+        if (filter.mayMatchBloom(header.logsBloom)) await collectBlock(ctx, { hash: header.hash(), number: header.number, timestamp: header.timestamp }, filter, out, limits);
         return out;
       }
 
@@ -107,8 +113,8 @@ export function createGetLogs(limits: GetLogsLimits): MethodDefinition<EthContex
       if (to - from + 1n > limits.maxBlockRange) {
         throw new LimitExceededError(`query exceeds max block range of ${limits.maxBlockRange} blocks (asked for ${to - from + 1n})`);
       }
-      for await (const { hash, logsBloom } of store.canonicalBlooms(from, to)) {
-        if (filter.mayMatchBloom(logsBloom)) await collectBlock(ctx, hash, filter, out, limits);
+      for await (const place of store.canonicalBlooms(from, to)) {
+        if (filter.mayMatchBloom(place.logsBloom)) await collectBlock(ctx, place, filter, out, limits);
       }
       return out;
     },
