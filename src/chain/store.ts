@@ -50,6 +50,8 @@ export class ChainStore {
   private readonly blocks = new LruCache<string, Block>(BLOCK_CACHE_ENTRIES);
   private readonly receiptLists = new LruCache<string, StoredReceipt[]>(BLOCK_CACHE_ENTRIES);
   private readonly txHashLists = new LruCache<string, Uint8Array[]>(TX_HASHES_CACHE_ENTRIES);
+  // number → canonical hash; cleared with the head whenever the importer writes.
+  private readonly canonicalHashes = new LruCache<bigint, Uint8Array>(HEADER_CACHE_ENTRIES);
 
   constructor(
     readonly level: Level,
@@ -67,14 +69,20 @@ export class ChainStore {
     return this.cachedHead;
   }
 
-  /** Forgets the cached head so the next read sees the database (after a write). */
+  /** Forgets the cached head and canonical hashes so the next read sees the database (after a write). */
   invalidateHead(): void {
     this.cachedHead = undefined;
+    this.canonicalHashes.clear();
   }
 
   async canonicalHash(number: bigint): Promise<Uint8Array | undefined> {
     if (number < 0n || number >= 1n << 64n) return undefined;
-    return (await this.level.get(prefixed(PREFIX.canonical, encodeNumber(number)))) ?? undefined;
+    const hit = this.canonicalHashes.get(number);
+    if (hit) return hit;
+    const hash = await this.level.get(prefixed(PREFIX.canonical, encodeNumber(number)));
+    if (!hash) return undefined;
+    this.canonicalHashes.set(number, hash);
+    return hash;
   }
 
   async numberOf(hash: Uint8Array): Promise<bigint | undefined> {

@@ -11,6 +11,7 @@ import {
   createAccountFromRLP,
   equalsBytes,
 } from '@ethereumjs/util';
+import { LruCache } from '../chain/lru.js';
 import type { Level } from '../db/database.js';
 import { ReadOnlyTrieDB } from './nodeCache.js';
 import { TrieDB } from './trieDb.js';
@@ -23,23 +24,48 @@ export interface AccountProof {
   storageProof: Array<{ value: bigint; proof: Uint8Array[] }>;
 }
 
+/** State and storage trie objects kept for reuse (a few KiB each). */
+const TRIE_OBJECTS_CACHED = 1024;
+/** Account and storage reads remembered by (root, key): ~200 bytes an entry. */
+export const READ_RESULTS_CACHED = 100_000;
+
 /**
  * Reads accounts, storage, code and Merkle proofs from the archive state at any state root.
  * Every read goes through one shared node cache; opening a root costs nothing until a node is read.
  */
 export class StateReader {
   readonly db: ReadOnlyTrieDB;
+  // Building a trie object costs more than a cached lookup in it (debug setup, options): the tries of
+  // recently read roots are kept. Reads never change a trie's root, so one object serves concurrent
+  // requests.
+  private readonly tries = new LruCache<string, MerklePatriciaTrie>(TRIE_OBJECTS_CACHED);
+  // A trie under a given root never changes, so a value read at (root, key) is that value forever:
+  // repeated reads (a wallet polling a balance, a dapp its contract's slots) skip the trie walk
+  // and the node decoding. `null` records an absent account.
+  private readonly accounts = new LruCache<string, Uint8Array | null>(READ_RESULTS_CACHED);
+  private readonly slots = new LruCache<string, bigint>(READ_RESULTS_CACHED);
   constructor(level: Level) {
     this.db = new ReadOnlyTrieDB(new TrieDB(level));
   }
 
   private trie(root: Uint8Array): MerklePatriciaTrie {
-    return new MerklePatriciaTrie({ db: this.db, root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, cacheSize: 0 });
+    const key = bytesToHex(root);
+    let trie = this.tries.get(key);
+    if (!trie) {
+      trie = new MerklePatriciaTrie({ db: this.db, root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, cacheSize: 0 });
+      this.tries.set(key, trie);
+    }
+    return trie;
   }
 
   /** The account at `address`, or undefined when absent. */
   async account(stateRoot: Uint8Array, address: Uint8Array): Promise<Account | undefined> {
-    const raw = await this.trie(stateRoot).get(address);
+    const key = bytesToHex(stateRoot) + bytesToHex(address).slice(2);
+    let raw = this.accounts.get(key);
+    if (raw === undefined) {
+      raw = await this.trie(stateRoot).get(address);
+      this.accounts.set(key, raw);
+    }
     return raw ? createAccountFromRLP(raw) : undefined;
   }
 
@@ -47,7 +73,13 @@ export class StateReader {
   async storage(stateRoot: Uint8Array, address: Uint8Array, slot: Uint8Array): Promise<bigint> {
     const account = await this.account(stateRoot, address);
     if (!account || equalsBytes(account.storageRoot, KECCAK256_RLP)) return 0n;
-    return decodeStorageValue(await this.trie(account.storageRoot).get(slot));
+    const key = bytesToHex(account.storageRoot) + bytesToHex(slot).slice(2);
+    let value = this.slots.get(key);
+    if (value === undefined) {
+      value = decodeStorageValue(await this.trie(account.storageRoot).get(slot));
+      this.slots.set(key, value);
+    }
+    return value;
   }
 
   /** The code of `address` (empty when none). */

@@ -13,6 +13,7 @@ afterAll(() => tmp.cleanup());
 interface SummaryLine {
   number: number;
   hash: string;
+  txs: number;
 }
 
 describe('import: execution-apis chains', () => {
