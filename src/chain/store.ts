@@ -18,6 +18,8 @@ const BLOOM_SCAN_CHUNK = 512;
 export const HEADER_CACHE_ENTRIES = 4096;
 /** Decoded blocks kept in memory (bounded by count; blocks of the demo and test chains are small). */
 export const BLOCK_CACHE_ENTRIES = 256;
+/** Decoded receipts kept in memory, counted by their stored (RLP) size; decoded they take ~3×. */
+export const RECEIPT_CACHE_BYTES = 32 * 1024 * 1024;
 /** Transaction-hash lists kept in memory (32 bytes a transaction: a log scan touches many blocks). */
 export const TX_HASHES_CACHE_ENTRIES = 16_384;
 /** Position of the transaction list in a block's RLP list [header, transactions, uncles, …]. */
@@ -48,7 +50,12 @@ export class ChainStore {
   // immutable, and keyed by hash, so never stale).
   private readonly headers = new LruCache<string, BlockHeader>(HEADER_CACHE_ENTRIES);
   private readonly blocks = new LruCache<string, Block>(BLOCK_CACHE_ENTRIES);
-  private readonly receiptLists = new LruCache<string, StoredReceipt[]>(BLOCK_CACHE_ENTRIES);
+  // Receipts by the size of their stored encoding: a log scan over a few thousand ordinary blocks
+  // stays in memory, a few huge blocks cannot take it over.
+  private readonly receiptLists = new LruCache<string, { receipts: StoredReceipt[]; bytes: number }>(TX_HASHES_CACHE_ENTRIES, {
+    maxWeight: RECEIPT_CACHE_BYTES,
+    weigh: (entry) => entry.bytes,
+  });
   private readonly txHashLists = new LruCache<string, Uint8Array[]>(TX_HASHES_CACHE_ENTRIES);
   // number → canonical hash; cleared with the head whenever the importer writes.
   private readonly canonicalHashes = new LruCache<bigint, Uint8Array>(HEADER_CACHE_ENTRIES);
@@ -172,11 +179,11 @@ export class ChainStore {
   async receipts(blockHash: Uint8Array): Promise<StoredReceipt[] | undefined> {
     const key = bytesToHex(blockHash);
     const hit = this.receiptLists.get(key);
-    if (hit) return hit;
+    if (hit) return hit.receipts;
     const bytes = await this.level.get(prefixed(PREFIX.receipts, blockHash));
     if (!bytes) return undefined;
     const receipts = decodeReceipts(bytes);
-    this.receiptLists.set(key, receipts);
+    this.receiptLists.set(key, { receipts, bytes: bytes.length });
     return receipts;
   }
 
