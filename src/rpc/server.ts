@@ -113,16 +113,19 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.addHook('onResponse', (req, reply, done) => {
     const status = reply.statusCode;
     const level = status >= 500 || status === 401 || status === 403 ? 'warn' : 'debug';
-    req.log[level]({ method: req.method, url: redactUrl(req.url), statusCode: status, responseTime: reply.elapsedTime }, 'request completed');
+    // Checked first: building the line (and redacting the URL) for a disabled level costs per request.
+    if ((req.log as Partial<Logger>).isLevelEnabled?.(level) ?? true) {
+      req.log[level]({ method: req.method, url: redactUrl(req.url), statusCode: status, responseTime: reply.elapsedTime }, 'request completed');
+    }
     done();
   });
 
   // Once close() has begun, responses to requests still in flight end their keep-alive
   // connection; otherwise the client could hold it open and close() would wait for its timeout.
   let closing = false;
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
   await app.register(fastifyWebsocket, {
@@ -153,10 +156,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
 
   await app.register(async (rpc) => {
-    const authenticate = async (req: FastifyRequest): Promise<void> => {
+    // Callback style, not async: this runs on every request and a promise per hook shows in the
+    // transport's cost.
+    const authenticate = (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
       const key = (req.params as { apiKey?: string }).apiKey;
-      if (key === undefined || key === '') throw new ResourceNotFoundError('project id required in the url', 401);
-      if (!isKnownKey(key)) throw new ResourceNotFoundError('invalid project id', 401);
+      if (key === undefined || key === '') done(new ResourceNotFoundError('project id required in the url', 401));
+      else if (!isKnownKey(key)) done(new ResourceNotFoundError('invalid project id', 401));
+      else done();
     };
     const methodNotAllowed = (allow: string) => async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
       reply.header('allow', allow);
@@ -178,7 +184,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     const wsLimits: DispatchLimits = { ...httpLimits, maxBatchItems: limits.wsMaxBatchItems };
 
     for (const url of ['/v3', '/ws/v3']) {
-      rpc.route({ method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, onRequest: authenticate, handler: authenticate });
+      rpc.route({
+        method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+        url,
+        onRequest: authenticate, // refuses: no key in these paths
+        handler: async () => {
+          throw new ResourceNotFoundError('project id required in the url', 401);
+        },
+      });
     }
 
     rpc.post('/v3/:apiKey', { onRequest: authenticate }, async (req, reply) => {
