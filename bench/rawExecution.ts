@@ -16,11 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { type Block, createBlockFromRLP } from '@ethereumjs/block';
 import { createBlockchain } from '@ethereumjs/blockchain';
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { MapDB, ValueEncoding, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
+import { splitRlpItems } from '../src/import/rlpFile.js';
 
 export interface RawExecutionResult {
   blocks: number;
@@ -32,18 +32,6 @@ export interface RawExecutionResult {
   decodeSeconds: number;
   blocksPerSecond: number;
   mgasPerSecond: number;
-}
-
-/** Splits concatenated RLP items (the geth export format). */
-function splitRlp(bytes: Uint8Array): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  let rest = bytes;
-  while (rest.length > 0) {
-    const { remainder } = RLP.decode(rest, true) as unknown as { remainder: Uint8Array };
-    out.push(rest.subarray(0, rest.length - remainder.length));
-    rest = remainder;
-  }
-  return out;
 }
 
 export async function rawExecute(genesisPath: string, rlpPath: string, opts: { maxBlocks?: number } = {}): Promise<RawExecutionResult> {
@@ -81,7 +69,7 @@ export async function rawExecute(genesisPath: string, rlpPath: string, opts: { m
   const vm = await createVM({ common, stateManager, blockchain: blockchain as never });
 
   const tDecode = performance.now();
-  let items = splitRlp(readFileSync(rlpPath));
+  let items = splitRlpItems(readFileSync(rlpPath));
   if (opts.maxBlocks !== undefined) items = items.slice(0, opts.maxBlocks);
   const blocks: Block[] = items.map((item) => createBlockFromRLP(item, { common, setHardfork: true }));
   const decodeSeconds = (performance.now() - tDecode) / 1000;

@@ -8,12 +8,12 @@ import { join, resolve } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { createBlockchain } from '@ethereumjs/blockchain';
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../scripts/anvilChain.mjs';
+import { splitRlpItems } from '../src/import/rlpFile.js';
 
 interface ExpectedBlock {
   number: number;
@@ -42,18 +42,6 @@ afterAll(async () => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-/** Splits concatenated RLP items (geth export format). */
-function splitRlp(bytes: Uint8Array): Uint8Array[] {
-  const items: Uint8Array[] = [];
-  let rest = bytes;
-  while (rest.length > 0) {
-    const { remainder } = RLP.decode(rest, true) as unknown as { remainder: Uint8Array };
-    items.push(rest.subarray(0, rest.length - remainder.length));
-    rest = remainder;
-  }
-  return items;
-}
-
 /**
  * Imports genesis.json + chain.rlp with ethereumjs alone: blockchain with validateBlocks (header
  * rules against the parent, tx/uncle/withdrawal roots), vm.runBlock per block; returns each block's
@@ -71,7 +59,7 @@ async function importWithEthereumjs(dir: string): Promise<{ genesisHash: string;
   expect(bytesToHex(await stateManager.getStateRoot())).toBe(bytesToHex(blockchain.genesisBlock.header.stateRoot));
   const vm = await createVM({ common, blockchain, stateManager });
   const blocks = [];
-  for (const item of splitRlp(readFileSync(join(dir, 'chain.rlp')))) {
+  for (const item of splitRlpItems(readFileSync(join(dir, 'chain.rlp')))) {
     const block = createBlockFromRLP(item, { common, setHardfork: true });
     await blockchain.putBlock(block);
     const result = await runBlock(vm, { block, generate: true, skipHeaderValidation: true, setHardfork: true });
