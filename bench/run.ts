@@ -4,7 +4,7 @@
  *   npm run bench                                  # default sizes (see DEFAULTS), writes results + BENCHMARKS.md
  *   npm run bench -- --quick                       # small chain, a few seconds per case
  *   npm run bench -- --only eth_call,trace_filter  # cases whose name contains one of the substrings
- *   npm run bench -- --blocks 10000 --duration 10 --connections 32
+ *   npm run bench -- --blocks 2000 --duration 10 --connections 32
  *
  * What it does (issue 8):
  *  1. Data: the `bench` chain generated on anvil (scripts/anvilChain.mjs), cached under
@@ -82,7 +82,7 @@ export interface BenchOptions {
 
 /** Default sizes of a full run and of --quick. */
 export const DEFAULTS = {
-  full: { blocks: 2000, durationS: 4, warmupS: 1, probeS: 1.5, connections: 10, idleSockets: 1000, globalWarmupS: 2, starknet: ['--runs', '100'] },
+  full: { blocks: 10000, durationS: 4, warmupS: 1, probeS: 1.5, connections: 10, idleSockets: 1000, globalWarmupS: 2, starknet: ['--runs', '100'] },
   quick: { blocks: 40, durationS: 2, warmupS: 0.5, probeS: 0.5, connections: 10, idleSockets: 1000, globalWarmupS: 0.5, starknet: ['--quick', '--runs', '50'] },
 } as const;
 
@@ -1320,10 +1320,11 @@ Produced by \`npm run bench\` (bench/run.ts) on ${rep.date.slice(0, 16).replace(
 
 \`\`\`sh
 npm ci
-npm run bench                       # full run (${DEFAULTS.full.blocks} blocks; first run builds bench/.cache, later runs reuse it)
+npm run bench                       # full run (${DEFAULTS.full.blocks} blocks; the first run builds bench/.cache — about 40 min on 2 cores, mostly import and the raw-execution floor — later runs reuse it, ~12 min)
+npm run bench -- --blocks 2000      # a smaller chain for a quicker full table (trace_filter then spans fewer blocks than issue 5 asks)
 npm run bench -- --quick            # small chain, ${DEFAULTS.quick.durationS} s per run
 npm run bench -- --only trace_      # cases whose name contains "trace_" (comma-separate several)
-npm run bench -- --blocks 10000 --duration 10 --connections 32 --fresh
+npm run bench -- --duration 10 --connections 32 --fresh   # longer runs, more load, rebuilt cache
 \`\`\`
 
 ${renderTables(rep)}
