@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openChain } from '../../src/chain/open.js';
+import { headerBloomAndTimestamp } from '../../src/chain/store.js';
 import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
 import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
@@ -38,6 +39,10 @@ describe('import: execution-apis chains', () => {
         const fromRaw = (await chain.store.txHashes(hash))!.map(bytesToHex);
         expect(fromRaw.length).toBe(line.txs);
         expect(fromRaw).toEqual((await chain.store.blockByHash(hash))!.transactions.map((tx) => bytesToHex(tx.hash())));
+        // The log scan's bloom and timestamp, read by walking the header RLP, equal the decoded header's.
+        const header = (await chain.store.headerByHash(hash))!;
+        const [bloom, timestamp] = headerBloomAndTimestamp(header.serialize());
+        expect([bytesToHex(bloom), timestamp]).toEqual([bytesToHex(header.logsBloom), header.timestamp]);
       }
       const head = await chain.store.head();
       expect(head?.number).toBe(headNumber);
