@@ -19,15 +19,7 @@ import { getUncleByBlockNumberAndIndex } from './eth/getUncleByBlockNumberAndInd
 import { getUncleCountByBlockHash } from './eth/getUncleCountByBlockHash.js';
 import { getUncleCountByBlockNumber } from './eth/getUncleCountByBlockNumber.js';
 import { maxPriorityFeePerGas } from './eth/maxPriorityFeePerGas.js';
-import {
-  sendRawTransaction,
-  sendTransaction,
-  sign,
-  signTransaction,
-  signTypedData,
-  signTypedDataV3,
-  signTypedDataV4,
-} from './eth/readOnly.js';
+import { readOnlyMethods } from './eth/readOnly.js';
 import { syncing } from './eth/syncing.js';
 import { listening } from './net/listening.js';
 import { peerCount } from './net/peerCount.js';
@@ -56,13 +48,7 @@ export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   getUncleCountByBlockHash, // eth_getUncleCountByBlockHash
   getUncleCountByBlockNumber, // eth_getUncleCountByBlockNumber
   maxPriorityFeePerGas, // eth_maxPriorityFeePerGas
-  sendRawTransaction, // eth_sendRawTransaction
-  sendTransaction, // eth_sendTransaction
-  sign, // eth_sign
-  signTransaction, // eth_signTransaction
-  signTypedData, // eth_signTypedData
-  signTypedDataV3, // eth_signTypedData_v3
-  signTypedDataV4, // eth_signTypedData_v4
+  ...readOnlyMethods, // eth_sendRawTransaction, eth_sendTransaction, eth_sign* (refused)
   syncing, // eth_syncing
   listening, // net_listening
   peerCount, // net_peerCount

@@ -6,12 +6,13 @@ import { IMPORT_STARKNET_HELP, runImportStarknet } from '../../src/cli/importSta
 import { type Level, openDatabase } from '../../src/db/database.js';
 import { META } from '../../src/db/keys.js';
 import { type StarknetNetworkContext, createStarknetContext, starknetMethods } from '../../src/methods/starknet.js';
-import { RpcError } from '../../src/rpc/errors.js';
+import type { RpcEmittedEvent } from '../../src/methods/starknet/getEvents.js';
 import { feltToBytes } from '../../src/starknet/felt.js';
 import { type PlanName, getEvents as storeGetEvents } from '../../src/starknet/getEvents.js';
 import { StarknetImportError, importStarknetBlocks, readFileLines } from '../../src/starknet/importBlocks.js';
 import { DATADIR_KIND_KEY } from '../../src/starknet/keys.js';
 import { StarknetStore, openStarknetStore } from '../../src/starknet/store.js';
+import { wireError } from '../helpers/wireError.js';
 
 const SHARED = resolve(import.meta.dirname, '../../../shared/fixtures/starknet');
 const NETWORKS = ['mainnet', 'sepolia-integration'] as const;
@@ -25,16 +26,8 @@ const freshDir = () => join(tmp, `d${dirCount++}`);
 const getEventsMethod = starknetMethods.get('starknet_getEvents')!;
 const blockNumberMethod = starknetMethods.get('starknet_blockNumber')!;
 
-interface FixtureEvent {
-  from_address: string;
-  keys: string[];
-  data: string[];
-  block_hash: string;
-  block_number: number;
-  transaction_hash: string;
-  transaction_index: number;
-  event_index: number;
-}
+/** An event as the fixture's recorded answers carry it (the spec's EMITTED_EVENT). */
+type FixtureEvent = RpcEmittedEvent;
 
 interface SampleFilter {
   name: string;
@@ -93,15 +86,7 @@ async function call(ctx: StarknetNetworkContext, params: unknown): Promise<{ eve
 }
 
 /** The wire error a call fails with. */
-async function rpcError(ctx: StarknetNetworkContext, params: unknown, method = getEventsMethod): Promise<{ code: number; message: string; data?: unknown }> {
-  try {
-    await method.call(ctx, params);
-  } catch (err) {
-    if (err instanceof RpcError) return err.toJSON();
-    throw err;
-  }
-  throw new Error('expected an error');
-}
+const rpcError = (ctx: StarknetNetworkContext, params: unknown, method = getEventsMethod) => wireError(method.call(ctx, params));
 
 /** Pages through a filter; checks the page-size/token invariants on the way. */
 async function pageAll(ctx: StarknetNetworkContext, filter: Record<string, unknown>, chunkSize: number): Promise<{ events: FixtureEvent[]; pages: number }> {

@@ -16,19 +16,11 @@ import {
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import type { TraceService } from '../../src/tracing/replay.js';
 import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { wireError } from '../helpers/wireError.js';
 import { DEMO, SENDER, buildDemoChain } from './demoChain.js';
 
 const methods = Object.fromEntries(traceMethods.map((m) => [m.name, m]));
 const q = (n: bigint | number) => `0x${n.toString(16)}`;
-
-async function rpcError(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await promise;
-  } catch (err) {
-    return { code: (err as { code: number }).code, message: (err as Error).message };
-  }
-  throw new Error('expected an error');
-}
 
 // ---------------------------------------------------------------------------------------------
 // The reference: an independent, brute-force trace_filter over trace_block output of every block.
@@ -198,8 +190,12 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
   it('the result limit: more than the limit → -32005 (no truncation); after/count pages stay under it', async () => {
     const limited: EthContext = { ...ctx, traceLimits: { ...ctx.traceLimits, maxFilterResults: 40 } };
     const whole = { fromBlock: 'earliest', toBlock: 'latest' };
-    const err = await rpcError(methods.trace_filter.call(limited, [whole]));
-    expect(err).toEqual({ code: -32005, message: 'query returned more than 40 results' });
+    const err = await wireError(methods.trace_filter.call(limited, [whole]));
+    expect(err).toEqual({
+      code: -32005,
+      message: 'query returned more than 40 results',
+      data: 'narrow the block range, add addresses, or page with after and count',
+    });
     // pages of 40 walk the whole chain
     const pages: RpcTrace[] = [];
     for (let after = 0; after < all.length; after += 40) {
@@ -208,7 +204,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
     expect(pages).toEqual(all);
     // a count above the limit is fine while the answer fits, refused when it does not
     expect(await methods.trace_filter.call(limited, [{ ...whole, after: all.length - 10, count: 1000 }])).toEqual(all.slice(-10));
-    expect((await rpcError(methods.trace_filter.call(limited, [{ ...whole, count: 41 }]))).code).toBe(-32005);
+    expect((await wireError(methods.trace_filter.call(limited, [{ ...whole, count: 41 }]))).code).toBe(-32005);
     expect(MAX_TRACE_FILTER_RESULTS).toBe(10_000);
     // the combinations again under a small limit, so that the error path meets every shape
     const queries = product({
@@ -228,7 +224,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
 
   it('the block-range cap (off by default): wider ranges → -32602 with reth’s text', async () => {
     const capped: EthContext = { ...ctx, traceLimits: { ...ctx.traceLimits, maxFilterBlocks: 10n } };
-    expect(await rpcError(methods.trace_filter.call(capped, [{ fromBlock: '0x1', toBlock: '0xc' }]))).toEqual({
+    expect(await wireError(methods.trace_filter.call(capped, [{ fromBlock: '0x1', toBlock: '0xc' }]))).toEqual({
       code: -32602,
       message: 'Block range too large; currently limited to 10 blocks',
     });
@@ -255,13 +251,13 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
       [{}, {}],
     ];
     for (const params of bad) {
-      const err = await rpcError(methods.trace_filter.call(ctx, params));
+      const err = await wireError(methods.trace_filter.call(ctx, params));
       expect(err.code, JSON.stringify(params)).toBe(-32602);
     }
-    expect((await rpcError(methods.trace_filter.call(ctx, [{ fromBlock: '0x5', toBlock: '0x4' }]))).message).toBe(
+    expect((await wireError(methods.trace_filter.call(ctx, [{ fromBlock: '0x5', toBlock: '0x4' }]))).message).toBe(
       'invalid parameters: fromBlock cannot be greater than toBlock',
     );
-    expect((await rpcError(methods.trace_filter.call(ctx, [{ limit: 3 }]))).message).toMatch(/^invalid argument 0: unknown field `limit`/);
+    expect((await wireError(methods.trace_filter.call(ctx, [{ limit: 3 }]))).message).toMatch(/^invalid argument 0: unknown field `limit`/);
     // null means absent
     expect(await methods.trace_filter.call(ctx, [{ fromBlock: '0x3', toBlock: '0x3', fromAddress: null, toAddress: null, mode: null, after: null, count: null }])).toEqual(
       all.filter((t) => t.blockNumber === 3),

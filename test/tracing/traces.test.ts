@@ -8,6 +8,7 @@ import { traceMethods } from '../../src/methods/traceMethods.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import { createTraceService } from '../../src/tracing/replay.js';
 import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { wireError } from '../helpers/wireError.js';
 import { DEMO, type DemoTx, FACTORY_CREATED, SENDER, buildDemoChain } from './demoChain.js';
 
 const methods = Object.fromEntries(traceMethods.map((m) => [m.name, m]));
@@ -16,16 +17,6 @@ const traceBlock = async (ctx: EthContext, block: unknown) => (await call(ctx, '
 const traceTx = async (ctx: EthContext, hash: string) => (await call(ctx, 'trace_transaction', [hash])) as RpcTrace[] | null;
 const q = (n: bigint | number) => `0x${n.toString(16)}`;
 const hex = (b: Uint8Array) => bytesToHex(b);
-
-/** The error a method call throws, as the wire would carry it. */
-async function rpcError(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await promise;
-  } catch (err) {
-    return { code: (err as { code: number }).code, message: (err as Error).message };
-  }
-  throw new Error('expected an error');
-}
 
 describe('traces on the execution-apis chain', () => {
   const datadir = tempDir();
@@ -171,8 +162,8 @@ describe('traces on the execution-apis chain', () => {
 
   it('trace_transaction: unknown hash → null; bad hash → -32602', async () => {
     expect(await traceTx(ctx, `0x${'00'.repeat(31)}01`)).toBeNull();
-    expect((await rpcError(call(ctx, 'trace_transaction', ['0x1234']))).code).toBe(-32602);
-    expect((await rpcError(call(ctx, 'trace_transaction', []))).code).toBe(-32602);
+    expect((await wireError(call(ctx, 'trace_transaction', ['0x1234']))).code).toBe(-32602);
+    expect((await wireError(call(ctx, 'trace_transaction', []))).code).toBe(-32602);
   });
 
   it('trace_block: genesis and earliest → [], latest/pending → head, beyond head → null', async () => {
@@ -189,10 +180,10 @@ describe('traces on the execution-apis chain', () => {
   it('trace_block: other tags, hashes and garbage → -32602', async () => {
     const head = (await chain.store.head())!;
     for (const bad of ['safe', 'finalized', hex(head.hash), { blockHash: hex(head.hash) }, '0x01', 'head', 7, null]) {
-      const err = await rpcError(call(ctx, 'trace_block', [bad]));
+      const err = await wireError(call(ctx, 'trace_block', [bad]));
       expect(err.code, JSON.stringify(bad)).toBe(-32602);
     }
-    expect((await rpcError(call(ctx, 'trace_block', ['safe']))).message).toMatch(/^invalid argument 0: unsupported block tag "safe"/);
+    expect((await wireError(call(ctx, 'trace_block', ['safe']))).message).toMatch(/^invalid argument 0: unsupported block tag "safe"/);
   });
 });
 

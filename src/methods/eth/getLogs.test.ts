@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../../../test/helpers/chains.js';
 import type { EthereumChain } from '../../chain/open.js';
-import { RpcError } from '../../rpc/errors.js';
+import { wireError } from '../../../test/helpers/wireError.js';
 import { type EthContext, createEthContext } from '../context.js';
 import { createGetLogs, getLogs } from './getLogs.js';
 
@@ -20,16 +20,6 @@ afterAll(async () => {
   await chain?.close();
   cleanup?.();
 });
-
-async function wireError(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof RpcError) return err.toJSON();
-    throw err;
-  }
-  throw new Error('expected an error');
-}
 
 describe('eth_getLogs', () => {
   it('default: both bounds are latest', async () => {

@@ -1,0 +1,16 @@
+import { RpcError } from '../../src/rpc/errors.js';
+
+/**
+ * The JSON-RPC error a method call fails with, as the wire carries it (`{ code, message, data? }`).
+ * Anything that is not an RpcError is rethrown (it would be a -32603 on the wire: a bug, not the
+ * error under test); a call that succeeds fails the test.
+ */
+export async function wireError(call: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
+  try {
+    await call;
+  } catch (err) {
+    if (err instanceof RpcError) return err.toJSON();
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
