@@ -4,7 +4,6 @@ import { type EVM, EVMError, type EVMMockBlockchainInterface, type EVMResult, ty
 import {
   Account,
   Address,
-  type DB,
   SECP256K1_ORDER,
   SECP256K1_ORDER_DIV_2,
   bigIntToUnpaddedBytes,
@@ -20,7 +19,8 @@ import type { ChainStore } from '../chain/store.js';
 import type { AccountOverride, Authorization, BlockOverrides, CallRequest } from './callArgs.js';
 import { type FailedFrame, type PrecompileContext, gethErrorText } from './evmErrors.js';
 import { type OpcodeHooks, hookOpcodes } from './opcodeHooks.js';
-import { OverlayState, StateReadCache } from './overlayDb.js';
+import type { StateReadCache } from '../state/readCache.js';
+import { OverlayState } from './overlayDb.js';
 
 /**
  * The call engine: runs a message on the archived state of a block the way geth's `eth_call` and
@@ -138,10 +138,8 @@ export interface CallEngineOptions {
   store: ChainStore;
   /** The chain's Common (fork schedule, chain id, crypto); copied per hardfork, never mutated. */
   common: Common;
-  /** The shared read-only trie database (trie nodes and code). */
-  trieDb: DB<string, string | Uint8Array>;
-  /** Entries of the shared state read cache (default {@link STATE_READ_CACHE_ENTRIES}). */
-  readCacheEntries?: number;
+  /** The network's state read cache (shared with the state methods). */
+  reads: StateReadCache;
   /** Overrides {@link GAS_CAP_BLOCK_GAS_LIMIT_FACTOR} (tests). */
   gasCapFactor?: bigint;
   /** Overrides {@link CALL_TIMEOUT_MS} (tests). */
@@ -209,7 +207,7 @@ export class CallEngine {
   constructor(opts: CallEngineOptions) {
     this.store = opts.store;
     this.chainCommon = opts.common;
-    this.reads = new StateReadCache(opts.trieDb, opts.readCacheEntries);
+    this.reads = opts.reads;
     this.capFactor = opts.gasCapFactor ?? GAS_CAP_BLOCK_GAS_LIMIT_FACTOR;
     this.timeoutMs = opts.timeoutMs ?? CALL_TIMEOUT_MS;
   }

@@ -4,7 +4,8 @@ import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
 import { Account, Address, MapDB, ValueEncoding, bytesToUnprefixedHex, concatBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OverlayState, StateReadCache } from './overlayDb.js';
+import { StateReadCache } from '../state/readCache.js';
+import { OverlayState } from './overlayDb.js';
 
 const A = new Address(new Uint8Array(20).fill(0xaa));
 const B = new Address(new Uint8Array(20).fill(0xbb));

@@ -1,119 +1,19 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
-import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
-import {
-  Account,
-  type Address,
-  type DB,
-  KECCAK256_NULL,
-  KECCAK256_RLP,
-  ValueEncoding,
-  bytesToUnprefixedHex,
-  concatBytes,
-  createAccountFromRLP,
-  equalsBytes,
-} from '@ethereumjs/util';
+import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import type { StateReadCache } from '../state/readCache.js';
 
 /**
- * The state a call runs on: the archived state of its block, read through a cache shared by all
- * calls, with a private write overlay on top.
+ * The state a call runs on: the archived state of its block, read through the network's shared
+ * {@link StateReadCache}, with a private write overlay on top.
  *
  * Why not a state trie per call: building @ethereumjs' MerkleStateManager with its trie and caches
  * costs ~55 µs and each account read walks the trie again (~60 µs), more than a simple view call
  * spends in the EVM. Calls never need a state root, so writes need no trie at all: they go to
  * journaled maps here and vanish with the call. Reads of the block's state are immutable facts
  * (keyed by state root, storage root or code hash), so every call at any block shares one cache of
- * them, and misses walk the archive trie over the shared read-only node cache.
- */
-
-/** Entries kept in the shared read cache (accounts, storage slots, code), across all blocks. */
-export const STATE_READ_CACHE_ENTRIES = 100_000;
-/** Tries kept open for cache misses (one per state root or storage root recently read). */
-const OPEN_TRIES = 64;
-
-const ABSENT = null;
-
-/**
- * Immutable reads of archived state, cached for all calls. Accounts are keyed by state root and
- * address, storage by storage root and slot, code by code hash, so an entry never goes stale.
- */
-export class StateReadCache {
-  private readonly entries = new Map<string, Account | Uint8Array | typeof ABSENT>();
-  private readonly tries = new Map<string, MerklePatriciaTrie>();
-
-  constructor(
-    private readonly trieDb: DB<string, string | Uint8Array>,
-    private readonly maxEntries = STATE_READ_CACHE_ENTRIES,
-  ) {}
-
-  /** The account at `address` under state root `root`, or undefined. Do not mutate the result. */
-  async account(root: Uint8Array, rootHex: string, address: Uint8Array, addressHex: string): Promise<Account | undefined> {
-    const key = `a${rootHex}${addressHex}`;
-    const hit = this.lookup(key);
-    if (hit !== undefined) return (hit as Account | null) ?? undefined;
-    const raw = await this.trie(root, rootHex).get(address);
-    const account = raw ? createAccountFromRLP(raw) : undefined;
-    this.store(key, account ?? ABSENT);
-    return account;
-  }
-
-  /** A storage value (minimal big-endian bytes, empty for zero) in the storage trie `storageRoot`. */
-  async storage(storageRoot: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    if (equalsBytes(storageRoot, KECCAK256_RLP)) return new Uint8Array();
-    const rootHex = bytesToUnprefixedHex(storageRoot);
-    const key = `s${rootHex}${bytesToUnprefixedHex(slot)}`;
-    const hit = this.lookup(key);
-    if (hit !== undefined) return hit as Uint8Array;
-    const raw = await this.trie(storageRoot, rootHex).get(slot);
-    const value = raw ? (RLP.decode(raw) as Uint8Array) : new Uint8Array();
-    this.store(key, value);
-    return value;
-  }
-
-  /** Contract code by hash (empty for the empty-code hash). */
-  async code(codeHash: Uint8Array): Promise<Uint8Array> {
-    if (equalsBytes(codeHash, KECCAK256_NULL)) return new Uint8Array();
-    const hashHex = bytesToUnprefixedHex(codeHash);
-    const key = `c${hashHex}`;
-    const hit = this.lookup(key);
-    if (hit !== undefined) return hit as Uint8Array;
-    const code = (await this.trieDb.get(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash)))) as Uint8Array | undefined;
-    if (!code) throw new Error(`database corrupt: code 0x${hashHex} missing`);
-    this.store(key, code);
-    return code;
-  }
-
-  private lookup(key: string): Account | Uint8Array | typeof ABSENT | undefined {
-    const hit = this.entries.get(key);
-    if (hit !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
-  }
-
-  private store(key: string, value: Account | Uint8Array | typeof ABSENT): void {
-    this.entries.set(key, value);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-  }
-
-  private trie(root: Uint8Array, rootHex: string): MerklePatriciaTrie {
-    let trie = this.tries.get(rootHex);
-    if (trie) {
-      this.tries.delete(rootHex);
-    } else {
-      // Reads only: a trie has no per-read state beyond its root, so concurrent gets are safe.
-      trie = new MerklePatriciaTrie({ db: this.trieDb, root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, cacheSize: 0 });
-    }
-    this.tries.set(rootHex, trie);
-    if (this.tries.size > OPEN_TRIES) this.tries.delete(this.tries.keys().next().value as string);
-    return trie;
-  }
-}
-
-/**
+ * them.
+ *
  * A per-call write overlay over the archived state at one state root, implementing the state
  * manager interface the EVM uses. Writes (account fields, code, storage, storage wipes) go to
  * maps private to this object, journaled so the EVM's checkpoints can commit or revert them;

@@ -5,7 +5,7 @@ import type { EthereumChain } from '../chain/open.js';
 import { bytesToData } from '../codec/hex.js';
 import { callMethods } from '../methods/callMethods.js';
 import { type EthContext, createEthContext } from '../methods/context.js';
-import { RpcError } from '../rpc/errors.js';
+import { wireError } from '../../test/helpers/wireError.js';
 import { createCallEngine } from './call.js';
 
 /** An endless loop: JUMPDEST PUSH1 0 JUMP. */
@@ -20,22 +20,14 @@ beforeAll(async () => {
   chain = await importFixtureChain(join(SHARED_FIXTURES, 'uncle-chains', 'twoUncle_London'), tmp.dir);
   const base = await createEthContext(chain, 'test');
   // a short deadline so the test is quick; production uses CALL_TIMEOUT_MS (5 s, geth's)
-  ctx = { ...base, execution: createCallEngine({ store: chain.store, common: chain.common, trieDb: base.state.db, timeoutMs: 200 }) };
+  ctx = { ...base, execution: createCallEngine({ store: chain.store, common: chain.common, reads: base.state.reads, timeoutMs: 200 }) };
 });
 afterAll(async () => {
   await chain.close();
   tmp.cleanup();
 });
 
-async function callError(params: unknown[]) {
-  try {
-    await ethCall.call(ctx, params);
-  } catch (err) {
-    if (err instanceof RpcError) return err.toJSON();
-    throw err;
-  }
-  throw new Error('call succeeded');
-}
+const callError = (params: unknown[]) => wireError(ethCall.call(ctx, params));
 
 describe('eth_call deadline', () => {
   it('an endless loop with a huge gas budget is aborted with geth’s error', async () => {

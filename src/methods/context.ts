@@ -41,7 +41,7 @@ export async function createEthContext(
   return {
     chain,
     state,
-    execution: createCallEngine({ store: chain.store, common: chain.common, trieDb: state.db }),
+    execution: createCallEngine({ store: chain.store, common: chain.common, reads: state.reads }),
     tracer: createTraceService(chain, { stateDb: state.db }),
     traceLimits: {
       maxFilterResults: opts.traceLimits?.maxFilterResults ?? MAX_TRACE_FILTER_RESULTS,
