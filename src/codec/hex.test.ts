@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bigIntToQuantity, bytesToData, dataToBytes, quantityToBigInt } from './hex.js';
+import { randomBytes } from 'node:crypto';
+import { bigIntToQuantity, bytesToData, dataToBytes, hexDigitsToBytes, quantityToBigInt } from './hex.js';
 
 describe('quantity', () => {
   it('encodes minimal hex', () => {
@@ -29,5 +30,19 @@ describe('data', () => {
   });
   it('rejects odd length', () => {
     expect(() => dataToBytes('0xabc')).toThrow('hex string of odd length');
+  });
+});
+
+describe('hexDigitsToBytes', () => {
+  it('decodes every byte value, in either case, as Node\'s hex decoder does', () => {
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    expect(hexDigitsToBytes(all.toString('hex'))).toEqual(new Uint8Array(all));
+    expect(hexDigitsToBytes(all.toString('hex').toUpperCase())).toEqual(new Uint8Array(all));
+    for (let i = 0; i < 50; i++) {
+      const bytes = randomBytes(i);
+      expect(Buffer.from(hexDigitsToBytes(bytes.toString('hex')))).toEqual(bytes);
+    }
+    expect(hexDigitsToBytes('')).toEqual(new Uint8Array());
+    expect(hexDigitsToBytes('0aFf')).toEqual(new Uint8Array([0x0a, 0xff]));
   });
 });

@@ -56,10 +56,23 @@ export function fixedDataToBytes(input: string, size: number, what: string): Uin
   return bytes;
 }
 
+/** Value of each hex digit by char code (other codes map to 0: callers validate first). */
+const NIBBLE = (() => {
+  const table = new Uint8Array(128);
+  for (let c = 0; c < 10; c++) table[0x30 + c] = c;
+  for (let c = 0; c < 6; c++) {
+    table[0x41 + c] = 10 + c;
+    table[0x61 + c] = 10 + c;
+  }
+  return table;
+})();
+
 /** Unprefixed even-length hex digits → bytes (caller has validated them). */
 export function hexDigitsToBytes(digits: string): Uint8Array {
-  const out = new Uint8Array(digits.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(digits.substr(i * 2, 2), 16);
+  const out = new Uint8Array(digits.length >> 1);
+  for (let i = 0, j = 0; i < out.length; i++, j += 2) {
+    out[i] = (NIBBLE[digits.charCodeAt(j)] << 4) | NIBBLE[digits.charCodeAt(j + 1)];
+  }
   return out;
 }
 
