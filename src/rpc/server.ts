@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, {
@@ -14,6 +15,7 @@ import type { RawData, WebSocket } from 'ws';
 import { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from '../config/limits.js';
 import { createLogger, redactUrl } from '../log/logger.js';
 import { type DispatchLimits, dispatch } from './dispatch.js';
+import { createFastPath } from './fastPath.js';
 import { InternalError, InvalidRequestError, LimitExceededError, ResourceNotFoundError, RpcError } from './errors.js';
 import type { MethodTable } from './method.js';
 
@@ -37,10 +39,17 @@ export interface ServerOptions {
   apiKeys: readonly string[]; // at least one
   logger?: Logger | boolean;
   limits?: Partial<TransportLimits>; // override the constants (tests use small values)
+  fastPath?: boolean; // answer well-formed RPC POSTs before Fastify's router (default true; see fastPath.ts)
 }
 
 /** Media types geth accepts for a JSON-RPC POST (parameters such as `charset` are ignored). */
 const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
+
+/** Keys are compared over at least this many characters (see createKeyChecker); `serve` allows 128. */
+const KEY_COMPARE_WIDTH = 128;
+
+/** Fastify's default keep-alive timeout, which its own server factory sets (72 s). */
+const FASTIFY_KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /** WebSocket close code sent to every open socket by `app.close()` (RFC 6455: "going away"). */
 const WS_CLOSE_GOING_AWAY = 1001;
@@ -76,9 +85,32 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const isKnownKey = createKeyChecker(opts.apiKeys);
   const longestKey = Math.max(...opts.apiKeys.map((k) => k.length));
 
+  const httpLimits: DispatchLimits = {
+    maxBatchItems: limits.httpMaxBatchItems,
+    maxMethodNameLength: limits.maxMethodNameLength,
+    batchResponseMaxBytes: limits.batchResponseMaxBytes,
+  };
+  const wsLimits: DispatchLimits = { ...httpLimits, maxBatchItems: limits.wsMaxBatchItems };
+
   const logger = opts.logger === true ? createLogger() : opts.logger || undefined;
+  let requestCount = 0;
+  const nextRequestId = () => `req-${(requestCount++).toString(36)}`;
+  // Set once the routes below exist; requests it does not take go to Fastify's handler.
+  let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   const app = Fastify({
     loggerInstance: logger,
+    genReqId: nextRequestId,
+    // The HTTP server Fastify would create (its timeouts included), with the fast path in front.
+    serverFactory: (handler, options) => {
+      const server = createServer((req, res) => {
+        if (fastPath === undefined || !fastPath(req, res)) handler(req, res);
+      });
+      const timeouts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
+      server.keepAliveTimeout = timeouts.keepAliveTimeout ?? FASTIFY_KEEP_ALIVE_TIMEOUT_MS;
+      server.requestTimeout = timeouts.requestTimeout ?? 0;
+      server.setTimeout(timeouts.connectionTimeout ?? 0);
+      return server;
+    },
     // Fastify's own request lines log the raw URL, which holds the API key: we log our own
     // (onResponse below) with the key redacted.
     logController: new LogController({ disableRequestLogging: true }),
@@ -176,12 +208,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       done(null, body);
     });
 
-    const httpLimits: DispatchLimits = {
-      maxBatchItems: limits.httpMaxBatchItems,
-      maxMethodNameLength: limits.maxMethodNameLength,
-      batchResponseMaxBytes: limits.batchResponseMaxBytes,
-    };
-    const wsLimits: DispatchLimits = { ...httpLimits, maxBatchItems: limits.wsMaxBatchItems };
 
     for (const url of ['/v3', '/ws/v3']) {
       rpc.route({
@@ -228,6 +254,18 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     rpc.route({ method: ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url: '/ws/v3/:apiKey', onRequest: [authenticate, refuseWs], handler: refuseWs });
   });
 
+  if (opts.fastPath !== false) {
+    fastPath = createFastPath({
+      isKnownKey,
+      selectNetwork,
+      isAcceptedContentType,
+      limits: httpLimits,
+      maxBodyBytes: limits.httpMaxBodyBytes,
+      logger,
+      isClosing: () => closing,
+      nextRequestId,
+    });
+  }
   return app;
 }
 
@@ -387,18 +425,32 @@ function createNetworkSelector(networks: readonly NetworkHandle[]): (host: strin
 }
 
 /**
- * Key check in constant time: both sides are HMAC-SHA256 digests under a per-process random key,
- * so `timingSafeEqual` compares equal-length buffers and neither a key's length nor its prefix
- * shows in the timing. Every configured key is compared, match or not.
+ * Key check in constant time. The presented key is written into a zeroed buffer of a fixed width
+ * (the longest key, at least {@link KEY_COMPARE_WIDTH} bytes) and compared with every configured
+ * key, padded the same way, by `crypto.timingSafeEqual`; the lengths are compared separately and
+ * the results folded without branching. So the time does not depend on how much of a key the
+ * presented one matches, nor on the keys' lengths. A presented key longer than the width cannot
+ * match and is refused at once: that shows only the width, a constant unless a configured key is
+ * longer than 128 bytes.
+ *
+ * Not digests: hashing the presented key (HMAC or SHA-256) cost several µs a request under load,
+ * more than the rest of the HTTP fast path's own work.
  */
 function createKeyChecker(apiKeys: readonly string[]): (key: string) => boolean {
-  const secret = randomBytes(32);
-  const digest = (s: string) => createHmac('sha256', secret).update(s, 'utf8').digest();
-  const known = apiKeys.map(digest);
+  const width = Math.max(KEY_COMPARE_WIDTH, ...apiKeys.map((k) => Buffer.byteLength(k)));
+  const known = apiKeys.map((k) => {
+    const padded = Buffer.alloc(width);
+    padded.write(k);
+    return { padded, length: Buffer.byteLength(k) };
+  });
+  const scratch = Buffer.alloc(width);
   return (key) => {
-    const d = digest(key);
-    let found = false;
-    for (const k of known) found = timingSafeEqual(d, k) || found;
-    return found;
+    const length = Buffer.byteLength(key);
+    if (length > width) return false;
+    scratch.fill(0);
+    scratch.write(key);
+    let matches = 0;
+    for (const k of known) matches |= Number(timingSafeEqual(scratch, k.padded)) & Number(k.length === length);
+    return matches === 1;
   };
 }

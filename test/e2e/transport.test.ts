@@ -457,9 +457,11 @@ describe('logging', () => {
   const WRONG = 'WrOnGkEy-77b1';
 
   it.each([
-    ['createLogger', (dest: { write(s: string): void }) => createLogger({ level: 'trace', destination: dest })],
-    ['a plain pino logger', (dest: { write(s: string): void }) => pino({ level: 'trace' }, dest)],
-  ])('the API key never appears in the log (%s); internal errors are logged with stack and request id', async (_name, make) => {
+    ['createLogger', (dest: { write(s: string): void }) => createLogger({ level: 'trace', destination: dest }), 5],
+    ['a plain pino logger', (dest: { write(s: string): void }) => pino({ level: 'trace' }, dest), 5],
+    // At info the HTTP fast path answers the well-formed requests (src/rpc/fastPath.ts).
+    ['createLogger at info', (dest: { write(s: string): void }) => createLogger({ level: 'info', destination: dest }), 3],
+  ])('the API key never appears in the log (%s); internal errors are logged with stack and request id', async (_name, make, minLines) => {
     const lines: string[] = [];
     const logger = make({ write: (s: string) => void lines.push(s) });
     const s = await startServer({ networks: [toyNetwork()], apiKeys: [SECRET], logger, limits: LIMITS });
@@ -485,7 +487,7 @@ describe('logging', () => {
     await ws2.closed;
 
     const log = lines.join('');
-    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.length).toBeGreaterThan(minLines);
     expect(log).not.toContain(SECRET);
     expect(log).not.toContain(WRONG);
     const internal = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'internal error in method');
