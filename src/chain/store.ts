@@ -3,6 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { hexKey } from '../codec/hex.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { META, PREFIX, decodeNumber, encodeNumber, prefixed } from '../db/keys.js';
 import { LruCache } from './lru.js';
@@ -112,7 +113,7 @@ export class ChainStore {
   }
 
   async headerByHash(hash: Uint8Array): Promise<BlockHeader | undefined> {
-    const key = bytesToHex(hash);
+    const key = hexKey(hash);
     const hit = this.headers.get(key) ?? this.blocks.get(key)?.header;
     if (hit) return hit;
     const rlp = await this.level.get(prefixed(PREFIX.header, hash));
@@ -123,7 +124,7 @@ export class ChainStore {
   }
 
   async blockByHash(hash: Uint8Array): Promise<Block | undefined> {
-    const key = bytesToHex(hash);
+    const key = hexKey(hash);
     const hit = this.blocks.get(key);
     if (hit) return hit;
     const rlp = await this.level.get(prefixed(PREFIX.body, hash));
@@ -141,7 +142,7 @@ export class ChainStore {
    * blocks cannot afford.
    */
   async txHashes(blockHash: Uint8Array): Promise<Uint8Array[] | undefined> {
-    const key = bytesToHex(blockHash);
+    const key = hexKey(blockHash);
     const hit = this.txHashLists.get(key);
     if (hit) return hit;
     const rlp = await this.level.get(prefixed(PREFIX.body, blockHash));
@@ -203,7 +204,7 @@ export class ChainStore {
 
   /** A block's receipts (shared, cached: callers must not mutate them). */
   async receipts(blockHash: Uint8Array): Promise<StoredReceipt[] | undefined> {
-    const key = bytesToHex(blockHash);
+    const key = hexKey(blockHash);
     const hit = this.receiptLists.get(key);
     if (hit) return hit.receipts;
     const bytes = await this.level.get(prefixed(PREFIX.receipts, blockHash));

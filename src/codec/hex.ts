@@ -56,6 +56,16 @@ export function fixedDataToBytes(input: string, size: number, what: string): Uin
   return bytes;
 }
 
+/**
+ * Bytes → unprefixed hex as one flat string, for Map keys. A string built by appending byte after
+ * byte (as `bytesToUnprefixedHex` and `bytesToHex` of @ethereumjs/util do) is a rope of as many
+ * pieces, which every Map lookup must first copy into a flat string: ~1 µs for a 32-byte key,
+ * against ~0.1 µs for Node's native encoder.
+ */
+export function hexKey(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
 /** Value of each hex digit by char code (other codes map to 0: callers validate first). */
 const NIBBLE = (() => {
   const table = new Uint8Array(128);

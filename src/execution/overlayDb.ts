@@ -1,6 +1,7 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
-import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex } from '@ethereumjs/util';
+import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { hexKey } from '../codec/hex.js';
 import type { StateReadCache } from '../state/readCache.js';
 
 /**
@@ -29,13 +30,12 @@ export class OverlayState implements StateManagerInterface {
   private readonly codes = new Map<string, Uint8Array>();
   private readonly undo: Array<() => void> = [];
   private readonly marks: number[] = [];
-  private readonly rootHex: string;
   private readonly original = new Map<string, Uint8Array>();
 
   /** Storage values at the start of the transaction (EIP-2200/3529 SSTORE pricing). */
   readonly originalStorageCache = {
     get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-      const id = `${address.toString()}${bytesToUnprefixedHex(key)}`;
+      const id = `${hexKey(address.bytes)}${hexKey(key)}`;
       let value = this.original.get(id);
       if (value === undefined) {
         // The first SSTORE to a slot asks before writing it, so the current value is the original.
@@ -50,25 +50,23 @@ export class OverlayState implements StateManagerInterface {
   constructor(
     private readonly reads: StateReadCache,
     private readonly root: Uint8Array,
-  ) {
-    this.rootHex = bytesToUnprefixedHex(root);
-  }
+  ) {}
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const key = address.toString();
+    const key = hexKey(address.bytes);
     const own = this.accounts.get(key);
     if (own !== undefined) return own === null ? undefined : copyAccount(own);
-    const base = await this.reads.account(this.root, this.rootHex, address.bytes, key);
+    const base = await this.reads.account(this.root, address.bytes);
     return base === undefined ? undefined : copyAccount(base);
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
-    this.setAccount(address.toString(), copyAccount(account));
+    this.setAccount(hexKey(address.bytes), copyAccount(account));
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    const key = address.toString();
+    const key = hexKey(address.bytes);
     this.setAccount(key, null);
     this.wipe(key);
   }
@@ -84,14 +82,14 @@ export class OverlayState implements StateManagerInterface {
 
   async putCode(address: Address, code: Uint8Array): Promise<void> {
     const codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code);
-    this.codes.set(bytesToUnprefixedHex(codeHash), code);
+    this.codes.set(hexKey(codeHash), code);
     await this.modifyAccountFields(address, { codeHash });
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
     const account = await this.getAccount(address);
     if (account === undefined) return new Uint8Array();
-    return this.codes.get(bytesToUnprefixedHex(account.codeHash)) ?? this.reads.code(account.codeHash);
+    return this.codes.get(hexKey(account.codeHash)) ?? this.reads.code(account.codeHash);
   }
 
   async getCodeSize(address: Address): Promise<number> {
@@ -100,11 +98,11 @@ export class OverlayState implements StateManagerInterface {
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
-    const addressKey = address.toString();
-    const own = this.slots.get(addressKey)?.get(bytesToUnprefixedHex(key));
+    const addressKey = hexKey(address.bytes);
+    const own = this.slots.get(addressKey)?.get(hexKey(key));
     if (own !== undefined) return own;
     if (this.wiped.has(addressKey)) return new Uint8Array();
-    const base = await this.reads.account(this.root, this.rootHex, address.bytes, addressKey);
+    const base = await this.reads.account(this.root, address.bytes);
     return base === undefined ? new Uint8Array() : this.reads.storage(base.storageRoot, key);
   }
 
@@ -113,12 +111,12 @@ export class OverlayState implements StateManagerInterface {
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
     let start = 0;
     while (start < value.length && value[start] === 0) start++;
-    this.setSlot(address.toString(), bytesToUnprefixedHex(key), value.subarray(start));
+    this.setSlot(hexKey(address.bytes), hexKey(key), value.subarray(start));
   }
 
   /** Wipes the account's storage; like MerkleStateManager, creates the account if absent. */
   async clearStorage(address: Address): Promise<void> {
-    const key = address.toString();
+    const key = hexKey(address.bytes);
     const account = (await this.getAccount(address)) ?? new Account();
     account.storageRoot = KECCAK256_RLP;
     this.setAccount(key, account);

@@ -1,6 +1,6 @@
 import { createMerkleProof } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { type Account, KECCAK256_RLP, bytesToBigInt, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
+import { type Account, KECCAK256_RLP, bytesToBigInt, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import type { Level } from '../db/database.js';
 import { ReadOnlyTrieDB } from './nodeCache.js';
 import { StateReadCache } from './readCache.js';
@@ -29,7 +29,7 @@ export class StateReader {
 
   /** The account at `address`, or undefined when absent. Shared: do not mutate it. */
   async account(stateRoot: Uint8Array, address: Uint8Array): Promise<Account | undefined> {
-    return this.reads.account(stateRoot, bytesToUnprefixedHex(stateRoot), address, bytesToUnprefixedHex(address));
+    return this.reads.account(stateRoot, address);
   }
 
   /** The storage value of a 32-byte slot (0 when unset or the account is absent). */
