@@ -56,6 +56,9 @@ export interface Head {
  */
 export class ChainStore {
   private cachedHead: Head | undefined;
+  private cachedHeadHeader: BlockHeader | undefined;
+  /** Bumped by invalidateHead, so a read that began before a write does not cache what it found. */
+  private headGeneration = 0;
   // Decoding a header costs a Common copy and a hardfork lookup (~150 µs): every method that
   // resolves a block parameter pays it, so recent decoded headers and blocks are kept (both are
   // immutable, and keyed by hash, so never stale).
@@ -82,17 +85,31 @@ export class ChainStore {
   /** The head block, or undefined in an empty database (before `init`). */
   async head(): Promise<Head | undefined> {
     if (this.cachedHead) return this.cachedHead;
+    const generation = this.headGeneration;
     const hash = await this.level.get(META.head);
     if (!hash) return undefined;
     const number = await this.numberOf(hash);
     if (number === undefined) throw new Error('database corrupt: head block has no number');
-    this.cachedHead = { number, hash };
-    return this.cachedHead;
+    const head = { number, hash };
+    if (generation === this.headGeneration) this.cachedHead = head;
+    return head;
+  }
+
+  /** The head block's header (what `latest` names on every request), cached with the head. */
+  async headHeader(): Promise<BlockHeader | undefined> {
+    if (this.cachedHeadHeader) return this.cachedHeadHeader;
+    const generation = this.headGeneration;
+    const head = await this.head();
+    const header = head && (await this.headerByHash(head.hash));
+    if (generation === this.headGeneration) this.cachedHeadHeader = header;
+    return header;
   }
 
   /** Forgets the cached head and canonical hashes so the next read sees the database (after a write). */
   invalidateHead(): void {
+    this.headGeneration++;
     this.cachedHead = undefined;
+    this.cachedHeadHeader = undefined;
     this.canonicalHashes.clear();
     this.blooms.clear();
   }

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { HexError, fixedDataToBytes, quantityToBigInt } from './hex.js';
-import { jsonType } from './schemas.js';
+import { decoderSchema, jsonType } from './schemas.js';
 
 /** Block tags. An imported chain has no pending block and no consensus client: see README. */
 export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
@@ -45,15 +44,7 @@ function decode(value: unknown, allowHash: boolean): BlockId {
 }
 
 function schema(allowHash: boolean) {
-  return z.unknown().transform((value, ctx): BlockId => {
-    try {
-      return decode(value, allowHash);
-    } catch (err) {
-      if (!(err instanceof HexError)) throw err;
-      ctx.addIssue({ code: 'custom', message: err.message });
-      return z.NEVER;
-    }
-  });
+  return decoderSchema((value) => decode(value, allowHash));
 }
 
 /** Block number, tag, 32-byte hash, or EIP-1898 object: the state methods' block parameter. */

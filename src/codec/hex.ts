@@ -103,6 +103,11 @@ export function bytesToBigInt(bytes: Uint8Array): bigint {
   return BigInt(bytesToData(bytes));
 }
 
+/** Big-endian bytes (at most 32) → 32-byte data hex, left-padded with zeros (storage values). */
+export function bytesToData32(bytes: Uint8Array): string {
+  return `0x${hexKey(bytes).padStart(64, '0')}`;
+}
+
 /** bigint → 32-byte data hex (storage values). */
 export function bigIntToData32(value: bigint): string {
   return `0x${value.toString(16).padStart(64, '0')}`;

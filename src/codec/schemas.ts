@@ -5,12 +5,17 @@ import { HexError, dataToBytes, fixedDataToBytes, quantityToBigInt } from './hex
  * zod schemas for wire values. Each one both checks and decodes, so handlers receive bigint and
  * Uint8Array, never hex strings. Error texts are geth's (`common/hexutil`).
  */
-function hexSchema<T>(decode: (s: string) => T, what: string) {
-  return z.unknown().transform((value, ctx): T => {
-    if (typeof value !== 'string') {
-      ctx.addIssue({ code: 'custom', message: `json: cannot unmarshal ${jsonType(value)} into Go value of type ${what}` });
-      return z.NEVER;
-    }
+
+const directDecoders = new WeakMap<z.ZodType, (value: unknown) => unknown>();
+
+/**
+ * A schema made of one decoding function, which returns the value or throws a {@link HexError}
+ * whose message is the issue. `defineMethod` calls the function directly for a top-level argument
+ * ({@link directDecoder}): zod's parse machinery costs more than the decoding itself, on every
+ * argument of every request. Inside composite schemas (objects, arrays) zod runs it as a transform.
+ */
+export function decoderSchema<T>(decode: (value: unknown) => T) {
+  const schema = z.unknown().transform((value, ctx): T => {
     try {
       return decode(value);
     } catch (err) {
@@ -18,6 +23,20 @@ function hexSchema<T>(decode: (s: string) => T, what: string) {
       ctx.addIssue({ code: 'custom', message: err.message });
       return z.NEVER;
     }
+  });
+  directDecoders.set(schema, decode);
+  return schema;
+}
+
+/** The decoding function of a schema made by {@link decoderSchema}, or undefined for others. */
+export function directDecoder(schema: z.ZodType): ((value: unknown) => unknown) | undefined {
+  return directDecoders.get(schema);
+}
+
+function hexSchema<T>(decode: (s: string) => T, what: string) {
+  return decoderSchema((value): T => {
+    if (typeof value !== 'string') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type ${what}`);
+    return decode(value);
   });
 }
 
@@ -40,10 +59,7 @@ export const Address = hexSchema((s) => fixedDataToBytes(s, 20, 'common.Address'
 export const Hash = hexSchema((s) => fixedDataToBytes(s, 32, 'common.Hash'), 'common.Hash');
 
 /** A JSON string, left undecoded (for inputs whose errors are not `invalid argument i: …`). */
-export const RawString = z.unknown().transform((value, ctx): string => {
-  if (typeof value !== 'string') {
-    ctx.addIssue({ code: 'custom', message: `json: cannot unmarshal ${jsonType(value)} into Go value of type string` });
-    return z.NEVER;
-  }
+export const RawString = decoderSchema((value): string => {
+  if (typeof value !== 'string') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
   return value;
 });

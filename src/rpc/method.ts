@@ -1,4 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { HexError } from '../codec/hex.js';
+import { directDecoder } from '../codec/schemas.js';
 import { InvalidParamsError } from './errors.js';
 
 /**
@@ -37,6 +39,7 @@ export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(
   spec: MethodSpec<Ctx, S>,
 ): MethodDefinition<Ctx> {
   const required = spec.required ?? spec.params.length;
+  const direct = spec.params.map(directDecoder);
   return {
     name: spec.name,
     async call(ctx: Ctx, params: unknown): Promise<unknown> {
@@ -50,6 +53,17 @@ export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(
         if (value === undefined || (value === null && i >= required)) {
           if (i < required) throw new InvalidParamsError(`missing value for required argument ${i}`);
           args.push(undefined);
+          continue;
+        }
+        const decode = direct[i];
+        if (decode !== undefined) {
+          // The same value and message as safeParse would give, without zod's machinery.
+          try {
+            args.push(decode(value));
+          } catch (err) {
+            if (err instanceof HexError) throw new InvalidParamsError(`invalid argument ${i}: ${err.message}`);
+            throw err;
+          }
           continue;
         }
         const parsed = spec.params[i].safeParse(value);

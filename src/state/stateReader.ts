@@ -32,12 +32,13 @@ export class StateReader {
     return this.reads.account(stateRoot, address);
   }
 
-  /** The storage value of a 32-byte slot (0 when unset or the account is absent). */
-  async storage(stateRoot: Uint8Array, address: Uint8Array, slot: Uint8Array): Promise<bigint> {
+  /**
+   * The storage value of a 32-byte slot as minimal big-endian bytes (empty when zero, unset or the
+   * account is absent). Shared with the cache: do not mutate it.
+   */
+  async storage(stateRoot: Uint8Array, address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
     const account = await this.account(stateRoot, address);
-    if (!account) return 0n;
-    const value = await this.reads.storage(account.storageRoot, slot);
-    return value.length === 0 ? 0n : bytesToBigInt(value);
+    return account ? this.reads.storage(account.storageRoot, slot) : new Uint8Array();
   }
 
   /** The code of `address` (empty when none). */

@@ -1,5 +1,5 @@
 import { BlockNumberOrHash } from '../../codec/blockId.js';
-import { bigIntToData32 } from '../../codec/hex.js';
+import { bytesToData32 } from '../../codec/hex.js';
 import { Address, RawString } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
@@ -19,6 +19,6 @@ export const getStorageAt = defineMethod({
   handler: async (ctx: EthContext, [address, position, block]) => {
     const header = await resolveBlock(ctx, block);
     const { slot } = storageKeyOrThrow(position);
-    return bigIntToData32(await ctx.state.storage(header.stateRoot, address, slot));
+    return bytesToData32(await ctx.state.storage(header.stateRoot, address, slot));
   },
 });
