@@ -1,14 +1,19 @@
 /**
  * The benchmark's floor: a bare Fastify app that does what any JSON-RPC server over HTTP and
  * WebSocket must do — accept the connection, read the body, parse the JSON-RPC envelope (single
- * request or batch), and answer — but answers every request with a constant result. Whatever
- * tracenode spends above this is the cost of its methods; nothing can go below it on this machine.
+ * request or batch), and answer — but answers every request with a constant result.
  *
- * Same transport as tracenode: Fastify 5, `POST /v3/<key>` and WebSocket `/ws/v3/<key>`
- * (@fastify/websocket), one process, one thread.
+ * Same framework as tracenode: Fastify 5, `POST /v3/<key>` and WebSocket `/ws/v3/<key>`
+ * (@fastify/websocket), one process, one thread. tracenode answers well-formed HTTP requests
+ * before Fastify's router (src/rpc/fastPath.ts), so over HTTP it can go below this floor; `--node`
+ * is the floor of that path.
  *
- *   npx tsx bench/floor.ts [--port 0] [--key bench]   # prints "floor: listening on http://127.0.0.1:<port>"
+ *   npx tsx bench/floor.ts [--port 0] [--key bench] [--node]   # prints "floor: listening on http://127.0.0.1:<port>"
+ *
+ * `--node` serves the same answers from a bare node:http server (HTTP only): see buildNodeFloor.
  */
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import fastifyWebsocket from '@fastify/websocket';
@@ -68,18 +73,54 @@ export async function buildFloor(opts: { keys?: string[] } = {}): Promise<Fastif
   return app;
 }
 
+/**
+ * The stricter floor: the same answers from Node's HTTP server with no framework at all (HTTP
+ * only). tracenode answers well-formed POSTs before Fastify's router (src/rpc/fastPath.ts), so
+ * this is the transport its hot path actually pays; the bench reports both floors.
+ */
+export function buildNodeFloor(opts: { keys?: string[] } = {}): Server {
+  const keys = new Set(opts.keys ?? ['bench']);
+  return createServer((req, res) => {
+    const key = /^\/v3\/([^/?]+)/.exec(req.url ?? '')?.[1];
+    if (req.method !== 'POST' || key === undefined || !keys.has(key)) {
+      res.writeHead(key === undefined ? 404 : 401, { 'content-type': 'application/json' });
+      res.end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"invalid project id"}}');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const out = floorAnswer(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(out) });
+      res.end(out);
+    });
+  });
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' }, key: { type: 'string', default: 'bench' } } });
-  const app = await buildFloor({ keys: [values.key as string] });
-  await app.listen({ host: values.host as string, port: Number(values.port) });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : Number(values.port);
-  process.stdout.write(`floor: listening on http://${values.host}:${port}\n`);
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' }, key: { type: 'string', default: 'bench' }, node: { type: 'boolean', default: false } },
+  });
+  const keys = [values.key as string];
+  let port: number;
+  let close: () => Promise<unknown>;
+  if (values.node) {
+    const server = buildNodeFloor({ keys });
+    await new Promise<void>((resolve) => server.listen(Number(values.port), values.host as string, resolve));
+    port = (server.address() as AddressInfo).port;
+    close = () => new Promise((resolve) => server.close(resolve));
+  } else {
+    const app = await buildFloor({ keys });
+    await app.listen({ host: values.host as string, port: Number(values.port) });
+    port = (app.server.address() as AddressInfo).port;
+    close = () => app.close();
+  }
+  process.stdout.write(`floor${values.node ? ' (node:http)' : ''}: listening on http://${values.host}:${port}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await app.close();
+  await close();
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

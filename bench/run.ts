@@ -42,7 +42,7 @@ import { type LoadResult, Samples, openIdleSockets, wsLoad, wsOnce } from './wsL
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..');
 const API_KEY = 'bench';
-const SERVERS = ['tracenode', 'anvil', 'floor'] as const;
+const SERVERS = ['tracenode', 'anvil', 'floor', 'nodeFloor'] as const;
 type ServerName = (typeof SERVERS)[number];
 type Transport = 'http' | 'ws';
 
@@ -447,6 +447,8 @@ interface CaseDef {
    * case); `normalizeAnvil` then turns its answer into the shape of tracenode's.
    */
   anvilBody?: string;
+  /** Also measured against the node:http floor (HTTP): the cases bound by transport cost. */
+  nodeFloor?: boolean;
   note?: string;
 }
 
@@ -500,9 +502,9 @@ function ethCases(names: Set<string>, e: any, head: number, demoAvailable: boole
   const add = (c: CaseDef) => {
     if (names.has(c.name)) out.push(c);
   };
-  add({ name: 'eth_blockNumber', issue: 8, network: 'mainnet', anvil: true, body: req('eth_blockNumber', []), sanity: (a) => isResult(a) ?? (Number(a.result) === head ? undefined : `head ${a.result}`) });
+  add({ name: 'eth_blockNumber', issue: 8, network: 'mainnet', anvil: true, nodeFloor: true, body: req('eth_blockNumber', []), sanity: (a) => isResult(a) ?? (Number(a.result) === head ? undefined : `head ${a.result}`) });
   const nonZeroWord = (a: any) => isResult(a) ?? (/^0x[0-9a-f]{64}$/.test(a.result) && BigInt(a.result) > 0n ? undefined : `not a non-zero word: ${a.result}`);
-  add({ name: 'eth_getStorageAt latest', issue: 3, network: 'mainnet', anvil: true, body: req('eth_getStorageAt', [token, balanceSlot, 'latest']), sanity: nonZeroWord, note: 'Token.balanceOf[holder] (a mapping slot)' });
+  add({ name: 'eth_getStorageAt latest', issue: 3, network: 'mainnet', anvil: true, nodeFloor: true, body: req('eth_getStorageAt', [token, balanceSlot, 'latest']), sanity: nonZeroWord, note: 'Token.balanceOf[holder] (a mapping slot)' });
   add({
     name: 'eth_getStorageAt historic',
     issue: 3,
@@ -901,6 +903,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     stops.push(tn.stop);
     const floor = await startServer('floor', [...TSX, join(HERE, 'floor.ts'), '--port', '0', '--key', API_KEY], /listening on http:\/\/127\.0\.0\.1:(\d+)/);
     stops.push(floor.stop);
+    const nodeFloor = await startServer('nodeFloor', [...TSX, join(HERE, 'floor.ts'), '--port', '0', '--key', API_KEY, '--node'], /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+    stops.push(nodeFloor.stop);
     const tnPort = tn.match[1];
     const anvilPort = new URL(chain.anvil.url).port;
     const targets: Record<ServerName, Record<CaseDef['network'], Target0>> = {
@@ -911,10 +915,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       },
       anvil: {} as Record<CaseDef['network'], Target0>,
       floor: {} as Record<CaseDef['network'], Target0>,
+      nodeFloor: {} as Record<CaseDef['network'], Target0>,
     };
     for (const net of ['mainnet', 'demo', 'starknet'] as const) {
       targets.anvil[net] = { http: `http://127.0.0.1:${anvilPort}/`, ws: `ws://127.0.0.1:${anvilPort}/`, headers: {} };
       targets.floor[net] = { http: `http://127.0.0.1:${floor.match[1]}/v3/${API_KEY}`, ws: `ws://127.0.0.1:${floor.match[1]}/ws/v3/${API_KEY}`, headers: {} };
+      targets.nodeFloor[net] = { http: `http://127.0.0.1:${nodeFloor.match[1]}/v3/${API_KEY}`, ws: '', headers: {} }; // HTTP only
     }
 
     // Same chain on both: head hashes must agree with the generator's.
@@ -989,7 +995,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
     const cases: CaseResult[] = [];
     for (const def of defs) {
-      const servers: ServerName[] = def.anvil ? ['floor', 'tracenode', 'anvil'] : ['floor', 'tracenode'];
+      const servers: ServerName[] = ['floor', ...(def.nodeFloor ? (['nodeFloor'] as const) : []), 'tracenode', ...(def.anvil ? (['anvil'] as const) : [])];
       const result: CaseResult = { name: def.name, issue: def.issue, network: def.network, request: def.body.length > 400 ? `${def.body.slice(0, 400)}…` : def.body, servers: {}, crossCheck: def.anvil ? '' : 'not compared (no anvil counterpart)', problems: [], ...(def.note ? { note: def.note } : {}) };
       cases.push(result);
       log(`case: ${def.name}`);
@@ -1008,7 +1014,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       if (insane) result.problems.push(`tracenode's answer: ${insane}`);
       const expectedCanon = canonical(tnAnswer);
 
-      const verifiers: Record<ServerName, Partial<Record<Transport, (t: string) => boolean>>> = { tracenode: {}, anvil: {}, floor: {} };
+      const verifiers: Record<ServerName, Partial<Record<Transport, (t: string) => boolean>>> = { tracenode: {}, anvil: {}, floor: {}, nodeFloor: {} };
       const makeVerify = (bytes: string, canon: string, normalize?: (a: any) => any) => (text: string) => {
         if (text === bytes) return true;
         try {
@@ -1023,6 +1029,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         const run: ServerRun = {};
         result.servers[s] = run;
         for (const tr of ['http', 'ws'] as const) {
+          if (tr === 'ws' && s === 'nodeFloor') continue;
           const body = bodyFor(def, s);
           const text = tr === 'http' ? (s === 'tracenode' ? tnHttp.text : (await httpPost(t.http, body, t.headers)).text) : await wsOnce(t.ws, body, t.headers);
           let parsed: any;
@@ -1034,10 +1041,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             continue;
           }
           if (tr === 'http') run.answerBytes = Buffer.byteLength(text);
-          if (s === 'floor') {
+          if (s === 'floor' || s === 'nodeFloor') {
             const want = floorAnswer(def.body);
-            if (text !== want) result.problems.push(`floor ${tr}: ${text.slice(0, 100)} is not its constant`);
-            verifiers.floor[tr] = (x) => x === want;
+            if (text !== want) result.problems.push(`${s} ${tr}: ${text.slice(0, 100)} is not its constant`);
+            verifiers[s][tr] = (x) => x === want;
             run.checkedAgainst = 'its constant answer';
           } else if (s === 'tracenode') {
             if (tr === 'ws' && canonical(parsed) !== expectedCanon) result.problems.push(`tracenode: WebSocket answer differs from HTTP: ${firstDifference(parsed, tnAnswer)}`);
@@ -1159,6 +1166,8 @@ function evaluateTargets(rep: BenchReport): Target[] {
     out.push({ issue, target, measured: `${v.toFixed(2)}× anvil's (p50 ${fmtMs(tn!)} vs ${fmtMs(an!)} ms, one connection)`, met: v <= max });
   };
   rpsRatio(3, 'eth_getStorageAt at latest ≥ 0.8× the floor over HTTP', 'eth_getStorageAt latest', 'floor', 0.8);
+  // Information, not a target of the issue: against the transport tracenode's HTTP fast path uses.
+  rpsRatio(3, '(same, against the bare node:http floor: information)', 'eth_getStorageAt latest', 'nodeFloor', 0.8);
   rpsRatio(3, 'eth_getProof (1 key) ≥ 0.5× anvil', 'eth_getProof 1 key', 'anvil', 0.5);
   rpsRatio(3, 'eth_getProof (10 keys) ≥ 0.5× anvil', 'eth_getProof 10 keys', 'anvil', 0.5);
   rpsRatio(4, 'eth_call simple view ≥ 0.5× the floor over HTTP', 'eth_call view', 'floor', 0.5);
@@ -1228,6 +1237,7 @@ export function renderTables(rep: BenchReport): string {
     return [
       k.name,
       fmtRatio(s.tracenode?.http?.rps, s.floor?.http?.rps),
+      fmtRatio(s.tracenode?.http?.rps, s.nodeFloor?.http?.rps),
       fmtRatio(s.tracenode?.http?.rps, s.anvil?.http?.rps),
       fmtRatio(s.tracenode?.ws?.rps, s.floor?.ws?.rps),
       fmtRatio(s.tracenode?.ws?.rps, s.anvil?.ws?.rps),
@@ -1237,7 +1247,7 @@ export function renderTables(rep: BenchReport): string {
   });
   parts.push(
     '### Ratios (throughput: higher is better for tracenode; latency: lower is better)\n\n' +
-      mdTable(['case', 'HTTP tn/floor', 'HTTP tn/anvil', 'WS tn/floor', 'WS tn/anvil', 'p50 latency tn/anvil (1 conn)', 'answer vs anvil'], ratioRows),
+      mdTable(['case', 'HTTP tn/floor', 'HTTP tn/node floor', 'HTTP tn/anvil', 'WS tn/floor', 'WS tn/anvil', 'p50 latency tn/anvil (1 conn)', 'answer vs anvil'], ratioRows),
   );
   const cell = (r?: LoadResult) => (r ? `${fmtRps(r.rps)} (${fmtMs(r.p50)} / ${fmtMs(r.p99)})` : '–');
   const errs = (k: CaseResult, tr: Transport) =>
@@ -1247,14 +1257,14 @@ export function renderTables(rep: BenchReport): string {
   const absRows: string[][] = [];
   for (const k of rep.cases) {
     for (const tr of ['http', 'ws'] as const) {
-      absRows.push([tr === 'http' ? k.name : '', tr.toUpperCase(), cell(k.servers.tracenode?.[tr]), cell(k.servers.anvil?.[tr]), cell(k.servers.floor?.[tr]), errs(k, tr)]);
+      absRows.push([tr === 'http' ? k.name : '', tr.toUpperCase(), cell(k.servers.tracenode?.[tr]), cell(k.servers.anvil?.[tr]), cell(k.servers.floor?.[tr]), cell(k.servers.nodeFloor?.[tr]), errs(k, tr)]);
     }
     const c1 = (s: ServerName) => (k.servers[s]?.c1 ? `${fmtMs(k.servers[s]!.c1!.p50)} / ${fmtMs(k.servers[s]!.c1!.p99)}` : '–');
-    absRows.push(['', '1 conn p50/p99', c1('tracenode'), c1('anvil'), c1('floor'), '']);
+    absRows.push(['', '1 conn p50/p99', c1('tracenode'), c1('anvil'), c1('floor'), c1('nodeFloor'), '']);
   }
   parts.push(
     `### Absolute figures: req/s (p50 / p99 ms), ${rep.settings.connections} connections${rep.settings.connections > 1 ? ' or sockets' : ''}; errors = wrong or failed answers\n\n` +
-      mdTable(['case', 'transport', 'tracenode', 'anvil', 'floor', `errors (${SERVERS.join('/')})`], absRows),
+      mdTable(['case', 'transport', 'tracenode', 'anvil', 'floor', 'node floor', `errors (${SERVERS.join('/')})`], absRows),
   );
   if (rep.import) {
     const i = rep.import;
@@ -1316,7 +1326,7 @@ Produced by \`npm run bench\` (bench/run.ts) on ${rep.date.slice(0, 16).replace(
 
 **Chain:** the \`bench\` scenario of \`scripts/anvilChain.mjs\`: ${rep.chain.head} blocks, ${rep.chain.transactions} transactions (ERC-20 and ERC-721 transfers, AMM swaps, deployments, reverting transactions), mined on anvil and imported into tracenode. anvil: ${rep.chain.anvilBoot}. Heaviest block ${rep.chain.heaviestBlock} (${rep.chain.heaviestBlockGasUsed} gas); rare address in blocks ${rep.chain.rareBlocks.join(', ')}.
 
-**Method:** every case runs against tracenode, anvil (same chain) and the floor (\`bench/floor.ts\`: a bare Fastify app that parses the JSON-RPC envelope and answers a constant), in turn, on 127.0.0.1, with the load generator on the same machine: over HTTP keep-alive with autocannon (${s.connections} connections) and over WebSocket (\`bench/wsLoad.ts\`: ${s.connections} sockets, one request in flight each), ${s.durationS} s measured after a ${s.warmupS} s warm-up; then ${s.probeS} s over one HTTP connection for the unloaded latency (the latency targets use this one: under ${s.connections} connections, a single-threaded server's latency is mostly queueing). Every answer is checked during the run: tracenode's and anvil's against tracenode's answer fetched before the run (cross-checked against anvil's first; a difference is reported under Problems and anvil is then held to its own first answer), the floor's against its constant. A wrong answer counts as an error. Import: \`tracenode import\` on the whole chain vs \`bench/rawExecution.ts\` (@ethereumjs/vm \`runBlock\` on the same blocks, state in memory, no database), measured one after the other when the cache is built. The Starknet cases use the chain of \`bench/starknetEvents.ts\` (its in-process table below), served by the same tracenode process as a second network.
+**Method:** every case runs against tracenode, anvil (same chain) and the floor (\`bench/floor.ts\`: a bare Fastify app that parses the JSON-RPC envelope and answers a constant), in turn; the transport-bound cases (eth_blockNumber, eth_getStorageAt at latest) also against the node floor (\`bench/floor.ts --node\`: the same answers from Node's HTTP server with no framework, HTTP only), because tracenode answers well-formed HTTP requests before Fastify's router (src/rpc/fastPath.ts) and so can go below the Fastify floor; both ratios are reported, on 127.0.0.1, with the load generator on the same machine: over HTTP keep-alive with autocannon (${s.connections} connections) and over WebSocket (\`bench/wsLoad.ts\`: ${s.connections} sockets, one request in flight each), ${s.durationS} s measured after a ${s.warmupS} s warm-up; then ${s.probeS} s over one HTTP connection for the unloaded latency (the latency targets use this one: under ${s.connections} connections, a single-threaded server's latency is mostly queueing). Every answer is checked during the run: tracenode's and anvil's against tracenode's answer fetched before the run (cross-checked against anvil's first; a difference is reported under Problems and anvil is then held to its own first answer), the floor's against its constant. A wrong answer counts as an error. Import: \`tracenode import\` on the whole chain vs \`bench/rawExecution.ts\` (@ethereumjs/vm \`runBlock\` on the same blocks, state in memory, no database), measured one after the other when the cache is built. The Starknet cases use the chain of \`bench/starknetEvents.ts\` (its in-process table below), served by the same tracenode process as a second network.
 
 ## How to reproduce
 

@@ -8,7 +8,7 @@ import { badCount, renderTables, runBench } from '../bench/run.js';
 const CASES = ['eth_blockNumber', 'eth_getStorageAt latest', 'eth_call revert'];
 
 describe('benchmark harness', () => {
-  it('runs --quick on a tiny chain: a table for tracenode, anvil and the floor, non-zero throughput, every answer right', async () => {
+  it('runs --quick on a tiny chain: a table for tracenode, anvil and the floors, non-zero throughput, every answer right', async () => {
     const report = await runBench({
       quick: true,
       blocks: 24,
@@ -36,6 +36,14 @@ describe('benchmark harness', () => {
           expect(r!.p99).toBeGreaterThanOrEqual(r!.p50);
         }
         expect(run!.c1!.requests, `${k.name} ${server} one connection`).toBeGreaterThan(0);
+      }
+      // The node:http floor runs (HTTP only) for the transport-bound cases.
+      const nodeFloor = k.servers.nodeFloor;
+      if (k.name === 'eth_call revert') expect(nodeFloor).toBeUndefined();
+      else {
+        expect(nodeFloor?.http?.requests, k.name).toBeGreaterThan(0);
+        expect(badCount(nodeFloor!.http), k.name).toBe(0);
+        expect(nodeFloor!.ws).toBeUndefined();
       }
     }
     expect(report.import!.tracenode.blocksPerSecond).toBeGreaterThan(0);
