@@ -949,7 +949,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const globalWarmupS = options.globalWarmupS ?? d.globalWarmupS;
     if (globalWarmupS > 0) {
       const body = req('eth_blockNumber', []);
-      for (const s of SERVERS) for (const tr of ['http', 'ws'] as const) await runLoad(tr, targets[s].mainnet, body, () => true, settings.connections, globalWarmupS, 0);
+      for (const s of SERVERS) {
+        for (const tr of ['http', 'ws'] as const) {
+          if (targets[s].mainnet[tr] === '') continue; // the node floor has no WebSocket
+          await runLoad(tr, targets[s].mainnet, body, () => true, settings.connections, globalWarmupS, 0);
+        }
+      }
     }
 
     // cases
