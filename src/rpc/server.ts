@@ -208,7 +208,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       done(null, body);
     });
 
-
     for (const url of ['/v3', '/ws/v3']) {
       rpc.route({
         method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],

@@ -110,6 +110,9 @@ const CASES: Case[] = [
   // Left to Fastify on both servers.
   { name: 'an unknown key', path: '/v3/nope', body: '{}', taken: false, status: 401, text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"invalid project id"}}' },
   { name: 'a key prefix', path: `/v3/${TEST_API_KEY.slice(0, -1)}`, body: '{}', taken: false, status: 401 },
+  { name: 'a key with a character more', path: `/v3/${TEST_API_KEY}x`, body: '{}', taken: false, status: 401 },
+  { name: 'a key with a NUL more (keys are compared zero-padded)', path: `/v3/${TEST_API_KEY}%00`, body: '{}', taken: false, status: 401 },
+  { name: 'a key longer than the compared width', path: `/v3/${'k'.repeat(300)}`, body: '{}', taken: false, status: 401 },
   { name: 'an encoded key', path: `/v3/${TEST_API_KEY.replace('-', '%2D')}`, body: '{"jsonrpc":"2.0","id":8,"method":"test_echo"}', taken: false, status: 200, text: '{"jsonrpc":"2.0","id":8,"result":null}' },
   { name: 'a wrong path', path: `/V3/${TEST_API_KEY}`, body: '{}', taken: false, status: 404 },
   { name: 'a text body', headers: { 'content-type': 'text/plain' }, body: '{}', taken: false, status: 415 },
