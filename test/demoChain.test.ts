@@ -13,34 +13,11 @@ import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
 import { describe, it } from 'vitest';
+import { splitRlpItems } from '../src/import/rlpFile.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DEMO = join(ROOT, 'fixtures', 'demo');
 const FILES = ['genesis.json', 'chain.rlp', 'README.md'];
-
-/** Splits concatenated RLP items (geth export format) without decoding them. */
-function splitRlp(bytes: Uint8Array): Uint8Array[] {
-  const items: Uint8Array[] = [];
-  let at = 0;
-  const len = (start: number, size: number) => {
-    let n = 0;
-    for (let i = 0; i < size; i++) n = n * 256 + bytes[start + i];
-    return n;
-  };
-  while (at < bytes.length) {
-    const b = bytes[at];
-    let size: number;
-    if (b < 0x80) size = 1;
-    else if (b <= 0xb7) size = 1 + b - 0x80;
-    else if (b < 0xc0) size = 1 + (b - 0xb7) + len(at + 1, b - 0xb7);
-    else if (b <= 0xf7) size = 1 + b - 0xc0;
-    else size = 1 + (b - 0xf7) + len(at + 1, b - 0xf7);
-    if (at + size > bytes.length) throw new Error(`truncated RLP item at byte ${at}`);
-    items.push(bytes.subarray(at, at + size));
-    at += size;
-  }
-  return items;
-}
 
 function readmeHash(label: RegExp): string {
   const m = readFileSync(join(DEMO, 'README.md'), 'utf8').match(label);
@@ -78,7 +55,7 @@ describe.concurrent('demo chain (fixtures/demo)', () => {
     expect(bytesToHex(await vm.stateManager.getStateRoot())).toBe(bytesToHex(blockchain.genesisBlock.header.stateRoot));
 
     const blocks: Block[] = [];
-    for (const rlp of splitRlp(readFileSync(join(DEMO, 'chain.rlp')))) {
+    for (const rlp of splitRlpItems(readFileSync(join(DEMO, 'chain.rlp')))) {
       const block = createBlockFromRLP(rlp, { common, setHardfork: true });
       expect(block.header.number).toBe(BigInt(blocks.length + 1));
       await blockchain.putBlock(block); // validateBlocks: header vs parent, difficulty, uncles, tries, withdrawals, blob gas

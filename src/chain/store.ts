@@ -4,6 +4,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { hexKey } from '../codec/hex.js';
+import { rlpPayload } from '../codec/rlpPrefix.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { META, PREFIX, decodeNumber, encodeNumber, prefixed } from '../db/keys.js';
 import { LruCache } from './lru.js';
@@ -265,40 +266,20 @@ export class ChainStore {
 }
 
 /**
- * A header's logsBloom (a view into `rlp`) and timestamp, found by walking the RLP item headers of
+ * A header's logsBloom (a view into `rlp`) and timestamp, found by walking the RLP item prefixes of
  * the list without decoding the other fields: a range scan reads thousands of headers and a full
  * decode of each (seventeen-odd fields copied) was a fifth of its time.
  */
 export function headerBloomAndTimestamp(rlp: Uint8Array): [Uint8Array, bigint] {
-  let [offset] = rlpItem(rlp, 0);
+  let [offset] = rlpPayload(rlp, 0);
   let bloom: Uint8Array | undefined;
   for (let field = 0; field <= HEADER_TIMESTAMP_INDEX; field++) {
-    const [start, end] = rlpItem(rlp, offset);
+    const [start, end] = rlpPayload(rlp, offset);
+    // Stored headers are written by the importer: an item running past the end means corruption.
+    if (!(end <= rlp.length)) throw new Error('database corrupt: header RLP ends early');
     if (field === HEADER_LOGS_BLOOM_INDEX) bloom = rlp.subarray(start, end);
     if (field === HEADER_TIMESTAMP_INDEX) return [bloom as Uint8Array, bytesToBigInt(rlp.subarray(start, end))];
     offset = end;
   }
   throw new Error('unreachable');
-}
-
-/**
- * The payload range [start, end) of the RLP item at `offset` (for a list, its items' range).
- * Throws on input that ends early: stored headers are written by the importer, so this means a
- * corrupt database.
- */
-function rlpItem(b: Uint8Array, offset: number): [number, number] {
-  const p = b[offset];
-  if (p === undefined) throw new Error('database corrupt: header RLP ends early');
-  let start: number;
-  let length: number;
-  if (p < 0x80) return [offset, offset + 1];
-  if (p < 0xb8) [start, length] = [offset + 1, p - 0x80];
-  else if (p < 0xc0 || p >= 0xf8) {
-    const n = p - (p < 0xc0 ? 0xb7 : 0xf7);
-    length = 0;
-    for (let i = 1; i <= n; i++) length = length * 256 + b[offset + i];
-    start = offset + 1 + n;
-  } else [start, length] = [offset + 1, p - 0xc0];
-  if (start + length > b.length) throw new Error('database corrupt: header RLP ends early');
-  return [start, start + length];
 }
