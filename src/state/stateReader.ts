@@ -1,6 +1,5 @@
 import { createMerkleProof } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
-import { type Account, KECCAK256_RLP, bytesToBigInt, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
+import { type Account, KECCAK256_RLP, bytesToBigInt, equalsBytes } from '@ethereumjs/util';
 import type { Level } from '../db/database.js';
 import { ReadOnlyTrieDB } from './nodeCache.js';
 import { StateReadCache } from './readCache.js';
@@ -47,31 +46,23 @@ export class StateReader {
     return account ? this.reads.code(account.codeHash) : new Uint8Array();
   }
 
-  /** EIP-1186 proof of an account and of each 32-byte slot (root first, leaf last). */
+  /**
+   * EIP-1186 proof of an account and of each 32-byte slot (root first, leaf last). The values come
+   * from the read cache; the proofs walk the same open tries.
+   */
   async proof(stateRoot: Uint8Array, address: Uint8Array, slots: readonly Uint8Array[]): Promise<AccountProof> {
-    const trie = this.reads.trieAt(stateRoot);
-    const accountProof = await createMerkleProof(trie, address);
-    const raw = await trie.get(address);
-    const account = raw ? createAccountFromRLP(raw) : undefined;
-    const hasStorage = account !== undefined && !equalsBytes(account.storageRoot, KECCAK256_RLP);
-    const storageTrie = hasStorage ? this.reads.trieAt(account.storageRoot) : undefined;
+    const accountProof = await createMerkleProof(this.reads.trieAt(stateRoot), address);
+    const account = await this.reads.account(stateRoot, address);
+    const storageRoot = account !== undefined && !equalsBytes(account.storageRoot, KECCAK256_RLP) ? account.storageRoot : undefined;
     const storageProof = [];
     for (const slot of slots) {
-      if (!storageTrie) {
+      if (!storageRoot) {
         storageProof.push({ value: 0n, proof: [] });
         continue;
       }
-      const proof = await createMerkleProof(storageTrie, slot);
-      storageProof.push({ value: decodeStorageValue(await storageTrie.get(slot)), proof });
+      const proof = await createMerkleProof(this.reads.trieAt(storageRoot), slot);
+      storageProof.push({ value: bytesToBigInt(await this.reads.storage(storageRoot, slot)), proof });
     }
     return { account, accountProof, storageProof };
   }
 }
-
-/** Storage leaves hold RLP(value without leading zeros). */
-function decodeStorageValue(raw: Uint8Array | null): bigint {
-  if (!raw) return 0n;
-  const bytes = RLP.decode(raw) as Uint8Array;
-  return bytes.length === 0 ? 0n : bytesToBigInt(bytes);
-}
-
