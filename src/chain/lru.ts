@@ -13,7 +13,6 @@ export class LruCache<K, V> {
   private young = new Map<K, V>();
   private old = new Map<K, V>();
   private youngWeight = 0;
-  private oldWeight = 0;
   /** Weights of the entries of both generations, when a budget is set. */
   private readonly weights = new Map<K, number>();
   private readonly maxYoung: number;
@@ -33,9 +32,7 @@ export class LruCache<K, V> {
     const older = this.old.get(key);
     if (older === undefined) return undefined;
     this.old.delete(key);
-    const weight = this.budget ? (this.weights.get(key) ?? 0) : 0;
-    this.oldWeight -= weight;
-    this.addYoung(key, older, weight);
+    this.addYoung(key, older, this.budget ? (this.weights.get(key) ?? 0) : 0);
     return older;
   }
 
@@ -56,15 +53,13 @@ export class LruCache<K, V> {
   private rotate(): void {
     if (this.budget) for (const key of this.old.keys()) this.weights.delete(key);
     this.old = this.young;
-    this.oldWeight = this.youngWeight;
     this.young = new Map();
     this.youngWeight = 0;
   }
 
   private delete(key: K): void {
     if (this.young.delete(key)) this.youngWeight -= this.weights.get(key) ?? 0;
-    else if (this.old.delete(key)) this.oldWeight -= this.weights.get(key) ?? 0;
-    else return;
+    else if (!this.old.delete(key)) return;
     this.weights.delete(key);
   }
 
@@ -73,7 +68,6 @@ export class LruCache<K, V> {
     this.old.clear();
     this.weights.clear();
     this.youngWeight = 0;
-    this.oldWeight = 0;
   }
 
   get size(): number {

@@ -33,7 +33,7 @@ export function quantityToBigInt(input: string, maxBits = 256): bigint {
 
 /** Bytes → `0x`-prefixed data hex. */
 export function bytesToData(bytes: Uint8Array): string {
-  if (bytes.length > 64) return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex')}`;
+  if (bytes.length > 64) return `0x${hexKey(bytes)}`;
   let out = '0x';
   for (let i = 0; i < bytes.length; i++) out += BYTE_HEX[bytes[i]];
   return out;
