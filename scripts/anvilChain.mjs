@@ -6,7 +6,7 @@
 //   node scripts/anvilChain.mjs <outDir> [--scenario state|traces|bench] [--blocks N] [--keep-running] [--verify]
 //
 // writes <outDir>/genesis.json, chain.rlp (blocks 1..head, concatenated RLP), expected.json and
-// README.md. See /work/shared/reference/PEERS.md for why it works the way it does:
+// README.md. See docs/peers.md for why it works the way it does:
 //  - `anvil --init` gets the genesis stateRoot wrong, so the genesis block (and an empty block 1 on
 //    top of it) is computed here with ethereumjs and handed to anvil as a `--load-state` file;
 //  - anvil 1.7.1 mis-computes the stateRoot when a storage slot is set to zero or when a touched

@@ -14,6 +14,9 @@ import { createVM, runBlock } from '@ethereumjs/vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../scripts/anvilChain.mjs';
 import { splitRlpItems } from '../src/import/rlpFile.js';
+import { describeWithFoundry } from './helpers/foundry.js';
+
+const describeWithAnvil = describeWithFoundry(['anvil'], 'the anvil chain generator test');
 
 interface ExpectedBlock {
   number: number;
@@ -73,7 +76,7 @@ async function importWithEthereumjs(dir: string): Promise<{ genesisHash: string;
   return { genesisHash: bytesToHex(blockchain.genesisBlock.hash()), blocks };
 }
 
-describe('scripts/anvilChain.mjs: state scenario', () => {
+describeWithAnvil('scripts/anvilChain.mjs: state scenario', () => {
   it('ethereumjs reproduces every block hash and stateRoot anvil reported', async () => {
     const expected: Expected = JSON.parse(readFileSync(built.expectedPath, 'utf8'));
     expect(expected.head.number).toBeGreaterThanOrEqual(20);

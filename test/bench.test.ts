@@ -1,13 +1,14 @@
 // The benchmark harness (bench/run.ts, `npm run bench`) in --quick mode on a tiny chain: it must
 // produce a well-formed table with non-zero throughput and no wrong answer from any server. Speed
 // is not asserted (the machines are shared); BENCHMARKS.md and bench/results/ are not written.
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type LoadResult } from '../bench/wsLoad.js';
 import { badCount, renderTables, runBench } from '../bench/run.js';
+import { describeWithFoundry } from './helpers/foundry.js';
 
 const CASES = ['eth_blockNumber', 'eth_getStorageAt latest', 'eth_call revert'];
 
-describe('benchmark harness', () => {
+describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness', () => {
   it('runs --quick on a tiny chain: a table for tracenode, anvil and the floors, non-zero throughput, every answer right', async () => {
     const report = await runBench({
       quick: true,

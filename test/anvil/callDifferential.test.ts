@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { rawCall as rpc, usePeerPair } from '../helpers/anvilPeer.js';
+import { describeWithFoundry } from '../helpers/foundry.js';
+
+const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tests (eth_call)');
 
 /**
  * eth_call against an independent peer: every transaction of the anvil-mined `traces` and `state`
  * chains is replayed as an eth_call at its parent block and at the head (from, to, input, value,
  * gas as sent), on anvil and on tracenode. Successes must return the same bytes; reverts the same
- * code 3 and revert data. Messages are geth's here and anvil's own there (PEERS.md: anvil appends
+ * code 3 and revert data. Messages are geth's here and anvil's own there (docs/peers.md: anvil appends
  * its decoded text and reports out-of-gas as -32603), so for failures the test compares data only
  * and checks that tracenode's message is geth's form.
  */
 const chains = [usePeerPair('traces'), usePeerPair('state')];
 
-describe('eth_call vs anvil: every mined transaction replayed as a call', () => {
+describeWithAnvil('eth_call vs anvil: every mined transaction replayed as a call', () => {
   it('same return data, same revert data, at the parent block and at the head', async () => {
     let successes = 0;
     let reverts = 0;

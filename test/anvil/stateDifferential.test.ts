@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { bytesToHex } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { usePeerPair } from '../helpers/anvilPeer.js';
+import { describeWithFoundry } from '../helpers/foundry.js';
+
+const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tests (state)');
 
 /**
  * Differential test against an independent peer: a chain mined on anvil (scripts/anvilChain.mjs,
@@ -11,7 +14,7 @@ import { usePeerPair } from '../helpers/anvilPeer.js';
  * state method asked of both nodes at every block, answers compared byte for byte.
  *
  * The scenario avoids anvil 1.7.1's state-root bugs (storage deletions, touched empty accounts;
- * ../shared/reference/PEERS.md), which the execution-apis and uncle chains cover instead.
+ * docs/peers.md), which the execution-apis and uncle chains cover instead.
  * Documented differences, both in eth_getProof (normalised by {@link anvilProofAsGeth}):
  * - an absent account: anvil returns the empty-account codeHash/storageHash, tracenode returns
  *   zeros as geth does (METHODS.md §4.4);
@@ -57,7 +60,7 @@ async function batch(url: string, calls: Call[]): Promise<unknown[]> {
   return out;
 }
 
-describe('anvil-generated chain', () => {
+describeWithAnvil('anvil-generated chain', () => {
   it('imports into tracenode with every block hash and stateRoot equal to anvil’s', async () => {
     const expected = JSON.parse(readFileSync(peers().built.expectedPath, 'utf8')) as { blocks: Array<{ number: number; hash: string; stateRoot: string }> };
     expect(expected.blocks.length).toBeGreaterThan(20);
@@ -76,7 +79,7 @@ describe('anvil-generated chain', () => {
     const addresses = [...Object.values(contracts), ...Object.values(expected.accounts as Record<string, string>), absent];
     const head = peers().built.blocks.at(-1)!.number;
     const calls: Call[] = [];
-    // anvil started from a state file keeps no state for block 0 (PEERS.md): compare from block 1
+    // anvil started from a state file keeps no state for block 0 (docs/peers.md): compare from block 1
     for (let n = 1; n <= head; n++) {
       const block = `0x${n.toString(16)}`;
       for (const address of addresses) {

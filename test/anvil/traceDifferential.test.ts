@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rawResult as rpc, usePeerPair } from '../helpers/anvilPeer.js';
+import { describeWithFoundry } from '../helpers/foundry.js';
+
+const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tests (traces)');
 
 /**
  * Parity traces against an independent peer: the `traces` scenario of scripts/anvilChain.mjs
@@ -54,7 +57,7 @@ function withoutZeroValuePrecompileCalls(traces: Trace[]): Trace[] {
 }
 const peers = usePeerPair('traces');
 
-describe('traces vs anvil on an anvil-mined chain', () => {
+describeWithAnvil('traces vs anvil on an anvil-mined chain', () => {
   it('trace_block of every block equals anvil’s', async () => {
     const head = peers().built.blocks.at(-1)!.number;
     let traces = 0;

@@ -6,7 +6,6 @@
  */
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,8 +45,9 @@ import {
   valueAt,
   word,
 } from './demo.js';
+import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
 
-const CAST = resolve(import.meta.dirname, '../../node_modules/@foundry-rs/cast-linux-amd64/bin/cast');
+const describeWithCast = describeWithFoundry(['cast'], 'the cast client tests');
 
 let server: EthTestServer;
 beforeAll(async () => {
@@ -67,7 +67,7 @@ interface CastResult {
 function castRun(...args: string[]): Promise<CastResult> {
   return new Promise((done, fail) => {
     execFile(
-      CAST,
+      CAST_BIN,
       [...args, '--rpc-url', httpUrl(server)],
       // a neutral cwd so that no foundry.toml is picked up; no colours in the output
       { cwd: tmpdir(), env: { ...process.env, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' }, timeout: 20_000 },
@@ -89,7 +89,7 @@ async function cast(...args: string[]): Promise<string> {
 const lines = (s: string) => s.split('\n').map((l) => l.trim());
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 
-describe('cast', () => {
+describeWithCast('cast', () => {
   it('cast chain-id, cast block-number', async () => {
     expect(await cast('chain-id')).toBe(String(CHAIN_ID));
     expect(await cast('block-number')).toBe(String(HEAD));
