@@ -1,20 +1,34 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openChain } from '../../src/chain/open.js';
 import { headerBloomAndTimestamp } from '../../src/chain/store.js';
 import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
-import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { StateReader } from '../../src/state/stateReader.js';
+import { bigIntToQuantity } from '../../src/codec/hex.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
+
+/** One account of a test's post-state (expected.json). */
+interface PostAccount {
+  balance: string;
+  nonce: string;
+  code: string;
+  storage: Record<string, string>;
+}
 
 interface SummaryLine {
   number: number;
   hash: string;
   txs: number;
+  uncles: number;
+  withdrawals: number | null;
+  timestamp: number;
+  difficulty: string;
 }
 
 describe('import: execution-apis chains', () => {
@@ -22,7 +36,7 @@ describe('import: execution-apis chains', () => {
     ['execution-apis', '0x44fd89d504659cd58f48f4796b77a7e7012cf296a2409afa2f6c3cb99b5b3d99', 54n],
     ['execution-apis-prague', '0x79e0f5ffb6a0c9f54d507dbbadc935603ac1db86d32f7857472180a75ec11f90', 45n],
   ])('%s: genesis hash and every block hash match the fixture', async (name, genesisHash, headNumber) => {
-    const dir = join(SHARED_FIXTURES, name);
+    const dir = join(FIXTURES, name);
     const chain = await importFixtureChain(dir, join(tmp.dir, name));
     try {
       expect(bytesToHex((await chain.store.canonicalHash(0n))!)).toBe(genesisHash);
@@ -38,7 +52,13 @@ describe('import: execution-apis chains', () => {
         // decoded transaction objects, for every transaction type of the chain.
         const fromRaw = (await chain.store.txHashes(hash))!.map(bytesToHex);
         expect(fromRaw.length).toBe(line.txs);
-        expect(fromRaw).toEqual((await chain.store.blockByHash(hash))!.transactions.map((tx) => bytesToHex(tx.hash())));
+        const block = (await chain.store.blockByHash(hash))!;
+        expect(fromRaw).toEqual(block.transactions.map((tx) => bytesToHex(tx.hash())));
+        // The rest of the summary line, from the stored block.
+        expect(block.uncleHeaders.length).toBe(line.uncles);
+        expect(block.withdrawals?.length ?? null).toBe(line.withdrawals);
+        expect(Number(block.header.timestamp)).toBe(line.timestamp);
+        expect(`0x${block.header.difficulty.toString(16)}`).toBe(line.difficulty);
         // The log scan's bloom and timestamp, read by walking the header RLP, equal the decoded header's.
         const header = (await chain.store.headerByHash(hash))!;
         const [bloom, timestamp] = headerBloomAndTimestamp(header.serialize());
@@ -55,7 +75,7 @@ describe('import: execution-apis chains', () => {
 });
 
 describe('import: uncle chains', () => {
-  const root = join(SHARED_FIXTURES, 'uncle-chains');
+  const root = join(FIXTURES, 'uncle-chains');
   const names = readdirSync(root).filter((n) => !n.endsWith('.md'));
   it('has the 11 chains', () => expect(names.length).toBe(11));
   it.each(names)('%s: every block hash and stateRoot match expected.json', async (name) => {
@@ -67,10 +87,28 @@ describe('import: uncle chains', () => {
         const header = await chain.store.headerByNumber(BigInt(b.number));
         expect(bytesToHex(header!.hash())).toBe(b.hash);
         expect(bytesToHex(header!.stateRoot)).toBe(b.stateRoot);
-        expect(header!.uncleHash).toBeDefined();
+        expect(bytesToHex(header!.parentHash)).toBe(b.parentHash);
+        expect(bytesToHex(header!.uncleHash)).toBe(b.sha3Uncles);
+        expect(header!.coinbase.toString()).toBe(b.miner);
+        expect(bigIntToQuantity(header!.difficulty)).toBe(b.difficulty);
+        expect(bigIntToQuantity(header!.gasUsed)).toBe(b.gasUsed);
+        if (b.baseFeePerGas !== undefined) expect(bigIntToQuantity(header!.baseFeePerGas!)).toBe(b.baseFeePerGas);
       }
       const head = await chain.store.head();
       expect(bytesToHex(head!.hash)).toBe(expected.head.hash);
+      // The post-state of the test (balance, nonce, code, storage of every account), read from the
+      // imported trie at the head.
+      const root = (await chain.store.headerByHash(head!.hash))!.stateRoot;
+      const state = new StateReader(chain.level);
+      for (const [address, want] of Object.entries(expected.postState as Record<string, PostAccount>)) {
+        const addr = hexToBytes(address as `0x${string}`);
+        const account = await state.account(root, addr);
+        expect([bigIntToQuantity(account?.balance ?? 0n), bigIntToQuantity(account?.nonce ?? 0n)], address).toEqual([want.balance, want.nonce]);
+        expect(bytesToHex(await state.code(root, addr)), address).toBe(want.code);
+        for (const [slot, value] of Object.entries(want.storage)) {
+          expect(bytesToBigInt(await state.storage(root, addr, hexToBytes(slot as `0x${string}`))), `${address} ${slot}`).toBe(BigInt(value));
+        }
+      }
     } finally {
       await chain.close();
     }
@@ -78,7 +116,7 @@ describe('import: uncle chains', () => {
 });
 
 describe('import: verification and resumption', () => {
-  const dir = join(SHARED_FIXTURES, 'uncle-chains', 'twoUncle_London');
+  const dir = join(FIXTURES, 'uncle-chains', 'twoUncle_London');
   const genesis = readFileSync(join(dir, 'genesis.json'), 'utf8');
   const rlp = readFileSync(join(dir, 'chain.rlp'));
 
@@ -101,7 +139,7 @@ describe('import: verification and resumption', () => {
     const datadir = join(tmp.dir, 'reinit');
     expect((await initDatadir(datadir, genesis)).alreadyInitialised).toBe(false);
     expect((await initDatadir(datadir, genesis)).alreadyInitialised).toBe(true);
-    const other = readFileSync(join(SHARED_FIXTURES, 'execution-apis-prague', 'genesis.json'), 'utf8');
+    const other = readFileSync(join(FIXTURES, 'execution-apis-prague', 'genesis.json'), 'utf8');
     await expect(initDatadir(datadir, other)).rejects.toThrow(/holds another chain/);
   });
 });
