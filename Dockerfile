@@ -5,7 +5,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -17,6 +17,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY fixtures/demo ./fixtures/demo
+COPY fixtures/starknet/mainnet-blocks.ndjson ./fixtures/starknet/mainnet-blocks.ndjson
 COPY scripts/start.mjs ./scripts/start.mjs
 RUN mkdir -p /data && chown node:node /data
 USER node

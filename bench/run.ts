@@ -822,7 +822,9 @@ async function runStarknetBench(cacheRoot: string, quick: boolean, log: (l: stri
   }
   if (rows.length === 0) throw new Error(`bench/starknetEvents.ts: no table in its output:\n${r.stdout.slice(-2000)}`);
   const importLine = r.stdout.split('\n').find((l) => l.startsWith('import:'));
-  return { datadir, result: { args, rows, importLine, seconds: round((performance.now() - t0) / 1000, 1) } };
+  // The recorded arguments name the datadir relative to the repository: results files are committed.
+  const recorded = [...mode, '--keep', relative(REPO, datadir)];
+  return { datadir, result: { args: recorded, rows, importLine, seconds: round((performance.now() - t0) / 1000, 1) } };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/starknetEvents.ts            # 10,000 blocks, 1,000,000 events
  *   npx tsx bench/starknetEvents.ts --quick    # 1,000 blocks, 100,000 events
- *   npx tsx bench/starknetEvents.ts --blocks 5000 --events 500000 --runs 100 --keep /tmp/sn
+ *   npx tsx bench/starknetEvents.ts --blocks 5000 --events 500000 --runs 100 --keep bench/.cache/sn
  *
  * The chain: `--contracts` contracts (1,000) each emitting events under 10 of `--keys` event
  * selectors (100), uniformly, ~4 events per transaction, ~100 events per block. Half of the

@@ -13,7 +13,7 @@ const env = process.env;
 const datadir = resolve(env.TRACENODE_DATADIR ?? join(root, 'data'));
 const demo = join(root, 'fixtures', 'demo');
 const starknetDatadir = resolve(env.TRACENODE_STARKNET_DATADIR ?? join(root, 'data-starknet'));
-const starknetDemo = join(root, 'fixtures', 'starknet-demo', 'blocks.ndjson');
+const starknetDemo = join(root, 'fixtures', 'starknet', 'mainnet-blocks.ndjson');
 /** The development key `npm start` accepts unless TRACENODE_API_KEYS / TRACENODE_KEYS_FILE say otherwise. */
 const DEV_KEY = 'tracenode-dev-key';
 const cli = join(root, 'dist', 'cli.js');

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIoCases } from '../../test/conformance/ioFiles.js';
-import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
 import type { EthereumChain } from '../chain/open.js';
 import { bigIntToData32, bigIntToQuantity } from '../codec/hex.js';
 import { callMethods } from '../methods/callMethods.js';
@@ -15,7 +15,7 @@ import { RpcError } from '../rpc/errors.js';
  * (geth's answers) or are computed by hand in the comments next to them.
  */
 
-const FIXTURE = join(SHARED_FIXTURES, 'execution-apis');
+const FIXTURE = join(FIXTURES, 'execution-apis');
 const methods = new Map(callMethods.map((m) => [m.name, m]));
 
 let chain: EthereumChain;

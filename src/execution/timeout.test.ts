@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
 import type { EthereumChain } from '../chain/open.js';
 import { bytesToData } from '../codec/hex.js';
 import { callMethods } from '../methods/callMethods.js';
@@ -17,7 +17,7 @@ const tmp = tempDir();
 let chain: EthereumChain;
 let ctx: EthContext;
 beforeAll(async () => {
-  chain = await importFixtureChain(join(SHARED_FIXTURES, 'uncle-chains', 'twoUncle_London'), tmp.dir);
+  chain = await importFixtureChain(join(FIXTURES, 'uncle-chains', 'twoUncle_London'), tmp.dir);
   const base = await createEthContext(chain, 'test');
   // a short deadline so the test is quick; production uses CALL_TIMEOUT_MS (5 s, geth's)
   ctx = { ...base, execution: createCallEngine({ store: chain.store, common: chain.common, reads: base.state.reads, timeoutMs: 200 }) };

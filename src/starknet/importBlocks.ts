@@ -15,7 +15,7 @@ import {
 
 /**
  * Import of Starknet blocks from NDJSON: one `starknet_getBlockWithReceipts` result per line
- * (the format of `../shared/fixtures/starknet/`). Of each block the store keeps the header fields
+ * (the format of `fixtures/starknet/`). Of each block the store keeps the header fields
  * (hash, number, parent, timestamp, status) and every receipt's events with the transaction hash;
  * other fields are ignored. Blank lines are skipped.
  */

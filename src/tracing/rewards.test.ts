@@ -8,8 +8,8 @@ import { checkGenesis, createChainCommon } from '../chain/genesis.js';
 import { splitRlpItems } from '../import/rlpFile.js';
 import { blockRewards } from './rewards.js';
 
-const UNCLE_CHAINS = resolve(import.meta.dirname, '../../../shared/fixtures/uncle-chains');
-const EXECUTION_APIS = resolve(import.meta.dirname, '../../../shared/fixtures/execution-apis');
+const UNCLE_CHAINS = resolve(import.meta.dirname, '../../fixtures/uncle-chains');
+const EXECUTION_APIS = resolve(import.meta.dirname, '../../fixtures/execution-apis');
 const ETH = 10n ** 18n;
 
 interface ExpectedBlock {

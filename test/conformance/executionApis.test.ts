@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
-import { SHARED_FIXTURES } from '../helpers/chains.js';
+import { FIXTURES } from '../helpers/chains.js';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
 import { type RpcClient, httpClient } from '../helpers/rpcClient.js';
 import { readIoCases } from './ioFiles.js';
@@ -30,14 +30,14 @@ for (const set of SETS) {
     let server: EthTestServer;
     let client: RpcClient;
     beforeAll(async () => {
-      server = await startEthServer(join(SHARED_FIXTURES, set));
+      server = await startEthServer(join(FIXTURES, set));
       client = httpClient(server.url, server.key);
     });
     afterAll(async () => {
       await client?.close();
       await server?.close();
     });
-    const root = join(SHARED_FIXTURES, set);
+    const root = join(FIXTURES, set);
     const methods = [...ethereumMethods.keys()].filter((m) => existsDir(join(root, m)));
     for (const io of readIoCases(root, methods)) {
       const name = `${io.method}/${io.file}`;

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SHARED_FIXTURES } from '../helpers/chains.js';
+import { FIXTURES } from '../helpers/chains.js';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
 import { forEachTransport } from '../helpers/rpcClient.js';
 
 let server: EthTestServer;
 beforeAll(async () => {
-  server = await startEthServer(join(SHARED_FIXTURES, 'execution-apis'));
+  server = await startEthServer(join(FIXTURES, 'execution-apis'));
 });
 afterAll(() => server.close());
 

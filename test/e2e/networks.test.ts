@@ -14,7 +14,7 @@ beforeAll(async () => {
   const eth = join(tmp.dir, 'eth');
   const sn = join(tmp.dir, 'sn');
   await (await importFixtureChain(join(FIXTURES, 'demo'), eth)).close();
-  const imported = await runCli(['import-starknet', '--datadir', sn, join(FIXTURES, 'starknet-demo', 'blocks.ndjson')]);
+  const imported = await runCli(['import-starknet', '--datadir', sn, join(FIXTURES, 'starknet', 'mainnet-blocks.ndjson')]);
   expect(imported.code).toBe(0);
   opened = [await openNetwork('mainnet', eth, 'test'), await openNetwork('starknet-mainnet', sn, 'test')];
   server = await startServer({ networks: opened.map((n) => n.handle), apiKeys: [TEST_API_KEY], logger: false });
@@ -61,7 +61,7 @@ for (const transport of TRANSPORTS) {
 describe('datadir kinds are not mixed up', () => {
   it('init refuses a Starknet datadir', async () => {
     const sn = join(tmp.dir, 'sn-other');
-    expect((await runCli(['import-starknet', '--datadir', sn, join(FIXTURES, 'starknet-demo', 'blocks.ndjson')])).code).toBe(0);
+    expect((await runCli(['import-starknet', '--datadir', sn, join(FIXTURES, 'starknet', 'mainnet-blocks.ndjson')])).code).toBe(0);
     const r = await runCli(['init', '--datadir', sn, '--genesis', join(FIXTURES, 'demo', 'genesis.json')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/holds a starknet network, not an Ethereum chain/);

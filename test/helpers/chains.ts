@@ -5,8 +5,6 @@ import { type EthereumChain, openChain } from '../../src/chain/open.js';
 import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
 
-/** The shared fixtures folder (`../shared/fixtures` next to the repository). */
-export const SHARED_FIXTURES = resolve(import.meta.dirname, '../../../shared/fixtures');
 /** This repository's own fixtures. */
 export const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { SHARED_FIXTURES } from './chains.js';
+import { FIXTURES } from './chains.js';
 import { verifyProof } from './proofVerifier.js';
 
 // A proof geth produced (execution-apis get-account-proof-with-storage.io) for block 54, whose
 // stateRoot is in eth_getBlockByNumber/get-latest.io: data from an independent client.
-const dir = join(SHARED_FIXTURES, 'execution-apis');
+const dir = join(FIXTURES, 'execution-apis');
 const io = readFileSync(join(dir, 'eth_getProof/get-account-proof-with-storage.io'), 'utf8');
 const proof = JSON.parse(io.split('\n').find((l) => l.startsWith('<< '))!.slice(3)).result;
 const latest = readFileSync(join(dir, 'eth_getBlockByNumber/get-latest.io'), 'utf8');

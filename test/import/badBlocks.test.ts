@@ -8,12 +8,12 @@ import { openChain } from '../../src/chain/open.js';
 import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
 import { splitRlpItems } from '../../src/import/rlpFile.js';
-import { SHARED_FIXTURES, tempDir } from '../helpers/chains.js';
+import { FIXTURES, tempDir } from '../helpers/chains.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const dir = join(SHARED_FIXTURES, 'uncle-chains', 'twoUncle_London');
+const dir = join(FIXTURES, 'uncle-chains', 'twoUncle_London');
 const genesis = readFileSync(join(dir, 'genesis.json'), 'utf8');
 const blocks = splitRlpItems(readFileSync(join(dir, 'chain.rlp')));
 const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));

@@ -5,13 +5,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openChain } from '../../src/chain/open.js';
 import { createStateManager } from '../../src/state/stateManager.js';
 import { TrieDB } from '../../src/state/trieDb.js';
-import { SHARED_FIXTURES, tempDir } from '../helpers/chains.js';
+import { FIXTURES, tempDir } from '../helpers/chains.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const dir = join(SHARED_FIXTURES, 'execution-apis');
+const dir = join(FIXTURES, 'execution-apis');
 const summary = readFileSync(join(dir, 'chain-summary.ndjson'), 'utf8')
   .trim()
   .split('\n')

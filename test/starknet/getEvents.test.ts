@@ -14,7 +14,7 @@ import { DATADIR_KIND_KEY } from '../../src/starknet/keys.js';
 import { StarknetStore, openStarknetStore } from '../../src/starknet/store.js';
 import { wireError } from '../helpers/wireError.js';
 
-const SHARED = resolve(import.meta.dirname, '../../../shared/fixtures/starknet');
+const STARKNET_FIXTURES = resolve(import.meta.dirname, '../../fixtures/starknet');
 const NETWORKS = ['mainnet', 'sepolia-integration'] as const;
 type Network = (typeof NETWORKS)[number];
 
@@ -38,7 +38,7 @@ interface SampleFilter {
 /** Every event of a fixture file, in block/tx/event order, read straight from the NDJSON. */
 function fixtureEvents(network: Network): FixtureEvent[] {
   const out: FixtureEvent[] = [];
-  for (const line of readFileSync(join(SHARED, `${network}-blocks.ndjson`), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(STARKNET_FIXTURES, `${network}-blocks.ndjson`), 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const b = JSON.parse(line);
     b.transactions.forEach((t: { receipt: { transaction_hash: string; events: { from_address: string; keys: string[]; data: string[] }[] } }, ti: number) => {
@@ -116,11 +116,11 @@ beforeAll(async () => {
   for (const network of NETWORKS) {
     const dir = freshDir();
     const store = await openStarknetStore(dir, { create: true });
-    await importStarknetBlocks(store, readFileLines(join(SHARED, `${network}-blocks.ndjson`)));
+    await importStarknetBlocks(store, readFileLines(join(STARKNET_FIXTURES, `${network}-blocks.ndjson`)));
     await store.close();
     contexts[network] = await createStarknetContext(dir);
     all[network] = fixtureEvents(network);
-    samples[network] = JSON.parse(readFileSync(join(SHARED, `${network}-expected.json`), 'utf8')).sample_filters;
+    samples[network] = JSON.parse(readFileSync(join(STARKNET_FIXTURES, `${network}-expected.json`), 'utf8')).sample_filters;
   }
 });
 afterAll(async () => {
@@ -131,7 +131,7 @@ describe('starknet_getEvents: shared fixtures', () => {
   for (const network of NETWORKS) {
     describe(network, () => {
       it('imports every block and event of the fixture', async () => {
-        const expected = JSON.parse(readFileSync(join(SHARED, `${network}-expected.json`), 'utf8'));
+        const expected = JSON.parse(readFileSync(join(STARKNET_FIXTURES, `${network}-expected.json`), 'utf8'));
         expect(all[network].length).toBe(expected.total_events);
         const store = contexts[network].store;
         for (const b of expected.per_block) {
@@ -144,7 +144,7 @@ describe('starknet_getEvents: shared fixtures', () => {
       });
 
       it('every README sample filter is in the expected file', () => {
-        const readme = readFileSync(join(SHARED, 'README.md'), 'utf8');
+        const readme = readFileSync(join(STARKNET_FIXTURES, 'README.md'), 'utf8');
         const section = readme.split(`### ${network}-blocks.ndjson`)[1].split('\n### ')[0].split('Well-known values')[0];
         const rows = [...section.matchAll(/^\| `(\{.*\})` \| (\d+) \|$/gm)].map((m) => [JSON.parse(m[1]), Number(m[2])]);
         expect(rows.length).toBe(samples[network].length);

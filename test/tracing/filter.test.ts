@@ -15,7 +15,7 @@ import {
 } from '../../src/tracing/addressIndex.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import type { TraceService } from '../../src/tracing/replay.js';
-import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { wireError } from '../helpers/wireError.js';
 import { DEMO, SENDER, buildDemoChain } from './demoChain.js';
 
@@ -145,7 +145,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
   const sender = '0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f';
 
   beforeAll(async () => {
-    chain = await importFixtureChain(join(SHARED_FIXTURES, 'execution-apis'), datadir.dir);
+    chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), datadir.dir);
     ctx = await createEthContext(chain, 'test');
     // Until the importer writes the index itself, build it as for an existing database (through
     // the context's trace service, whose cache then serves the whole file).

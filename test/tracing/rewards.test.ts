@@ -7,10 +7,10 @@ import { createEthContext } from '../../src/methods/context.js';
 import { traceMethods } from '../../src/methods/traceMethods.js';
 import { splitRlpItems } from '../../src/import/rlpFile.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
-import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 
 const traceBlock = traceMethods.find((m) => m.name === 'trace_block')!;
-const UNCLE_CHAINS = join(SHARED_FIXTURES, 'uncle-chains');
+const UNCLE_CHAINS = join(FIXTURES, 'uncle-chains');
 const ETH = 10n ** 18n;
 const LAST = 40;
 const q = (n: bigint | number) => `0x${n.toString(16)}`;
@@ -77,7 +77,7 @@ describe('trace_block rewards', () => {
     // The first 40 blocks are enough (the merge is at 36); the rest only costs import time.
     const fixture = tempDir();
     cleanups.push(fixture.cleanup);
-    const source = join(SHARED_FIXTURES, 'execution-apis');
+    const source = join(FIXTURES, 'execution-apis');
     copyFileSync(join(source, 'genesis.json'), join(fixture.dir, 'genesis.json'));
     writeFileSync(join(fixture.dir, 'chain.rlp'), concatBytes(...splitRlpItems(readFileSync(join(source, 'chain.rlp'))).slice(0, LAST)));
     const chain = await open(fixture.dir);

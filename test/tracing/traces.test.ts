@@ -7,7 +7,7 @@ import { type EthContext, createEthContext } from '../../src/methods/context.js'
 import { traceMethods } from '../../src/methods/traceMethods.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import { createTraceService } from '../../src/tracing/replay.js';
-import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { wireError } from '../helpers/wireError.js';
 import { DEMO, type DemoTx, FACTORY_CREATED, SENDER, buildDemoChain } from './demoChain.js';
 
@@ -25,7 +25,7 @@ describe('traces on the execution-apis chain', () => {
   const blocks = new Map<number, RpcTrace[]>();
 
   beforeAll(async () => {
-    chain = await importFixtureChain(join(SHARED_FIXTURES, 'execution-apis'), datadir.dir);
+    chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), datadir.dir);
     ctx = await createEthContext(chain, 'test');
   });
   afterAll(async () => {
@@ -68,7 +68,7 @@ describe('traces on the execution-apis chain', () => {
     // Root gas 23644 = gasLimit 80468 − intrinsic 56824, which the debug_traceTransaction fixture
     // shows as the first step's gas; receipt 66259 = 56824 + 9435.
     const hash = '0xc1d605c6612a5fe84dc95810030bfe5b1d327652b381bc695e28f50d13b2b09e';
-    const io = readFileSync(join(SHARED_FIXTURES, 'execution-apis/debug_traceTransaction/trace-contract-call.io'), 'utf8');
+    const io = readFileSync(join(FIXTURES, 'execution-apis/debug_traceTransaction/trace-contract-call.io'), 'utf8');
     expect(io).toContain('"gas":66259');
     expect(io).toContain('"structLogs":[{"pc":0,"op":"PUSH1","gas":23644');
     const block = (await chain.store.blockByNumber(1n))!;

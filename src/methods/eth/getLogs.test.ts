@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SHARED_FIXTURES, importFixtureChain, tempDir } from '../../../test/helpers/chains.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../../../test/helpers/chains.js';
 import type { EthereumChain } from '../../chain/open.js';
 import { wireError } from '../../../test/helpers/wireError.js';
 import { type EthContext, createEthContext } from '../context.js';
@@ -13,7 +13,7 @@ let cleanup: () => void;
 beforeAll(async () => {
   const tmp = tempDir();
   cleanup = tmp.cleanup;
-  chain = await importFixtureChain(join(SHARED_FIXTURES, 'execution-apis'), tmp.dir);
+  chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), tmp.dir);
   ctx = await createEthContext(chain, 'test');
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED_FIXTURES } from '../../helpers/chains.js';
+import { FIXTURES } from '../../helpers/chains.js';
 import { type EthTestServer, startEthServer } from '../../helpers/ethServer.js';
 import { type RpcClient, TRANSPORTS, connect } from '../../helpers/rpcClient.js';
 
@@ -60,7 +60,7 @@ async function checkUncle(client: RpcClient, blockNumber: number, blockHash: str
 }
 
 describe('uncles of the 11 uncle chains (hashes from expected.json)', () => {
-  const root = join(SHARED_FIXTURES, 'uncle-chains');
+  const root = join(FIXTURES, 'uncle-chains');
   for (const name of readdirSync(root).filter((n) => !n.endsWith('.md'))) {
     it(name, async () => {
       const expected = JSON.parse(readFileSync(join(root, name, 'expected.json'), 'utf8'));
@@ -82,7 +82,7 @@ describe('uncles of the 11 uncle chains (hashes from expected.json)', () => {
 });
 
 describe('uncles of the execution-apis chain', () => {
-  const dir = join(SHARED_FIXTURES, 'execution-apis');
+  const dir = join(FIXTURES, 'execution-apis');
   const summary = readFileSync(join(dir, 'chain-summary.ndjson'), 'utf8')
     .trim()
     .split('\n')
