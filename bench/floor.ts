@@ -12,7 +12,7 @@
  *
  * `--node` serves the same answers from a bare node:http server (HTTP only): see buildNodeFloor.
  */
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -58,7 +58,8 @@ export async function buildFloor(opts: { keys?: string[] } = {}): Promise<Fastif
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   await app.register(fastifyWebsocket, { options: { maxPayload: 5 * 1024 * 1024, perMessageDeflate: false } });
   app.post('/v3/:key', async (req, reply) => {
-    if (!keys.has((req.params as { key: string }).key)) return reply.code(401).send({ jsonrpc: '2.0', id: null, error: { code: -32002, message: 'invalid project id' } });
+    if (!keys.has((req.params as { key: string }).key))
+      return reply.code(401).send({ jsonrpc: '2.0', id: null, error: { code: -32002, message: 'invalid project id' } });
     return reply.type('application/json').send(floorAnswer(typeof req.body === 'string' ? req.body : ''));
   });
   app.get('/ws/v3/:key', { websocket: true }, (socket, req) => {
@@ -99,7 +100,12 @@ export function buildNodeFloor(opts: { keys?: string[] } = {}): Server {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' }, key: { type: 'string', default: 'bench' }, node: { type: 'boolean', default: false } },
+    options: {
+      port: { type: 'string', default: '0' },
+      host: { type: 'string', default: '127.0.0.1' },
+      key: { type: 'string', default: 'bench' },
+      node: { type: 'boolean', default: false },
+    },
   });
   const keys = [values.key as string];
   let port: number;

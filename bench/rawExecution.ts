@@ -18,7 +18,7 @@ import { createBlockchain } from '@ethereumjs/blockchain';
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { MapDB, ValueEncoding, bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes, MapDB, ValueEncoding } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
 import { splitRlpItems } from '../src/import/rlpFile.js';
 

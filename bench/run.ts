@@ -29,7 +29,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -37,7 +37,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ANVIL_BIN, accountFor, buildAnvilChain, mappingSlot } from '../scripts/anvilChain.mjs';
 import { floorAnswer } from './floor.js';
-import { type LoadResult, Samples, openIdleSockets, wsLoad, wsOnce } from './wsLoad.js';
+import { type LoadResult, openIdleSockets, Samples, wsLoad, wsOnce } from './wsLoad.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..');
@@ -123,7 +123,16 @@ export interface BenchReport {
   date: string;
   mode: 'full' | 'quick';
   settings: { blocks: number; durationS: number; warmupS: number; probeS: number; connections: number; only: string[] };
-  machine: { cores: number; cpu: string; memoryGiB: number; node: string; anvil: string; os: string; loadAverage: { start: number[]; end: number[] }; commit?: string };
+  machine: {
+    cores: number;
+    cpu: string;
+    memoryGiB: number;
+    node: string;
+    anvil: string;
+    os: string;
+    loadAverage: { start: number[]; end: number[] };
+    commit?: string;
+  };
   chain: {
     key: string;
     head: number;
@@ -145,7 +154,12 @@ export interface BenchReport {
   };
   memory: { restMiB?: number; idleSockets?: number; idleSocketsOpen?: number; idleMiB?: number; underLoadMiB?: number };
   cases: CaseResult[];
-  starknetBench?: { args: string[]; rows: Array<{ query: string; events: string; medianMs: number; p99Ms: number; note: string }>; importLine?: string; seconds: number };
+  starknetBench?: {
+    args: string[];
+    rows: Array<{ query: string; events: string; medianMs: number; p99Ms: number; note: string }>;
+    importLine?: string;
+    seconds: number;
+  };
   targets: Target[];
   seconds: number;
 }
@@ -214,7 +228,14 @@ function httpPost(url: string, body: string, headers: Record<string, string> = {
   return new Promise((resolvePost, reject) => {
     const u = new URL(url);
     const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -253,7 +274,11 @@ function trackChild(p: ChildProcess): void {
 }
 
 /** Runs a command to completion (bounded by timeoutMs); stdout and stderr as text. */
-function runCommand(cmd: string, args: string[], opts: { timeoutMs: number; onLine?: (line: string) => void; cwd?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCommand(
+  cmd: string,
+  args: string[],
+  opts: { timeoutMs: number; onLine?: (line: string) => void; cwd?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun, reject) => {
     const p = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     trackChild(p);
@@ -293,7 +318,12 @@ function runCommand(cmd: string, args: string[], opts: { timeoutMs: number; onLi
 const TSX = ['--import', 'tsx'];
 
 /** A long-running server child: waits for `ready` to match its output; stop() ends it. */
-async function startServer(name: string, args: string[], ready: RegExp, timeoutMs = 60_000): Promise<{ proc: ChildProcess; match: RegExpExecArray; output: () => string; stop: () => Promise<void> }> {
+async function startServer(
+  name: string,
+  args: string[],
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<{ proc: ChildProcess; match: RegExpExecArray; output: () => string; stop: () => Promise<void> }> {
   const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   trackChild(proc);
   let out = '';
@@ -304,7 +334,12 @@ async function startServer(name: string, args: string[], ready: RegExp, timeoutM
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   let exited = false;
-  const exitedP = new Promise<void>((r) => proc.once('exit', () => ((exited = true), r())));
+  const exitedP = new Promise<void>((r) =>
+    proc.once('exit', () => {
+      exited = true;
+      r();
+    }),
+  );
   const stop = async () => {
     if (exited) return;
     proc.kill('SIGTERM');
@@ -349,7 +384,15 @@ interface Target0 {
  * throughput and latency count the answers that arrive inside the measured window (latencies from
  * autocannon's per-response event, sub-millisecond), correctness counts every answer.
  */
-function httpLoad(o: { url: string; headers: Record<string, string>; body: string; verify: (t: string) => boolean; connections: number; durationS: number; warmupS?: number }): Promise<LoadResult> {
+function httpLoad(o: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  verify: (t: string) => boolean;
+  connections: number;
+  durationS: number;
+  warmupS?: number;
+}): Promise<LoadResult> {
   const samples = new Samples();
   let firstMismatch: string | undefined;
   const warmupMs = (o.warmupS ?? 0) * 1000;
@@ -364,7 +407,7 @@ function httpLoad(o: { url: string; headers: Record<string, string>; body: strin
         headers: { 'content-type': 'application/json', ...o.headers },
         body: o.body,
         connections: o.connections,
-        duration: (warmupMs / 1000) + o.durationS,
+        duration: warmupMs / 1000 + o.durationS,
         timeout: 30,
         sampleInt: 100, // autocannon notices the end of the run at its next sample tick
         verifyBody: (text: string) => {
@@ -419,7 +462,15 @@ async function waitIdle(t: Target0): Promise<void> {
   }
 }
 
-async function runLoad(transport: Transport, t: Target0, body: string, verify: (s: string) => boolean, connections: number, durationS: number, warmupS: number): Promise<LoadResult> {
+async function runLoad(
+  transport: Transport,
+  t: Target0,
+  body: string,
+  verify: (s: string) => boolean,
+  connections: number,
+  durationS: number,
+  warmupS: number,
+): Promise<LoadResult> {
   if (transport === 'http') {
     const r = await httpLoad({ url: t.http, headers: t.headers, body, verify, connections, durationS, warmupS });
     await waitIdle(t);
@@ -502,9 +553,26 @@ function ethCases(names: Set<string>, e: any, head: number, demoAvailable: boole
   const add = (c: CaseDef) => {
     if (names.has(c.name)) out.push(c);
   };
-  add({ name: 'eth_blockNumber', issue: 8, network: 'mainnet', anvil: true, nodeFloor: true, body: req('eth_blockNumber', []), sanity: (a) => isResult(a) ?? (Number(a.result) === head ? undefined : `head ${a.result}`) });
+  add({
+    name: 'eth_blockNumber',
+    issue: 8,
+    network: 'mainnet',
+    anvil: true,
+    nodeFloor: true,
+    body: req('eth_blockNumber', []),
+    sanity: (a) => isResult(a) ?? (Number(a.result) === head ? undefined : `head ${a.result}`),
+  });
   const nonZeroWord = (a: any) => isResult(a) ?? (/^0x[0-9a-f]{64}$/.test(a.result) && BigInt(a.result) > 0n ? undefined : `not a non-zero word: ${a.result}`);
-  add({ name: 'eth_getStorageAt latest', issue: 3, network: 'mainnet', anvil: true, nodeFloor: true, body: req('eth_getStorageAt', [token, balanceSlot, 'latest']), sanity: nonZeroWord, note: 'Token.balanceOf[holder] (a mapping slot)' });
+  add({
+    name: 'eth_getStorageAt latest',
+    issue: 3,
+    network: 'mainnet',
+    anvil: true,
+    nodeFloor: true,
+    body: req('eth_getStorageAt', [token, balanceSlot, 'latest']),
+    sanity: nonZeroWord,
+    note: 'Token.balanceOf[holder] (a mapping slot)',
+  });
   add({
     name: 'eth_getStorageAt historic',
     issue: 3,
@@ -514,7 +582,14 @@ function ethCases(names: Set<string>, e: any, head: number, demoAvailable: boole
     sanity: nonZeroWord,
     note: `block ${historic} = head − 50: anvil keeps only its last 64 states; tracenode reads every block the same way`,
   });
-  add({ name: 'eth_getProof 1 key', issue: 3, network: 'mainnet', anvil: true, body: req('eth_getProof', [token, [balanceSlot], 'latest']), sanity: (a) => isResult(a) ?? (a.result.storageProof?.length === 1 ? undefined : 'no storage proof') });
+  add({
+    name: 'eth_getProof 1 key',
+    issue: 3,
+    network: 'mainnet',
+    anvil: true,
+    body: req('eth_getProof', [token, [balanceSlot], 'latest']),
+    sanity: (a) => isResult(a) ?? (a.result.storageProof?.length === 1 ? undefined : 'no storage proof'),
+  });
   const keys10 = users.map((u) => mappingSlot(u, 3));
   add({
     name: 'eth_getProof 10 keys',
@@ -525,7 +600,14 @@ function ethCases(names: Set<string>, e: any, head: number, demoAvailable: boole
     sanity: (a) => isResult(a) ?? (a.result.storageProof?.length === 10 ? undefined : 'not 10 storage proofs'),
     note: 'ALPHA balances of 10 users',
   });
-  add({ name: 'eth_call view (balanceOf)', issue: 4, network: 'mainnet', anvil: true, body: req('eth_call', [{ to: token, data: b.balanceOfCalldata }, 'latest']), sanity: nonZeroWord });
+  add({
+    name: 'eth_call view (balanceOf)',
+    issue: 4,
+    network: 'mainnet',
+    anvil: true,
+    body: req('eth_call', [{ to: token, data: b.balanceOfCalldata }, 'latest']),
+    sanity: nonZeroWord,
+  });
   add({
     name: 'eth_call heavy loop',
     issue: 4,
@@ -551,11 +633,19 @@ function ethCases(names: Set<string>, e: any, head: number, demoAvailable: boole
       network: 'demo',
       anvil: false,
       body: req('eth_getUncleByBlockNumberAndIndex', ['0xb', '0x1']),
-      sanity: (a) => isResult(a) ?? (a.result?.hash === '0xc71ebe23438d05f36a8f9312f249291ed500c573322ef17b48b276b9a6a49814' ? undefined : `uncle hash ${a.result?.hash}`),
+      sanity: (a) =>
+        isResult(a) ?? (a.result?.hash === '0xc71ebe23438d05f36a8f9312f249291ed500c573322ef17b48b276b9a6a49814' ? undefined : `uncle hash ${a.result?.hash}`),
       note: 'the anvil chain has no uncles: the demo chain (fixtures/demo, block 11, uncle 1) on tracenode, vs the floor only',
     });
   }
-  add({ name: 'trace_transaction (heaviest block)', issue: 5, network: 'mainnet', anvil: true, body: req('trace_transaction', [b.heaviestBlockTx]), sanity: nonEmptyArray });
+  add({
+    name: 'trace_transaction (heaviest block)',
+    issue: 5,
+    network: 'mainnet',
+    anvil: true,
+    body: req('trace_transaction', [b.heaviestBlockTx]),
+    sanity: nonEmptyArray,
+  });
   add({
     name: 'trace_block (heaviest block)',
     issue: 5,
@@ -578,7 +668,9 @@ function ethCases(names: Set<string>, e: any, head: number, demoAvailable: boole
         jsonrpc: '2.0',
         id: i + 1,
         method: 'trace_filter',
-        params: [{ fromBlock: hex(1 + i * ANVIL_TRACE_FILTER_RANGE), toBlock: hex(Math.min(head, (i + 1) * ANVIL_TRACE_FILTER_RANGE)), toAddress: [e.rareAddress] }],
+        params: [
+          { fromBlock: hex(1 + i * ANVIL_TRACE_FILTER_RANGE), toBlock: hex(Math.min(head, (i + 1) * ANVIL_TRACE_FILTER_RANGE)), toAddress: [e.rareAddress] },
+        ],
       })),
     ),
     normalizeAnvil: (a) =>
@@ -736,7 +828,9 @@ async function prepareChain(cacheRoot: string, blocks: number, fresh: boolean, l
       const again = JSON.parse(readFileSync(built.expectedPath, 'utf8')).head;
       if (again.hash !== cachedHead.hash) {
         await built.anvil!.stop();
-        throw new Error(`anvil mined a different chain than the cached one (head ${again.hash} vs ${cachedHead.hash}): remove ${relative(REPO, dir)} and run again`);
+        throw new Error(
+          `anvil mined a different chain than the cached one (head ${again.hash} vs ${cachedHead.hash}): remove ${relative(REPO, dir)} and run again`,
+        );
       }
       anvil = built.anvil!;
     } finally {
@@ -767,13 +861,21 @@ async function prepareChain(cacheRoot: string, blocks: number, fresh: boolean, l
       const rlp = join(chainDir, 'chain.rlp');
       const tn = await importChain(datadir, genesis, rlp, blocks, log);
       log(`import: tracenode ${tn.blocksPerSecond} blocks/s, ${tn.mgasPerSecond} Mgas/s; raw @ethereumjs/vm on the same blocks…`);
-      const raw = await runCommand(process.execPath, [...TSX, join(HERE, 'rawExecution.ts'), genesis, rlp, '--json'], { timeoutMs: Math.max(15 * 60_000, blocks * 3000) });
+      const raw = await runCommand(process.execPath, [...TSX, join(HERE, 'rawExecution.ts'), genesis, rlp, '--json'], {
+        timeoutMs: Math.max(15 * 60_000, blocks * 3000),
+      });
       if (raw.code !== 0) throw new Error(`raw execution failed:\n${raw.stderr.slice(-3000)}`);
       const r = JSON.parse(raw.stdout.trim().split('\n').pop() as string);
       importFigures = {
         measuredAt: new Date().toISOString(),
         tracenode: tn,
-        raw: { blocks: r.blocks, seconds: round(r.execSeconds, 1), blocksPerSecond: round(r.blocksPerSecond, 1), mgasPerSecond: round(r.mgasPerSecond), gasUsed: r.gasUsed },
+        raw: {
+          blocks: r.blocks,
+          seconds: round(r.execSeconds, 1),
+          blocksPerSecond: round(r.blocksPerSecond, 1),
+          mgasPerSecond: round(r.mgasPerSecond),
+          gasUsed: r.gasUsed,
+        },
         ratio: { blocks: round(tn.blocksPerSecond / r.blocksPerSecond), mgas: round(tn.mgasPerSecond / r.mgasPerSecond) },
       };
       writeFileSync(importFile, `${JSON.stringify(importFigures, null, 1)}\n`);
@@ -801,7 +903,11 @@ async function prepareDemo(cacheRoot: string, log: (l: string) => void): Promise
 }
 
 /** Runs bench/starknetEvents.ts (its chain kept in the cache) and parses its table. */
-async function runStarknetBench(cacheRoot: string, quick: boolean, log: (l: string) => void): Promise<{ datadir: string; result: NonNullable<BenchReport['starknetBench']> }> {
+async function runStarknetBench(
+  cacheRoot: string,
+  quick: boolean,
+  log: (l: string) => void,
+): Promise<{ datadir: string; result: NonNullable<BenchReport['starknetBench']> }> {
   const script = join(HERE, 'starknetEvents.ts');
   const mode = quick ? DEFAULTS.quick.starknet : DEFAULTS.full.starknet;
   const dir = join(cacheRoot, `starknet-${quick ? 'quick' : 'full'}-${sha(fileHash([script]), `schema${schemaVersion()}`)}`);
@@ -868,7 +974,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     loadAverage: { start: loadavg().map((x) => round(x)), end: [] },
     commit,
   };
-  log(`bench: ${mode}, ${names.size} cases, ${settings.connections} connections, ${settings.durationS} s (+${settings.warmupS} s warm-up) per run; load average ${machine.loadAverage.start.join(' ')}`);
+  log(
+    `bench: ${mode}, ${names.size} cases, ${settings.connections} connections, ${settings.durationS} s (+${settings.warmupS} s warm-up) per run; load average ${machine.loadAverage.start.join(' ')}`,
+  );
 
   // Servers and anything else to stop, newest first.
   const stops: Array<() => Promise<void>> = [];
@@ -905,15 +1013,27 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     stops.push(tn.stop);
     const floor = await startServer('floor', [...TSX, join(HERE, 'floor.ts'), '--port', '0', '--key', API_KEY], /listening on http:\/\/127\.0\.0\.1:(\d+)/);
     stops.push(floor.stop);
-    const nodeFloor = await startServer('nodeFloor', [...TSX, join(HERE, 'floor.ts'), '--port', '0', '--key', API_KEY, '--node'], /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+    const nodeFloor = await startServer(
+      'nodeFloor',
+      [...TSX, join(HERE, 'floor.ts'), '--port', '0', '--key', API_KEY, '--node'],
+      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    );
     stops.push(nodeFloor.stop);
     const tnPort = tn.match[1];
     const anvilPort = new URL(chain.anvil.url).port;
     const targets: Record<ServerName, Record<CaseDef['network'], Target0>> = {
       tracenode: {
         mainnet: { http: `http://127.0.0.1:${tnPort}/v3/${API_KEY}`, ws: `ws://127.0.0.1:${tnPort}/ws/v3/${API_KEY}`, headers: {} },
-        demo: { http: `http://127.0.0.1:${tnPort}/v3/${API_KEY}`, ws: `ws://127.0.0.1:${tnPort}/ws/v3/${API_KEY}`, headers: { host: `demo.localhost:${tnPort}` } },
-        starknet: { http: `http://127.0.0.1:${tnPort}/v3/${API_KEY}`, ws: `ws://127.0.0.1:${tnPort}/ws/v3/${API_KEY}`, headers: { host: `starknet-mainnet.localhost:${tnPort}` } },
+        demo: {
+          http: `http://127.0.0.1:${tnPort}/v3/${API_KEY}`,
+          ws: `ws://127.0.0.1:${tnPort}/ws/v3/${API_KEY}`,
+          headers: { host: `demo.localhost:${tnPort}` },
+        },
+        starknet: {
+          http: `http://127.0.0.1:${tnPort}/v3/${API_KEY}`,
+          ws: `ws://127.0.0.1:${tnPort}/ws/v3/${API_KEY}`,
+          headers: { host: `starknet-mainnet.localhost:${tnPort}` },
+        },
       },
       anvil: {} as Record<CaseDef['network'], Target0>,
       floor: {} as Record<CaseDef['network'], Target0>,
@@ -929,7 +1049,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const tnHead = await rpc(targets.tracenode.mainnet.http, 'eth_getBlockByNumber', ['latest', false]);
     const anvilHead = await rpc(targets.anvil.mainnet.http, 'eth_getBlockByNumber', ['latest', false]);
     if (tnHead.hash !== e.head.hash || anvilHead.hash !== e.head.hash) {
-      throw new Error(`head hashes differ: expected ${e.head.hash}, tracenode ${tnHead.hash}, anvil ${anvilHead.hash} (remove ${relative(REPO, chain.dir)} or run with --fresh)`);
+      throw new Error(
+        `head hashes differ: expected ${e.head.hash}, tracenode ${tnHead.hash}, anvil ${anvilHead.hash} (remove ${relative(REPO, chain.dir)} or run with --fresh)`,
+      );
     }
     log(`servers: tracenode :${tnPort} (pid ${tn.proc.pid}), anvil :${anvilPort}, floor :${floor.match[1]}; head ${head} ${e.head.hash.slice(0, 18)}… on both`);
 
@@ -1003,7 +1125,16 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const cases: CaseResult[] = [];
     for (const def of defs) {
       const servers: ServerName[] = ['floor', ...(def.nodeFloor ? (['nodeFloor'] as const) : []), 'tracenode', ...(def.anvil ? (['anvil'] as const) : [])];
-      const result: CaseResult = { name: def.name, issue: def.issue, network: def.network, request: def.body.length > 400 ? `${def.body.slice(0, 400)}…` : def.body, servers: {}, crossCheck: def.anvil ? '' : 'not compared (no anvil counterpart)', problems: [], ...(def.note ? { note: def.note } : {}) };
+      const result: CaseResult = {
+        name: def.name,
+        issue: def.issue,
+        network: def.network,
+        request: def.body.length > 400 ? `${def.body.slice(0, 400)}…` : def.body,
+        servers: {},
+        crossCheck: def.anvil ? '' : 'not compared (no anvil counterpart)',
+        problems: [],
+        ...(def.note ? { note: def.note } : {}),
+      };
       cases.push(result);
       log(`case: ${def.name}`);
 
@@ -1054,7 +1185,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             verifiers[s][tr] = (x) => x === want;
             run.checkedAgainst = 'its constant answer';
           } else if (s === 'tracenode') {
-            if (tr === 'ws' && canonical(parsed) !== expectedCanon) result.problems.push(`tracenode: WebSocket answer differs from HTTP: ${firstDifference(parsed, tnAnswer)}`);
+            if (tr === 'ws' && canonical(parsed) !== expectedCanon)
+              result.problems.push(`tracenode: WebSocket answer differs from HTTP: ${firstDifference(parsed, tnAnswer)}`);
             verifiers.tracenode[tr] = makeVerify(text, expectedCanon);
             run.checkedAgainst = "tracenode's answer fetched before the run";
           } else {
@@ -1068,7 +1200,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             // For an error, code and data must agree; messages may differ (anvil appends decoded text).
             const errorsAgree = parsed?.error && tnAnswer?.error && parsed.error.code === tnAnswer.error.code && parsed.error.data === tnAnswer.error.data;
             if (!diff || errorsAgree) {
-              if (tr === 'http') result.crossCheck = diff ? `equal code and data (messages: anvil "${parsed.error.message}", tracenode "${tnAnswer.error.message}")` : norm ? 'equal (after removing anvil-only fields)' : 'equal';
+              if (tr === 'http')
+                result.crossCheck = diff
+                  ? `equal code and data (messages: anvil "${parsed.error.message}", tracenode "${tnAnswer.error.message}")`
+                  : norm
+                    ? 'equal (after removing anvil-only fields)'
+                    : 'equal';
               verifiers.anvil[tr] = diff ? makeVerify(text, canonical(parsed)) : makeVerify(text, expectedCanon, norm);
               run.checkedAgainst = diff ? "anvil's own first answer (same code and data as tracenode's)" : "tracenode's answer (cross-checked)";
             } else {
@@ -1089,14 +1226,23 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           const r = await runLoad(tr, targets[s][def.network], bodyFor(def, s), verify, settings.connections, settings.durationS, settings.warmupS);
           sampling = false;
           result.servers[s]![tr] = roundLoad(r);
-          log(`  ${tr.padEnd(4)} ${s.padEnd(9)} ${fmtRps(r.rps).padStart(8)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${badCount(r) ? `  ERRORS ${badCount(r)} ${r.firstMismatch ?? ''}` : ''}`);
+          log(
+            `  ${tr.padEnd(4)} ${s.padEnd(9)} ${fmtRps(r.rps).padStart(8)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${badCount(r) ? `  ERRORS ${badCount(r)} ${r.firstMismatch ?? ''}` : ''}`,
+          );
         }
       }
       // Unloaded latency: one connection, HTTP.
       for (const s of servers) {
         const verify = verifiers[s].http;
         if (!verify || settings.probeS <= 0) continue;
-        const r = await httpLoad({ url: targets[s][def.network].http, headers: targets[s][def.network].headers, body: bodyFor(def, s), verify, connections: 1, durationS: settings.probeS });
+        const r = await httpLoad({
+          url: targets[s][def.network].http,
+          headers: targets[s][def.network].headers,
+          body: bodyFor(def, s),
+          verify,
+          connections: 1,
+          durationS: settings.probeS,
+        });
         await waitIdle(targets[s][def.network]);
         result.servers[s]!.c1 = { requests: r.requests, p50: round(r.p50, 3), p99: round(r.p99, 3) };
         if (badCount(r)) result.problems.push(`${s}: ${badCount(r)} bad answers in the one-connection run: ${r.firstMismatch ?? ''}`);
@@ -1163,7 +1309,12 @@ function evaluateTargets(rep: BenchReport): Target[] {
     const k = c(name);
     const v = ratio(k?.servers.tracenode?.http?.rps, k?.servers[vs]?.http?.rps);
     if (v === undefined) return notRun(issue, target);
-    out.push({ issue, target, measured: `${v.toFixed(2)}× (${fmtRps(k!.servers.tracenode!.http!.rps)} vs ${fmtRps(k!.servers[vs]!.http!.rps)} req/s)`, met: min === undefined ? null : v >= min });
+    out.push({
+      issue,
+      target,
+      measured: `${v.toFixed(2)}× (${fmtRps(k!.servers.tracenode!.http!.rps)} vs ${fmtRps(k!.servers[vs]!.http!.rps)} req/s)`,
+      met: min === undefined ? null : v >= min,
+    });
   };
   const latencyVsAnvil = (issue: number, target: string, name: string, max: number) => {
     const k = c(name);
@@ -1185,8 +1336,20 @@ function evaluateTargets(rep: BenchReport): Target[] {
     const tn = tf.servers.tracenode.c1.p50;
     const an = tf.servers.anvil.c1.p50;
     const chainNote = rep.chain.head < 10_000 ? `chain of ${rep.chain.head} blocks (the issue asks ≥ 10,000: --blocks 10000)` : undefined;
-    out.push({ issue: 5, target: 'trace_filter (rare address, whole range): median < 50 ms', measured: `${fmtMs(tn)} ms (one connection)`, met: tn < 50, ...(chainNote ? { note: chainNote } : {}) });
-    out.push({ issue: 5, target: 'trace_filter: ≥ 10× faster than anvil', measured: `${(an / tn).toFixed(1)}× (anvil ${fmtMs(an)} ms)`, met: an / tn >= 10, ...(chainNote ? { note: chainNote } : {}) });
+    out.push({
+      issue: 5,
+      target: 'trace_filter (rare address, whole range): median < 50 ms',
+      measured: `${fmtMs(tn)} ms (one connection)`,
+      met: tn < 50,
+      ...(chainNote ? { note: chainNote } : {}),
+    });
+    out.push({
+      issue: 5,
+      target: 'trace_filter: ≥ 10× faster than anvil',
+      measured: `${(an / tn).toFixed(1)}× (anvil ${fmtMs(an)} ms)`,
+      met: an / tn >= 10,
+      ...(chainNote ? { note: chainNote } : {}),
+    });
   } else {
     notRun(5, 'trace_filter (rare address, whole range): median < 50 ms');
     notRun(5, 'trace_filter: ≥ 10× faster than anvil');
@@ -1255,7 +1418,10 @@ export function renderTables(rep: BenchReport): string {
   });
   parts.push(
     '### Ratios (throughput: higher is better for tracenode; latency: lower is better)\n\n' +
-      mdTable(['case', 'HTTP tn/floor', 'HTTP tn/node floor', 'HTTP tn/anvil', 'WS tn/floor', 'WS tn/anvil', 'p50 latency tn/anvil (1 conn)', 'answer vs anvil'], ratioRows),
+      mdTable(
+        ['case', 'HTTP tn/floor', 'HTTP tn/node floor', 'HTTP tn/anvil', 'WS tn/floor', 'WS tn/anvil', 'p50 latency tn/anvil (1 conn)', 'answer vs anvil'],
+        ratioRows,
+      ),
   );
   const cell = (r?: LoadResult) => (r ? `${fmtRps(r.rps)} (${fmtMs(r.p50)} / ${fmtMs(r.p99)})` : '–');
   const errs = (k: CaseResult, tr: Transport) =>
@@ -1265,7 +1431,15 @@ export function renderTables(rep: BenchReport): string {
   const absRows: string[][] = [];
   for (const k of rep.cases) {
     for (const tr of ['http', 'ws'] as const) {
-      absRows.push([tr === 'http' ? k.name : '', tr.toUpperCase(), cell(k.servers.tracenode?.[tr]), cell(k.servers.anvil?.[tr]), cell(k.servers.floor?.[tr]), cell(k.servers.nodeFloor?.[tr]), errs(k, tr)]);
+      absRows.push([
+        tr === 'http' ? k.name : '',
+        tr.toUpperCase(),
+        cell(k.servers.tracenode?.[tr]),
+        cell(k.servers.anvil?.[tr]),
+        cell(k.servers.floor?.[tr]),
+        cell(k.servers.nodeFloor?.[tr]),
+        errs(k, tr),
+      ]);
     }
     const c1 = (s: ServerName) => (k.servers[s]?.c1 ? `${fmtMs(k.servers[s]!.c1!.p50)} / ${fmtMs(k.servers[s]!.c1!.p99)}` : '–');
     absRows.push(['', '1 conn p50/p99', c1('tracenode'), c1('anvil'), c1('floor'), c1('nodeFloor'), '']);
@@ -1281,7 +1455,12 @@ export function renderTables(rep: BenchReport): string {
         mdTable(
           ['', 'blocks/s', 'Mgas/s', 'seconds'],
           [
-            ['tracenode import (execute + verify + write LevelDB)', String(i.tracenode.blocksPerSecond), String(i.tracenode.mgasPerSecond), String(i.tracenode.seconds)],
+            [
+              'tracenode import (execute + verify + write LevelDB)',
+              String(i.tracenode.blocksPerSecond),
+              String(i.tracenode.mgasPerSecond),
+              String(i.tracenode.seconds),
+            ],
             ['raw @ethereumjs/vm in memory (no database)', String(i.raw.blocksPerSecond), String(i.raw.mgasPerSecond), String(i.raw.seconds)],
             ['ratio tracenode / raw', `${i.ratio.blocks}×`, `${i.ratio.mgas}×`, ''],
           ],
@@ -1365,7 +1544,14 @@ function parseCli(argv: string[]): BenchOptions & { help?: boolean; noWrite?: bo
     const a = argv[i];
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const value = () => inline ?? argv[++i];
-    if (flag === '--only') o.only = [...(o.only ?? []), ...(value() ?? '').split(',').map((x) => x.trim()).filter(Boolean)];
+    if (flag === '--only')
+      o.only = [
+        ...(o.only ?? []),
+        ...(value() ?? '')
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ];
     else if (flag === '--quick') o.quick = true;
     else if (flag === '--blocks') o.blocks = Math.floor(num(flag, value()));
     else if (flag === '--duration') o.durationS = num(flag, value());
@@ -1427,7 +1613,10 @@ async function main(): Promise<void> {
       process.stdout.write('results: BENCHMARKS.md\n');
     }
   }
-  const bad = report.cases.reduce((n, k) => n + SERVERS.reduce((m, s) => m + badCount(k.servers[s]?.http) + badCount(k.servers[s]?.ws), 0) + k.problems.length, 0);
+  const bad = report.cases.reduce(
+    (n, k) => n + SERVERS.reduce((m, s) => m + badCount(k.servers[s]?.http) + badCount(k.servers[s]?.ws), 0) + k.problems.length,
+    0,
+  );
   process.stdout.write(`bench: done in ${Math.round(report.seconds)} s${bad ? `; ${bad} wrong answers or problems (see above)` : ''}\n`);
   if (bad) process.exitCode = 1;
 }

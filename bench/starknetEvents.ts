@@ -17,9 +17,9 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type StarknetNetworkContext, createStarknetContext, starknetMethods } from '../src/methods/starknet.js';
+import { createStarknetContext, type StarknetNetworkContext, starknetMethods } from '../src/methods/starknet.js';
 import { feltToBytes } from '../src/starknet/felt.js';
-import { type EventFilter, type PlanName, getEvents } from '../src/starknet/getEvents.js';
+import { type EventFilter, getEvents, type PlanName } from '../src/starknet/getEvents.js';
 import { importStarknetBlocks } from '../src/starknet/importBlocks.js';
 import { openStarknetStore } from '../src/starknet/store.js';
 
@@ -57,7 +57,11 @@ const CHAIN_SEED = 0xc4a1;
 /** A random felt of 248 bits (62 hex digits, always below the prime), spec spelling. */
 function felt(): string {
   let s = '';
-  for (let i = 0; i < 8; i++) s += Math.floor(random() * 2 ** 31).toString(16).padStart(8, '0').slice(0, 8);
+  for (let i = 0; i < 8; i++)
+    s += Math.floor(random() * 2 ** 31)
+      .toString(16)
+      .padStart(8, '0')
+      .slice(0, 8);
   return `0x${s.slice(0, 62).replace(/^0+/, '') || '0'}`;
 }
 
@@ -151,11 +155,12 @@ async function main() {
   await store.close();
   const importSecs = imp.seconds - genSecs;
   if (imp.imported === 0) console.log(`import: skipped, the datadir already holds the chain (${imp.skipped} blocks)`);
-  else console.log(
-    `import: ${imp.imported} blocks, ${imp.events} events in ${imp.seconds.toFixed(1)} s including ${genSecs.toFixed(1)} s of generation ` +
-      `→ ${Math.round(imp.events / importSecs)} events/s, ${(imp.imported / importSecs).toFixed(0)} blocks/s (parse + validate + write); ` +
-      `datadir ${(dirSize(dir) / 2 ** 20).toFixed(0)} MiB (${lines} lines)`,
-  );
+  else
+    console.log(
+      `import: ${imp.imported} blocks, ${imp.events} events in ${imp.seconds.toFixed(1)} s including ${genSecs.toFixed(1)} s of generation ` +
+        `→ ${Math.round(imp.events / importSecs)} events/s, ${(imp.imported / importSecs).toFixed(0)} blocks/s (parse + validate + write); ` +
+        `datadir ${(dirSize(dir) / 2 ** 20).toFixed(0)} MiB (${lines} lines)`,
+    );
 
   const ctx: StarknetNetworkContext = await createStarknetContext(dir);
   const call = (filter: Record<string, unknown>) => method.call(ctx, { filter }) as Promise<Page>;
@@ -180,7 +185,9 @@ async function main() {
   // A recipient account (keys[2] of a Transfer-like event): alone, and with its selector —
   // two `K` streams of very different sizes that the planner probes.
   const firstBlock = JSON.parse(chainLines().next().value as string);
-  const sample = firstBlock.transactions.flatMap((t: { receipt: { events: { keys: string[] }[] } }) => t.receipt.events).find((e: { keys: string[] }) => e.keys.length === 3);
+  const sample = firstBlock.transactions
+    .flatMap((t: { receipt: { events: { keys: string[] }[] } }) => t.receipt.events)
+    .find((e: { keys: string[] }) => e.keys.length === 3);
   const recipientOnly = { keys: [[], [], [sample.keys[2]]], chunk_size: 1024 };
   row('keys [[], [], [recipient]]', String((await call(recipientOnly)).events.length), await time(() => call(recipientOnly)), 'K index, position 2');
   const recipient = { keys: [[sample.keys[0]], [], [sample.keys[2]]], chunk_size: 1024 };

@@ -240,7 +240,11 @@ export async function wsOnce(url: string, body: string, headers?: Record<string,
  * Opens `count` idle sockets (`batch` handshakes at a time); close() closes them all. Each socket
  * is checked to be open and answering nothing: a server that drops them shows as `open` < count.
  */
-export async function openIdleSockets(url: string, count: number, opts: { headers?: Record<string, string>; batch?: number } = {}): Promise<{ open: () => number; close: () => Promise<void> }> {
+export async function openIdleSockets(
+  url: string,
+  count: number,
+  opts: { headers?: Record<string, string>; batch?: number } = {},
+): Promise<{ open: () => number; close: () => Promise<void> }> {
   const sockets: WebSocket[] = [];
   const batch = opts.batch ?? 100;
   try {

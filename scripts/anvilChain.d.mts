@@ -52,7 +52,10 @@ export function buildAnvilChain(opts: {
 }): Promise<BuiltChain>;
 
 /** Spawns anvil on 127.0.0.1:<free port> with extra CLI args; resolves once it answers. */
-export function startAnvil(args?: string[], opts?: { bin?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv; removeOnStop?: string[] }): Promise<AnvilProcess>;
+export function startAnvil(
+  args?: string[],
+  opts?: { bin?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv; removeOnStop?: string[] },
+): Promise<AnvilProcess>;
 
 /** Imports <dir>/genesis.json + chain.rlp with plain ethereumjs and checks hashes/stateRoots against expected.json. */
 export function verifyWithEthereumjs(dir: string): Promise<{ blocks: number; seconds: number }>;

@@ -30,16 +30,7 @@ import { createBlock } from '@ethereumjs/block';
 import { createBlockchain } from '@ethereumjs/blockchain';
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import {
-  bigIntToHex,
-  bytesToHex,
-  concatBytes,
-  generateAddress,
-  generateAddress2,
-  hexToBytes,
-  intToBytes,
-  privateToAddress,
-} from '@ethereumjs/util';
+import { bigIntToHex, bytesToHex, concatBytes, generateAddress, generateAddress2, hexToBytes, intToBytes, privateToAddress } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { secp256k1 } from 'ethereum-cryptography/secp256k1.js';
 import { encodeAbiParameters, encodeFunctionData } from 'viem';
@@ -62,8 +53,8 @@ const EOA_BALANCE = 1_000_000n * ETHER;
 const MAX_FEE = 100n * GWEI;
 const TIP = 1n * GWEI;
 const LEGACY_GAS_PRICE = 2n * GWEI;
-const ZERO32 = '0x' + '00'.repeat(32);
-const ZERO20 = '0x' + '00'.repeat(20);
+const ZERO32 = `0x${'00'.repeat(32)}`;
+const ZERO20 = `0x${'00'.repeat(20)}`;
 /**
  * anvil puts the deterministic-deployment proxy (Arachnid's CREATE2 deployer) into every state it
  * loads, even with --disable-default-create2-deployer; it is part of our genesis so that ethereumjs
@@ -128,11 +119,11 @@ export function calldata(sig, ...args) {
 }
 /** 32-byte hex of a storage slot number. */
 export function slotHex(n) {
-  return '0x' + BigInt(n).toString(16).padStart(64, '0');
+  return `0x${BigInt(n).toString(16).padStart(64, '0')}`;
 }
 /** Storage slot of mapping[key] where the mapping sits at `slot`. */
 export function mappingSlot(key, slot) {
-  return bytesToHex(keccak256(hexToBytes('0x' + word(key) + word(slot))));
+  return bytesToHex(keccak256(hexToBytes(`0x${word(key)}${word(slot)}`)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,7 +183,7 @@ export async function compileContracts(files) {
   const result = {};
   for (const [file, contracts] of Object.entries(out.contracts)) {
     for (const [name, c] of Object.entries(contracts)) {
-      result[`${file}:${name}`] = { abi: c.abi, bytecode: '0x' + c.evm.bytecode.object };
+      result[`${file}:${name}`] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
     }
   }
   return result;
@@ -248,7 +239,7 @@ export function makeGenesis({ chainId = CHAIN_ID, timestamp = GENESIS_TIMESTAMP,
 /** The alloc for named funded EOAs, the precompiles (1 wei each) and the CREATE2 deployer. */
 export function makeAlloc(funded) {
   const alloc = {};
-  for (let i = 1; i <= 10; i++) alloc['0x' + i.toString(16).padStart(40, '0')] = { balance: '0x1' };
+  for (let i = 1; i <= 10; i++) alloc[`0x${i.toString(16).padStart(40, '0')}`] = { balance: '0x1' };
   alloc[CREATE2_DEPLOYER.address] = { balance: '0x0', code: CREATE2_DEPLOYER.code };
   for (const a of funded) alloc[a.address] = { balance: bigIntToHex(EOA_BALANCE) };
   return alloc;
@@ -503,8 +494,8 @@ function uintBytes(v) {
   v = BigInt(v);
   if (v === 0n) return new Uint8Array();
   let h = v.toString(16);
-  if (h.length % 2) h = '0' + h;
-  return hexToBytes('0x' + h);
+  if (h.length % 2) h = `0${h}`;
+  return hexToBytes(`0x${h}`);
 }
 
 /**
@@ -525,7 +516,17 @@ export function signTx(pk, { type = 2, chainId, nonce, gasPrice, maxFeePerGas, m
     fields = [uintBytes(chainId), uintBytes(nonce), uintBytes(gasPrice), uintBytes(gasLimit), toBytes, uintBytes(value), dataBytes, al];
     prefix = 1;
   } else if (type === 2) {
-    fields = [uintBytes(chainId), uintBytes(nonce), uintBytes(maxPriorityFeePerGas), uintBytes(maxFeePerGas), uintBytes(gasLimit), toBytes, uintBytes(value), dataBytes, al];
+    fields = [
+      uintBytes(chainId),
+      uintBytes(nonce),
+      uintBytes(maxPriorityFeePerGas),
+      uintBytes(maxFeePerGas),
+      uintBytes(gasLimit),
+      toBytes,
+      uintBytes(value),
+      dataBytes,
+      al,
+    ];
     prefix = 2;
   } else throw new Error(`tx type ${type} not supported`);
   const typed = (bytes) => (prefix === undefined ? bytes : concatBytes(Uint8Array.of(prefix), bytes));
@@ -690,7 +691,10 @@ class ChainDriver {
     this.queue = [];
     const number = this.next;
     this.head = number;
-    this.plan.set(number, txs.map((t) => t.hash));
+    this.plan.set(
+      number,
+      txs.map((t) => t.hash),
+    );
     const timestamp = this.firstTimestamp + BLOCK_TIME * (number - 1);
     // The block's transactions and then evm_mine, pipelined on one connection: anvil handles them
     // in order (a JSON-RPC batch would not keep the order: anvil runs its requests concurrently).
@@ -700,7 +704,11 @@ class ChainDriver {
       this.error ??= err; // surfaced by drain()
     });
     this.inflight.push(done);
-    if (this.inflight.length > 32) return this.inflight.shift().then(() => number, () => number);
+    if (this.inflight.length > 32)
+      return this.inflight.shift().then(
+        () => number,
+        () => number,
+      );
     return number;
   }
 
@@ -735,8 +743,8 @@ function quantityBytes(hex) {
   const v = BigInt(hex);
   if (v === 0n) return new Uint8Array();
   let s = v.toString(16);
-  if (s.length % 2) s = '0' + s;
-  return hexToBytes('0x' + s);
+  if (s.length % 2) s = `0${s}`;
+  return hexToBytes(`0x${s}`);
 }
 
 const HEADER_FIELDS = [
@@ -794,7 +802,7 @@ export async function exportBlocks(rpc, { from, to, knownRaw = new Map(), checkR
     for (let i = 0; i < need.length; i += 1000) {
       const part = need.slice(i, i + 1000);
       const raws = await rpc.batch(part.map((h) => ['eth_getRawTransactionByHash', [h]]));
-      part.forEach((h, j) => fetched.set(h, raws[j]));
+      for (const [j, h] of part.entries()) fetched.set(h, raws[j]);
     }
     for (const b of rpcBlocks) {
       const fields = headerFields(b);
@@ -811,7 +819,12 @@ export async function exportBlocks(rpc, { from, to, knownRaw = new Map(), checkR
         txs.push(raw[0] >= 0xc0 ? RLP.decode(raw) : raw);
       }
       if (b.uncles.length) throw new Error(`block ${Number(b.number)} has uncles`);
-      const withdrawals = (b.withdrawals ?? []).map((w) => [quantityBytes(w.index), quantityBytes(w.validatorIndex), hexToBytes(w.address), quantityBytes(w.amount)]);
+      const withdrawals = (b.withdrawals ?? []).map((w) => [
+        quantityBytes(w.index),
+        quantityBytes(w.validatorIndex),
+        hexToBytes(w.address),
+        quantityBytes(w.amount),
+      ]);
       const body = b.withdrawals === undefined ? [fields, txs, []] : [fields, txs, [], withdrawals];
       rlp.push(RLP.encode(body));
       blocks.push({ number: Number(b.number), hash: b.hash, stateRoot: b.stateRoot, gasUsed: Number(b.gasUsed), txHashes: b.transactions });
@@ -832,7 +845,8 @@ async function checkReceipts(rpc, expect) {
       const e = expect.get(h);
       if (!r) bad.push(`${h} (${e.label}): no receipt`);
       else if (Number(r.status) !== e.status) bad.push(`${h} (${e.label}): status ${Number(r.status)}, expected ${e.status}`);
-      else if (e.created && e.status === 1 && r.contractAddress?.toLowerCase() !== e.created) bad.push(`${h} (${e.label}): created ${r.contractAddress}, expected ${e.created}`);
+      else if (e.created && e.status === 1 && r.contractAddress?.toLowerCase() !== e.created)
+        bad.push(`${h} (${e.label}): created ${r.contractAddress}, expected ${e.created}`);
     });
   }
   if (bad.length) throw new Error(`unexpected receipts:\n  ${bad.slice(0, 20).join('\n  ')}${bad.length > 20 ? `\n  … ${bad.length - 20} more` : ''}`);
@@ -866,13 +880,15 @@ async function runState(d, { art, acct, blocks }) {
 
   // block 2: deployments
   const box = d.tx(alice, { data: deployData(art['StateBox.sol:StateBox'], [7n]), gas: 1_500_000n, label: 'deploy StateBox' }).created;
-  const token = d.tx(alice, { data: deployData(art['Token.sol:Token'], ['Tracenode Token', 'TNT', 1_000_000n * ETHER]), gas: 2_000_000n, label: 'deploy Token' }).created;
+  const token = d.tx(alice, {
+    data: deployData(art['Token.sol:Token'], ['Tracenode Token', 'TNT', 1_000_000n * ETHER]),
+    gas: 2_000_000n,
+    label: 'deploy Token',
+  }).created;
   const factory = d.tx(bob, { data: deployData(art['Factory.sol:Factory']), gas: 1_500_000n, label: 'deploy Factory' }).created;
   d.mine();
   d.mineEmpty(1); // 3
   const S = art['StateBox.sol:StateBox'];
-  const T = art['Token.sol:Token'];
-  const F = art['Factory.sol:Factory'];
   const tag = (s) => bytesToHex(keccak256(new TextEncoder().encode(s)));
   // Token balances, mirrored here so that no transfer ever empties a balance (a zero write).
   const ledger = new Map([[alice.address, 1_000_000n * ETHER]]);
@@ -884,7 +900,13 @@ async function runState(d, { art, acct, blocks }) {
   };
   const transfer = (from, to, amount, extra = {}) => {
     move(from, to, amount);
-    return d.tx(from, { to: token, data: calldata('transfer(address,uint256)', to.address, amount), gas: 100_000n, label: `transfer ${from.name}→${to.name}`, ...extra });
+    return d.tx(from, {
+      to: token,
+      data: calldata('transfer(address,uint256)', to.address, amount),
+      gas: 100_000n,
+      label: `transfer ${from.name}→${to.name}`,
+      ...extra,
+    });
   };
   // 4
   d.tx(alice, { to: box, data: fn(S, 'setPlain', [11n, 22n, tag('tag-1')]), label: 'setPlain' });
@@ -911,7 +933,12 @@ async function runState(d, { art, acct, blocks }) {
   d.mine();
   d.mineEmpty(1); // 7
   // 8
-  const doomedTx = d.tx(dave, { data: deployData(art['Factory.sol:Doomed'], [dave.address]), value: 2n * ETHER, gas: 400_000n, label: 'deploy Doomed (2 ether)' });
+  const doomedTx = d.tx(dave, {
+    data: deployData(art['Factory.sol:Doomed'], [dave.address]),
+    value: 2n * ETHER,
+    gas: 400_000n,
+    label: 'deploy Doomed (2 ether)',
+  });
   const doomed = doomedTx.created;
   d.tx(erin, { to: box, data: fn(S, 'setNote', ['hello']), gas: 100_000n, label: 'note (short)' });
   // a contract's nonce starts at 1 (EIP-161); the CREATE2 of block 5 made it 2
@@ -920,7 +947,12 @@ async function runState(d, { art, acct, blocks }) {
   d.mine();
   // 9
   move(bob, erin, 100n * ETHER); // allowance 300 → 200
-  d.tx(dave, { to: token, data: calldata('transferFrom(address,address,uint256)', bob.address, erin.address, 100n * ETHER), gas: 100_000n, label: 'transferFrom bob→erin by dave' });
+  d.tx(dave, {
+    to: token,
+    data: calldata('transferFrom(address,address,uint256)', bob.address, erin.address, 100n * ETHER),
+    gas: 100_000n,
+    label: 'transferFrom bob→erin by dave',
+  });
   d.tx(carol, { to: box, data: calldata('push(uint256)', 5n), gas: 100_000n, label: 'push 5' });
   d.tx(carol, { to: box, data: calldata('push(uint256)', 6n), gas: 100_000n, label: 'push 6' });
   d.tx(dave, { to: box, data: calldata('bump(uint256)', 3n), gas: 150_000n, label: 'bump 3' });
@@ -962,7 +994,12 @@ async function runState(d, { art, acct, blocks }) {
   transfer(erin, alice, 7n * ETHER);
   d.mine();
   // 18
-  d.tx(erin, { to: box, data: fn(S, 'setNote', ['an even longer note: seventy characters of text, stored over 3 slots.']), gas: 200_000n, label: 'note (longer)' });
+  d.tx(erin, {
+    to: box,
+    data: fn(S, 'setNote', ['an even longer note: seventy characters of text, stored over 3 slots.']),
+    gas: 200_000n,
+    label: 'note (longer)',
+  });
   d.tx(carol, { to: box, data: calldata('push(uint256)', 7n), gas: 100_000n, label: 'push 7' });
   d.mine();
   d.mineEmpty(1); // 19
@@ -1078,16 +1115,32 @@ async function runTraces(d, { art, acct, blocks }) {
   d.mine();
   // 10: every precompile, without and with value
   note('precompiles', d.tx(alice, { to: r1, data: fn(R, 'precompiles', ['0x68656c6c6f']), gas: 1_000_000n, label: 'R1.precompiles' }));
-  note('precompilesWithValue', d.tx(alice, { to: r1, data: fn(R, 'precompiles', ['0x776f726c64']), value: 9n, gas: 1_000_000n, label: 'R1.precompiles + value' }));
+  note(
+    'precompilesWithValue',
+    d.tx(alice, { to: r1, data: fn(R, 'precompiles', ['0x776f726c64']), value: 9n, gas: 1_000_000n, label: 'R1.precompiles + value' }),
+  );
   d.mine();
   // 11: SELFDESTRUCT in later transactions: top-level and one frame down
   note('selfdestruct', d.tx(alice, { to: d1, data: calldata('destroy(address)', eve.address), gas: 100_000n, label: 'Doomed1.destroy → eve' }));
-  note('selfdestructAtDepth', d.tx(bob, { to: r1, data: calldata('kill(address,address)', d2, carol.address), gas: 150_000n, label: 'R1.kill(Doomed2) → carol' }));
+  note(
+    'selfdestructAtDepth',
+    d.tx(bob, { to: r1, data: calldata('kill(address,address)', d2, carol.address), gas: 150_000n, label: 'R1.kill(Doomed2) → carol' }),
+  );
   d.mine();
   // 12: value to an EOA from a contract; legacy and EIP-2930 transactions
   note('payEoa', d.tx(carol, { to: r1, data: calldata('pay(address)', eve.address), value: 1234n, gas: 100_000n, label: 'R1.pay → eve' }));
   note('legacy', d.tx(bob, { to: callee, data: calldata('set(uint256)', 9n), gas: 100_000n, type: 0, label: 'Callee.set (legacy)' }));
-  note('accessList', d.tx(carol, { to: r2, data: calldata('viaStaticcall(address)', callee), gas: 150_000n, type: 1, accessList: [{ address: callee, storageKeys: [slotHex(0)] }], label: 'R2.viaStaticcall (2930)' }));
+  note(
+    'accessList',
+    d.tx(carol, {
+      to: r2,
+      data: calldata('viaStaticcall(address)', callee),
+      gas: 150_000n,
+      type: 1,
+      accessList: [{ address: callee, storageKeys: [slotHex(0)] }],
+      label: 'R2.viaStaticcall (2930)',
+    }),
+  );
   d.mine();
   d.mineEmpty(1); // 13
   // 14: one block with many call trees
@@ -1103,7 +1156,12 @@ async function runTraces(d, { art, acct, blocks }) {
     const relays = [[r2], [r2, r3], [r3, r2, r1]][round % 3];
     d.tx(bob, { to: r1, data: chainData(relays, BigInt(100 + round)), value: BigInt(round) * GWEI, gas: 500_000n, label: `round ${round}: chain` });
     d.tx(carol, { to: r2, data: calldata('catchOutOfGas(address)', callee), gas: 200_000n, label: `round ${round}: catchOutOfGas` });
-    d.tx(alice, { to: r3, data: calldata('viaDelegatecall(address,uint256)', callee, BigInt(round + 1)), gas: 150_000n, label: `round ${round}: delegatecall` });
+    d.tx(alice, {
+      to: r3,
+      data: calldata('viaDelegatecall(address,uint256)', callee, BigInt(round + 1)),
+      gas: 150_000n,
+      label: `round ${round}: delegatecall`,
+    });
     d.mine();
     d.mineEmpty(1);
   }
@@ -1217,7 +1275,12 @@ async function runBench(d, { art, acct, blocks, log }) {
           let ti = pickUser();
           if (ti === si) ti = (ti + 1) % users.length;
           const id = nftsOf[si].pop();
-          d.tx(u, { to: nft, data: calldata('transferFrom(address,address,uint256)', u.address, users[ti].address, BigInt(id)), gas: 80_000n, label: 'nft transfer' });
+          d.tx(u, {
+            to: nft,
+            data: calldata('transferFrom(address,address,uint256)', u.address, users[ti].address, BigInt(id)),
+            gas: 80_000n,
+            label: 'nft transfer',
+          });
           nftCount[si]--;
           nftCount[ti]++;
           nftsOf[ti].push(id);
@@ -1229,7 +1292,12 @@ async function runBench(d, { art, acct, blocks, log }) {
           nftsOf[si].push(nftOwner.length - 1);
         }
       } else if (r < 0.8) {
-        d.tx(u, { to: pair, data: calldata('swap(bool,uint256,uint256,address)', rnd.next() < 0.5, rnd.big(ETHER / 100n, 10n * ETHER), 1n, u.address), gas: 150_000n, label: 'swap' });
+        d.tx(u, {
+          to: pair,
+          data: calldata('swap(bool,uint256,uint256,address)', rnd.next() < 0.5, rnd.big(ETHER / 100n, 10n * ETHER), 1n, u.address),
+          gas: 150_000n,
+          label: 'swap',
+        });
       } else if (r < 0.86) {
         let ti = pickUser();
         if (ti === si) ti = (ti + 1) % users.length;
@@ -1245,13 +1313,33 @@ async function runBench(d, { art, acct, blocks, log }) {
       } else if (r < 0.95) {
         // reverting transactions
         const f = rnd.int(3);
-        if (f === 0) d.tx(u, { to: tokenA, data: calldata('transfer(address,uint256)', alice.address, 10n ** 30n), gas: 80_000n, expect: 'revert', label: 'transfer too much' });
+        if (f === 0)
+          d.tx(u, {
+            to: tokenA,
+            data: calldata('transfer(address,uint256)', alice.address, 10n ** 30n),
+            gas: 80_000n,
+            expect: 'revert',
+            label: 'transfer too much',
+          });
         else if (f === 1) {
           const owner = nftOwner[1 + rnd.int(nftOwner.length - 1)];
           const id = nftsOf[owner][0];
           const wrong = (owner + 1) % users.length;
-          d.tx(users[wrong], { to: nft, data: calldata('transferFrom(address,address,uint256)', users[wrong].address, users[owner].address, BigInt(id)), gas: 80_000n, expect: 'revert', label: 'nft not owner' });
-        } else d.tx(u, { to: pair, data: calldata('swap(bool,uint256,uint256,address)', true, ETHER, 10n ** 30n, u.address), gas: 150_000n, expect: 'revert', label: 'swap slippage' });
+          d.tx(users[wrong], {
+            to: nft,
+            data: calldata('transferFrom(address,address,uint256)', users[wrong].address, users[owner].address, BigInt(id)),
+            gas: 80_000n,
+            expect: 'revert',
+            label: 'nft not owner',
+          });
+        } else
+          d.tx(u, {
+            to: pair,
+            data: calldata('swap(bool,uint256,uint256,address)', true, ETHER, 10n ** 30n, u.address),
+            gas: 150_000n,
+            expect: 'revert',
+            label: 'swap slippage',
+          });
       } else {
         d.tx(u, { to: heavy, data: calldata('churn(uint256,uint256)', BigInt(churnFrom), 20n), gas: 700_000n, label: 'churn' });
         churnFrom = (churnFrom + 20) % CHURN_CELLS;
@@ -1318,14 +1406,21 @@ export async function buildAnvilChain({ outDir, scenario = 'state', blocks, keep
   // on disk (--prune-history 64): anvil serves the bench chain's state for its last 64 blocks only.
   const anvil = await startAnvil(
     [
-      '--hardfork', 'cancun',
-      '--chain-id', String(CHAIN_ID),
-      '--accounts', '0',
+      '--hardfork',
+      'cancun',
+      '--chain-id',
+      String(CHAIN_ID),
+      '--accounts',
+      '0',
       '--no-mining',
-      '--order', 'fifo',
-      '--gas-limit', String(GAS_LIMIT),
-      '--load-state', statePath,
-      '--cache-path', join(stateDir, 'cache'),
+      '--order',
+      'fifo',
+      '--gas-limit',
+      String(GAS_LIMIT),
+      '--load-state',
+      statePath,
+      '--cache-path',
+      join(stateDir, 'cache'),
       ...(scenario === 'bench' ? ['--prune-history', '64'] : []),
       '--quiet',
     ],
@@ -1397,7 +1492,7 @@ export async function buildAnvilChain({ outDir, scenario = 'state', blocks, keep
     const genesisPath = join(outDir, 'genesis.json');
     const rlpPath = join(outDir, 'chain.rlp');
     const expectedPath = join(outDir, 'expected.json');
-    writeFileSync(genesisPath, JSON.stringify(genesis, null, 2) + '\n');
+    writeFileSync(genesisPath, `${JSON.stringify(genesis, null, 2)}\n`);
     writeFileSync(rlpPath, concatBytes(...exported.rlp.slice(1)));
     const expected = {
       scenario,
@@ -1412,7 +1507,7 @@ export async function buildAnvilChain({ outDir, scenario = 'state', blocks, keep
       keyDerivation: 'private key = keccak256(utf8("tracenode/anvil/<name>")); bench users are user0..user99',
       blocks: exported.blocks.map(({ number, hash, stateRoot, txHashes }) => ({ number, hash, stateRoot, txHashes })),
     };
-    writeFileSync(expectedPath, JSON.stringify(expected, null, 1) + '\n');
+    writeFileSync(expectedPath, `${JSON.stringify(expected, null, 1)}\n`);
     const labels = scenario === 'bench' ? undefined : expected.blocks.map((b) => b.txHashes.map((h) => d.expect.get(h)?.label ?? '?'));
     writeFileSync(join(outDir, 'README.md'), readme(expected, labels));
     const minedBlocks = head - 1;
@@ -1451,13 +1546,13 @@ function readme(e, labels) {
   lines.push('solc 0.8.37 via solc-js, sources in `scripts/anvil/`). Regenerating gives the same bytes (fixed keys, fixed');
   lines.push('timestamps, `--no-mining --order fifo`, raw signed transactions, `evm_mine`); `test/anvilChain.test.ts` checks it.');
   lines.push('');
-  lines.push('- `genesis.json`: geth-format genesis, chainId ' + e.chainId + ', every fork through Cancun at block 0 / time 0,');
+  lines.push(`- \`genesis.json\`: geth-format genesis, chainId ${e.chainId}, every fork through Cancun at block 0 / time 0,`);
   lines.push('  terminalTotalDifficulty 0. Alloc: the funded EOAs below (1,000,000 ether each), each precompile 0x01..0x0a with');
   lines.push('  1 wei, and the CREATE2 deployer at 0x4e59b44847b379578588920ca78fbf26c0b4956c (anvil always has it). No EIP-4788');
   lines.push('  beacon-roots contract: anvil 1.7.1 has none and does not run the system call, and ethereumjs skips it without code.');
   lines.push(`- \`chain.rlp\`: blocks 1..${e.head.number}, concatenated RLP (geth export format). Block 1 is empty and was computed with`);
   lines.push('  ethereumjs together with the genesis (anvil was started on both with `--load-state`); anvil mined blocks 2..head.');
-  lines.push('- `expected.json`: every block\'s number, hash, stateRoot and tx hashes as anvil reported them, and the addresses below.');
+  lines.push("- `expected.json`: every block's number, hash, stateRoot and tx hashes as anvil reported them, and the addresses below.");
   lines.push('');
   lines.push(`Genesis hash \`${e.genesisHash}\`; head ${e.head.number} \`${e.head.hash}\`; ${e.txCount} transactions.`);
   lines.push('');
@@ -1594,7 +1689,9 @@ async function main(argv) {
   console.log(`CPU while mining: node ${s.mineCpuSeconds.node.toFixed(1)} s, anvil ${s.mineCpuSeconds.anvil?.toFixed(1)} s`);
   if (verify) {
     const v = await verifyWithEthereumjs(resolve(outDir));
-    console.log(`verified with ethereumjs: ${v.blocks} blocks, hashes and stateRoots equal anvil's (${v.seconds.toFixed(1)} s, ${(v.blocks / v.seconds).toFixed(0)} blocks/s)`);
+    console.log(
+      `verified with ethereumjs: ${v.blocks} blocks, hashes and stateRoots equal anvil's (${v.seconds.toFixed(1)} s, ${(v.blocks / v.seconds).toFixed(0)} blocks/s)`,
+    );
   }
   if (r.anvil) {
     console.log(`anvil keeps running at ${r.anvil.url} (Ctrl-C stops it)`);

@@ -22,15 +22,10 @@ import { fileURLToPath } from 'node:url';
 
 import { createBlock, createBlockHeader, genTransactionsTrieRoot, genWithdrawalsTrieRoot } from '@ethereumjs/block';
 import { createBlockchain } from '@ethereumjs/blockchain';
-import { Hardfork, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
+import { createCommonFromGethGenesis, Hardfork, parseGethGenesisState } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import {
-  createAccessList2930Tx,
-  createBlob4844Tx,
-  createFeeMarket1559Tx,
-  createLegacyTx,
-} from '@ethereumjs/tx';
+import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import {
   Address,
   bigIntToHex,
@@ -119,7 +114,23 @@ const rare1 = account('rare-1');
 const rare2 = account('rare-2');
 const rare3 = account('rare-3');
 const senders = [alice, bob, carol, dave];
-const keyed = [alice, bob, carol, dave, miner, uncleMiner1, uncleMiner2, uncleMiner3, feeRecipientA, feeRecipientB, withdrawal1, withdrawal2, rare1, rare2, rare3];
+const keyed = [
+  alice,
+  bob,
+  carol,
+  dave,
+  miner,
+  uncleMiner1,
+  uncleMiner2,
+  uncleMiner3,
+  feeRecipientA,
+  feeRecipientB,
+  withdrawal1,
+  withdrawal2,
+  rare1,
+  rare2,
+  rare3,
+];
 
 const STATEBOX = '0x000000000000000000000000000000000000beef';
 const BEACON_ROOTS = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02';
@@ -414,7 +425,11 @@ const plan = {
     txs: [
       [bob, { to: A.DemoToken, data: call(C.DemoToken, 'transfer', [carol.hex, TDT(250)]), gas: 100_000n }],
       [alice, { to: A.DemoToken, data: call(C.DemoToken, 'approve', [carol.hex, TDT(500)]), gas: 100_000n }, 'DemoToken.approve(carol, 500 TDT)'],
-      [carol, { to: A.DemoToken, data: call(C.DemoToken, 'transferFrom', [alice.hex, dave.hex, TDT(100)]), gas: 100_000n }, 'DemoToken.transferFrom(alice → dave, 100 TDT) by carol'],
+      [
+        carol,
+        { to: A.DemoToken, data: call(C.DemoToken, 'transferFrom', [alice.hex, dave.hex, TDT(100)]), gas: 100_000n },
+        'DemoToken.transferFrom(alice → dave, 100 TDT) by carol',
+      ],
       [alice, { to: A.Probe, value: 1n * ETHER, gas: 100_000n }, 'send 1 ETH to Probe (receive(), gives SELFBALANCE something to read)'],
     ],
   }),
@@ -424,14 +439,22 @@ const plan = {
       { number: 9, miner: uncleMiner3, extra: 'tracenode/uncle-d' },
     ],
     txs: [
-      [alice, { to: A.Caller, value: 1n * ETHER, data: call(C.Caller, 'forward', [bob.hex]), gas: 100_000n }, 'Caller.forward{1 ETH}(bob): CALL with value to an EOA'],
+      [
+        alice,
+        { to: A.Caller, value: 1n * ETHER, data: call(C.Caller, 'forward', [bob.hex]), gas: 100_000n },
+        'Caller.forward{1 ETH}(bob): CALL with value to an EOA',
+      ],
       [alice, { to: A.Caller, data: call(C.Caller, 'viaDelegatecall', [A.Logic, 11]), gas: 100_000n }, 'Caller.viaDelegatecall(Logic, 11): DELEGATECALL'],
     ],
   }),
   12: () => ({
     txs: [
       [bob, { to: A.Caller, data: call(C.Caller, 'viaStaticcall', [A.StateBox]), gas: 100_000n }, 'Caller.viaStaticcall(StateBox): STATICCALL'],
-      [alice, { to: A.Caller, value: ETHER / 100n, data: call(C.Caller, 'viaCallcode', [A.Logic, 12]), gas: 100_000n }, 'Caller.viaCallcode{0.01 ETH}(Logic, 12): CALLCODE'],
+      [
+        alice,
+        { to: A.Caller, value: ETHER / 100n, data: call(C.Caller, 'viaCallcode', [A.Logic, 12]), gas: 100_000n },
+        'Caller.viaCallcode{0.01 ETH}(Logic, 12): CALLCODE',
+      ],
       [
         carol,
         { to: A.Caller, value: ETHER / 5n, data: call(C.Caller, 'allKinds', [A.Logic, A.StateBox, dave.hex, 5]), gas: 200_000n },
@@ -446,7 +469,11 @@ const plan = {
     return {
       txs: [
         [alice, { to: A.Factory, value: ETHER / 2n, data: call(C.Factory, 'create', [1]), gas: 500_000n }, 'Factory.create{0.5 ETH}(1): CREATE → Child1'],
-        [alice, { to: A.Factory, value: ETHER / 4n, data: call(C.Factory, 'create2', [SALT1, 2]), gas: 500_000n }, 'Factory.create2{0.25 ETH}(salt 1, 2): CREATE2 → Child2'],
+        [
+          alice,
+          { to: A.Factory, value: ETHER / 4n, data: call(C.Factory, 'create2', [SALT1, 2]), gas: 500_000n },
+          'Factory.create2{0.25 ETH}(salt 1, 2): CREATE2 → Child2',
+        ],
       ],
     };
   },
@@ -465,15 +492,32 @@ const plan = {
         'FAILS: DemoToken.transfer beyond balance — revert with custom error InsufficientBalance(address,uint256,uint256)',
         'fail',
       ],
-      [dave, { to: A.Thrower, data: call(C.Thrower, 'failWithPanic', [0]), gas: 100_000n }, 'FAILS: Thrower.failWithPanic(0) — Panic(0x12) division by zero', 'fail'],
+      [
+        dave,
+        { to: A.Thrower, data: call(C.Thrower, 'failWithPanic', [0]), gas: 100_000n },
+        'FAILS: Thrower.failWithPanic(0) — Panic(0x12) division by zero',
+        'fail',
+      ],
     ],
   }),
   15: () => ({
     uncles: [{ number: 12, miner: uncleMiner2, extra: 'tracenode/uncle-e' }],
     txs: [
-      [alice, { to: A.Caller, data: call(C.Caller, 'tryOutOfGas', [A.Thrower]), gas: 200_000n }, 'Caller.tryOutOfGas(Thrower): subcall runs out of gas, caller continues'],
-      [bob, { to: A.Caller, data: call(C.Caller, 'deep', [3, A.StateBox]), gas: 300_000n }, 'Caller.deep(3, StateBox): nested calls, 5 frames deep (Caller→Caller→Caller→Caller→StateBox)'],
-      [carol, { to: A.Caller, data: call(C.Caller, 'tryAll', [A.Thrower]), gas: 300_000n }, 'Caller.tryAll(Thrower): reason-string, custom-error, Panic and out-of-gas subcalls, all caught'],
+      [
+        alice,
+        { to: A.Caller, data: call(C.Caller, 'tryOutOfGas', [A.Thrower]), gas: 200_000n },
+        'Caller.tryOutOfGas(Thrower): subcall runs out of gas, caller continues',
+      ],
+      [
+        bob,
+        { to: A.Caller, data: call(C.Caller, 'deep', [3, A.StateBox]), gas: 300_000n },
+        'Caller.deep(3, StateBox): nested calls, 5 frames deep (Caller→Caller→Caller→Caller→StateBox)',
+      ],
+      [
+        carol,
+        { to: A.Caller, data: call(C.Caller, 'tryAll', [A.Thrower]), gas: 300_000n },
+        'Caller.tryAll(Thrower): reason-string, custom-error, Panic and out-of-gas subcalls, all caught',
+      ],
     ],
   }),
   16: () => ({
@@ -488,7 +532,11 @@ const plan = {
   }),
   17: () => ({
     txs: [
-      [bob, { to: A.Child2, data: call(C.Child, 'kill', [rare2.hex]), gas: 100_000n }, 'Child2.kill(rare-2): SELFDESTRUCT before Cancun — account deleted, 0.25 ETH to rare-2'],
+      [
+        bob,
+        { to: A.Child2, data: call(C.Child, 'kill', [rare2.hex]), gas: 100_000n },
+        'Child2.kill(rare-2): SELFDESTRUCT before Cancun — account deleted, 0.25 ETH to rare-2',
+      ],
       [alice, { to: A.StateBox, data: call(C.StateBox, 'setBalance', [alice.hex, 1001]), gas: 100_000n }],
     ],
   }),
@@ -501,7 +549,11 @@ const plan = {
   }),
   19: () => ({
     txs: [
-      [alice, { to: A.Factory, data: call(C.Factory, 'create2', [SALT1, 2]), gas: 500_000n }, 'Factory.create2(salt 1, 2) again: Child2 re-created at the same address (fresh storage)'],
+      [
+        alice,
+        { to: A.Factory, data: call(C.Factory, 'create2', [SALT1, 2]), gas: 500_000n },
+        'Factory.create2(salt 1, 2) again: Child2 re-created at the same address (fresh storage)',
+      ],
       [alice, { to: A.StateBox, data: call(C.StateBox, 'setGrid', [alice.hex, 7, 44]), gas: 100_000n }],
     ],
   }),
@@ -538,7 +590,11 @@ const plan = {
   },
   27: () => ({
     txs: [
-      [bob, { to: A.Child1, data: call(C.Child, 'kill', [carol.hex]), gas: 100_000n }, 'Child1.kill(carol): SELFDESTRUCT under Cancun (EIP-6780) — only the 0.5 ETH moves, code and storage stay'],
+      [
+        bob,
+        { to: A.Child1, data: call(C.Child, 'kill', [carol.hex]), gas: 100_000n },
+        'Child1.kill(carol): SELFDESTRUCT under Cancun (EIP-6780) — only the 0.5 ETH moves, code and storage stay',
+      ],
       [
         alice,
         { to: A.Factory, value: ETHER / 10n, data: call(C.Factory, 'createAndDestroy', [3, dave.hex]), gas: 500_000n },
@@ -575,7 +631,13 @@ const plan = {
     ],
   }),
   33: () => ({
-    txs: [[alice, { to: A.Caller, value: (3n * ETHER) / 10n, data: call(C.Caller, 'forward', [rare3.hex]), gas: 100_000n }, 'Caller.forward{0.3 ETH}(rare-3): rare-3 appears only as an internal call target']],
+    txs: [
+      [
+        alice,
+        { to: A.Caller, value: (3n * ETHER) / 10n, data: call(C.Caller, 'forward', [rare3.hex]), gas: 100_000n },
+        'Caller.forward{0.3 ETH}(rare-3): rare-3 appears only as an internal call target',
+      ],
+    ],
   }),
   35: () => ({
     txs: [
@@ -608,7 +670,12 @@ const plan = {
     txs: [
       [bob, { to: A.Caller, data: call(C.Caller, 'tryAll', [A.Thrower]), gas: 300_000n }],
       [alice, { to: A.Thrower, data: call(C.Thrower, 'failWithReason'), gas: 100_000n }, 'FAILS: Thrower.failWithReason() — top-level Error(string)', 'fail'],
-      [alice, { to: A.Thrower, data: call(C.Thrower, 'failWithCustomError'), gas: 100_000n }, 'FAILS: Thrower.failWithCustomError() — top-level Unauthorized(address,uint256)', 'fail'],
+      [
+        alice,
+        { to: A.Thrower, data: call(C.Thrower, 'failWithCustomError'), gas: 100_000n },
+        'FAILS: Thrower.failWithCustomError() — top-level Unauthorized(address,uint256)',
+        'fail',
+      ],
     ],
   }),
   48: () => ({ txs: [[dave, { to: A.DemoToken, data: call(C.DemoToken, 'transfer', [alice.hex, TDT(1)]), gas: 100_000n }]] }),
@@ -712,7 +779,14 @@ async function buildUncle(spec) {
   const uvm = await vm.shallowCopy();
   const res = await runBlock(uvm, { block: draft, root: parent.header.stateRoot, generate: true, skipBlockValidation: true, setHardfork: true });
   const header = createBlockHeader(
-    { ...headerData, difficulty: draft.header.difficulty, stateRoot: res.stateRoot, receiptTrie: res.receiptsRoot, logsBloom: res.logsBloom, gasUsed: res.gasUsed },
+    {
+      ...headerData,
+      difficulty: draft.header.difficulty,
+      stateRoot: res.stateRoot,
+      receiptTrie: res.receiptsRoot,
+      logsBloom: res.logsBloom,
+      gasUsed: res.gasUsed,
+    },
     { common: c },
   );
   return header;
@@ -755,7 +829,12 @@ for (let n = 1; n <= LAST_BLOCK; n++) {
     difficulty: pos ? 0n : undefined,
     baseFeePerGas: c.isActivatedEIP(1559) ? (n === FORK.london ? c.param('initialBaseFee') : parent.header.calcNextBaseFee()) : undefined,
     uncleHash: uncles.length > 0 ? keccak256(RLP.encode(uncles.map((u) => u.raw()))) : undefined,
-    withdrawalsRoot: withdrawals ? await genWithdrawalsTrieRoot(withdrawals.map((w) => createWithdrawal(w)), new MerklePatriciaTrie()) : undefined,
+    withdrawalsRoot: withdrawals
+      ? await genWithdrawalsTrieRoot(
+          withdrawals.map((w) => createWithdrawal(w)),
+          new MerklePatriciaTrie(),
+        )
+      : undefined,
     excessBlobGas: cancun ? (n === CANCUN_BLOCK ? 0n : parent.header.calcNextExcessBlobGas(c)) : undefined,
     blobGasUsed: cancun ? BigInt(blobCount) * c.param('blobGasPerBlob') : undefined,
     parentBeaconBlockRoot: cancun ? h32(`beacon-block-root:${n}`) : undefined,
@@ -793,7 +872,9 @@ for (let n = 1; n <= LAST_BLOCK; n++) {
     const r = res.results[i];
     const failed = r.execResult.exceptionError !== undefined;
     if (failed !== (t.expect === 'fail')) {
-      throw new Error(`block ${n} tx ${i} (${t.label ?? t.spec.data?.slice(0, 10)}): expected ${t.expect}, got ${failed ? r.execResult.exceptionError.error : 'success'}`);
+      throw new Error(
+        `block ${n} tx ${i} (${t.label ?? t.spec.data?.slice(0, 10)}): expected ${t.expect}, got ${failed ? r.execResult.exceptionError.error : 'success'}`,
+      );
     }
     logCount += r.receipt.logs.length;
     txInfo.push({
@@ -852,7 +933,12 @@ const head = blocks[blocks.length - 1];
 const HEAVY_ROUNDS = 100_000;
 const heavyGas = await (async () => {
   const copy = await vm.shallowCopy();
-  const r = await copy.evm.runCall({ to: createAddressFromString(A.Probe), data: hexToBytes(call(C.Probe, 'heavy', [HEAVY_ROUNDS])), gasLimit: 1_000_000_000n, block: head });
+  const r = await copy.evm.runCall({
+    to: createAddressFromString(A.Probe),
+    data: hexToBytes(call(C.Probe, 'heavy', [HEAVY_ROUNDS])),
+    gasLimit: 1_000_000_000n,
+    block: head,
+  });
   if (r.execResult.exceptionError) throw new Error(`Probe.heavy: ${r.execResult.exceptionError.error}`);
   return r.execResult.executionGasUsed;
 })();
@@ -870,7 +956,7 @@ function renderReadme() {
   const code = (s) => `\`${s}\``;
   const nameOf = new Map(keyed.map((a) => [lower(a.hex), a.name]));
   for (const [k, v] of Object.entries(A)) nameOf.set(lower(v), k);
-  const who = (addr) => (addr ? nameOf.get(lower(addr)) ?? addr : '(create)');
+  const who = (addr) => (addr ? (nameOf.get(lower(addr)) ?? addr) : '(create)');
   const bi = (n) => blockInfo[n - 1];
   const txByLabel = txInfo.filter((t) => t.label);
   const uncleBlocks = blockInfo.filter((b) => b.uncles.length > 0);
@@ -938,7 +1024,7 @@ function renderReadme() {
     '- **PoW seals are not real**: pre-merge `nonce`/`mixHash` are arbitrary (keccak-derived) values, not ethash',
     '  proofs — as in the ethereum/tests `NoProof` chains. Import without seal verification (ethereumjs',
     '  `validateConsensus: false`; tracenode does not verify ethash). Everything else is consensus-valid.',
-    '- Uncles are real headers: each is an empty block built on a canonical ancestor and executed on that ancestor\'s',
+    "- Uncles are real headers: each is an empty block built on a canonical ancestor and executed on that ancestor's",
     '  state (its stateRoot includes its own mining reward); they are not in chain.rlp as blocks, only as ommers.',
     '',
     '## Summary',
@@ -950,7 +1036,14 @@ function renderReadme() {
     `- ${txInfo.length} transactions (${txInfo.filter((t) => t.status === 0).length} failed but mined), types: ${[0, 1, 2, 3]
       .map((ty) => `${txInfo.filter((t) => t.type === ty).length}× type ${ty}`)
       .join(', ')}.`,
-    `- ${blockInfo.reduce((s, b) => s + (b.withdrawals ?? 0), 0)} withdrawals in ${blockInfo.filter((b) => b.withdrawals).length > 0 ? blockInfo.filter((b) => (b.withdrawals ?? 0) > 0).map((b) => b.number).join(', ') : '—'}; one blob transaction (block ${txInfo.find((t) => t.type === 3).block}; one blob holding "${blobData}", versioned hash ${code(blobVersionedHashes[0])}, KZG commitment computed with micro-eth-signer; only the versioned hash is on chain).`,
+    `- ${blockInfo.reduce((s, b) => s + (b.withdrawals ?? 0), 0)} withdrawals in ${
+      blockInfo.filter((b) => b.withdrawals).length > 0
+        ? blockInfo
+            .filter((b) => (b.withdrawals ?? 0) > 0)
+            .map((b) => b.number)
+            .join(', ')
+        : '—'
+    }; one blob transaction (block ${txInfo.find((t) => t.type === 3).block}; one blob holding "${blobData}", versioned hash ${code(blobVersionedHashes[0])}, KZG commitment computed with micro-eth-signer; only the versioned hash is on chain).`,
     '',
     '## Cheat sheet (values for curl examples)',
     '',
@@ -988,9 +1081,18 @@ function renderReadme() {
     carol: 'funded (1,000 ETH)',
     dave: 'funded (1,000 ETH)',
     miner: 'coinbase of every PoW block (block rewards)',
-    'uncle-miner-1': `coinbase of uncles in blocks ${uncleBlocks.filter((b) => b.uncles.some((u) => lower(u.miner) === lower(uncleMiner1.hex))).map((b) => b.number).join(', ')}`,
-    'uncle-miner-2': `coinbase of uncles in blocks ${uncleBlocks.filter((b) => b.uncles.some((u) => lower(u.miner) === lower(uncleMiner2.hex))).map((b) => b.number).join(', ')}`,
-    'uncle-miner-3': `coinbase of uncles in blocks ${uncleBlocks.filter((b) => b.uncles.some((u) => lower(u.miner) === lower(uncleMiner3.hex))).map((b) => b.number).join(', ')}`,
+    'uncle-miner-1': `coinbase of uncles in blocks ${uncleBlocks
+      .filter((b) => b.uncles.some((u) => lower(u.miner) === lower(uncleMiner1.hex)))
+      .map((b) => b.number)
+      .join(', ')}`,
+    'uncle-miner-2': `coinbase of uncles in blocks ${uncleBlocks
+      .filter((b) => b.uncles.some((u) => lower(u.miner) === lower(uncleMiner2.hex)))
+      .map((b) => b.number)
+      .join(', ')}`,
+    'uncle-miner-3': `coinbase of uncles in blocks ${uncleBlocks
+      .filter((b) => b.uncles.some((u) => lower(u.miner) === lower(uncleMiner3.hex)))
+      .map((b) => b.number)
+      .join(', ')}`,
     'fee-recipient-a': 'fee recipient (coinbase) of even PoS blocks',
     'fee-recipient-b': 'fee recipient (coinbase) of odd PoS blocks',
     'withdrawal-1': 'withdrawal address (validator 1, 4)',
@@ -1025,7 +1127,13 @@ function renderReadme() {
     ['Caller', A.Caller, null, 'Calls.sol', 'call kinds, nested calls, precompiles, caught failures'],
     ['Factory', A.Factory, null, 'Factory.sol', 'CREATE / CREATE2 / create+selfdestruct'],
     ['Child1', A.Child1, 'Factory.create{', 'Factory.sol (Child)', 'CREATE child; SELFDESTRUCT under Cancun in block 27 keeps its code'],
-    ['Child2', A.Child2, 'Factory.create2{', 'Factory.sol (Child)', 'CREATE2 child (salt 1): destroyed in block 17, re-created at the same address in block 19'],
+    [
+      'Child2',
+      A.Child2,
+      'Factory.create2{',
+      'Factory.sol (Child)',
+      'CREATE2 child (salt 1): destroyed in block 17, re-created at the same address in block 19',
+    ],
     ['BlobProbe', A.BlobProbe, null, 'BlobProbe.sol', 'BLOBHASH, BLOBBASEFEE, transient storage'],
   ];
   for (const [name, addr, where, src, note] of contractRows) {
@@ -1091,7 +1199,7 @@ function renderReadme() {
     '## Transactions worth tracing',
     '',
     'Parity traces omit zero-value precompile calls, so the sha256/ripemd160 STATICCALLs of `Caller.precompiles` do not',
-    'appear; its CALL with value to identity (0x04) does. Delegatecall traces carry the parent frame\'s value.',
+    "appear; its CALL with value to identity (0x04) does. Delegatecall traces carry the parent frame's value.",
     '',
     '| what | block | idx | from → to | tx hash | status |',
     '|---|---|---|---|---|---|',

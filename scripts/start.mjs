@@ -53,7 +53,13 @@ if (keys.length > 0) console.log(`start: development API key: ${DEV_KEY}`);
 const host = env.TRACENODE_HOST ?? '127.0.0.1';
 const port = env.TRACENODE_PORT ?? '8545';
 const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
-console.log(`start: try  curl -s -X POST -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' http://${shown}:${port}/v3/${keys.length ? DEV_KEY : '<API_KEY>'}`);
-const child = (await import('node:child_process')).spawn(process.execPath, [cli, 'serve', '--datadir', datadir, '--networks', `starknet-mainnet=${starknetDatadir}`, ...keys], { stdio: 'inherit', cwd: root });
+console.log(
+  `start: try  curl -s -X POST -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' http://${shown}:${port}/v3/${keys.length ? DEV_KEY : '<API_KEY>'}`,
+);
+const child = (await import('node:child_process')).spawn(
+  process.execPath,
+  [cli, 'serve', '--datadir', datadir, '--networks', `starknet-mainnet=${starknetDatadir}`, ...keys],
+  { stdio: 'inherit', cwd: root },
+);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

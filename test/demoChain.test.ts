@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { createBlockFromRLP, type Block } from '@ethereumjs/block';
+import { type Block, createBlockFromRLP } from '@ethereumjs/block';
 import { createBlockchain } from '@ethereumjs/blockchain';
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
 import { MerkleStateManager } from '@ethereumjs/statemanager';

@@ -2,7 +2,7 @@
 // beside it. No code file may name a folder next to the repository (as the tests once named the
 // fixtures of the developers' machines), an absolute path of one machine, or a relative path that
 // climbs out of the repository.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -56,8 +56,7 @@ describe('repository', () => {
   });
 
   it('the check finds each kind of outside path', () => {
-    const sample = (text: string, depth: number) =>
-      SIBLING.test(text) || ABSOLUTE.test(text) || [...text.matchAll(CLIMB)].some((m) => m[1].length / 3 > depth);
+    const sample = (text: string, depth: number) => SIBLING.test(text) || ABSOLUTE.test(text) || [...text.matchAll(CLIMB)].some((m) => m[1].length / 3 > depth);
     expect(sample(`const F = '${['..', 'shared'].join('/')}/fixtures';`, 5)).toBe(true);
     expect(sample(`// see /${'work'}/notes.md`, 1)).toBe(true);
     expect(sample(`readFileSync('/${'home'}/me/chain.rlp')`, 1)).toBe(true);

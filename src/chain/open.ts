@@ -1,7 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import { type Level, openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META, SCHEMA_VERSION } from '../db/keys.js';
-import { type GethGenesis, checkGenesis, createChainCommon } from './genesis.js';
+import { checkGenesis, createChainCommon, type GethGenesis } from './genesis.js';
 import { ChainStore } from './store.js';
 
 /** An opened Ethereum datadir: its database, its chain configuration and its chain store. */
@@ -31,7 +31,8 @@ export async function openChain(datadir: string): Promise<EthereumChain> {
     }
     const schema = await level.get(META.schema);
     const genesisBytes = await level.get(META.genesis);
-    if (!schema || !genesisBytes) throw new NotInitialisedError(`datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\``);
+    if (!schema || !genesisBytes)
+      throw new NotInitialisedError(`datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\``);
     const version = new DataView(schema.buffer, schema.byteOffset, 4).getUint32(0);
     if (version !== SCHEMA_VERSION) throw new Error(`datadir ${datadir} has database schema ${version}, this tracenode reads ${SCHEMA_VERSION}`);
     const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(genesisBytes)));

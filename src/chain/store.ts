@@ -6,9 +6,9 @@ import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { hexKey } from '../codec/hex.js';
 import { rlpPayload } from '../codec/rlpPrefix.js';
 import type { BatchOp, Level } from '../db/database.js';
-import { META, PREFIX, decodeNumber, encodeNumber, prefixed } from '../db/keys.js';
+import { decodeNumber, encodeNumber, META, PREFIX, prefixed } from '../db/keys.js';
 import { LruCache } from './lru.js';
-import { type StoredReceipt, decodeReceipts, encodeReceipts } from './receipts.js';
+import { decodeReceipts, encodeReceipts, type StoredReceipt } from './receipts.js';
 
 /** Positions in a header's RLP list (yellow paper order, every fork). */
 const HEADER_LOGS_BLOOM_INDEX = 6;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { openChain } from '../chain/open.js';
 import { importBlocks } from '../import/importChain.js';
-import { DATADIR, UsageError, helpText, parseFlags, required } from './options.js';
+import { DATADIR, helpText, parseFlags, required, UsageError } from './options.js';
 
 const FLAGS = [DATADIR];
 export const IMPORT_HELP = helpText(

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { importStarknetBlocks, readFileLines } from '../starknet/importBlocks.js';
 import { openStarknetStore } from '../starknet/store.js';
-import { DATADIR, UsageError, helpText, parseFlags, required } from './options.js';
+import { DATADIR, helpText, parseFlags, required, UsageError } from './options.js';
 
 const FLAGS = [DATADIR];
 export const IMPORT_STARKNET_HELP = helpText(

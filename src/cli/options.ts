@@ -23,7 +23,7 @@ export const DATADIR: FlagSpec = { name: 'datadir', env: 'TRACENODE_DATADIR', ar
  * then the default. Unknown flags are a {@link UsageError}.
  */
 export function parseFlags(argv: string[], flags: readonly FlagSpec[], env: NodeJS.ProcessEnv = process.env) {
-  let parsed;
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({
       args: argv,
@@ -39,7 +39,7 @@ export function parseFlags(argv: string[], flags: readonly FlagSpec[], env: Node
   }
   const values: Record<string, string | undefined> = {};
   for (const f of flags) {
-    const v = (parsed.values as Record<string, string | boolean | undefined>)[f.name];
+    const v = parsed.values[f.name];
     values[f.name] = typeof v === 'string' ? v : env[f.env] !== undefined && env[f.env] !== '' ? env[f.env] : f.default;
   }
   return { values, positionals: parsed.positionals, help: parsed.values.help === true };

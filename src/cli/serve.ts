@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { createLogger } from '../log/logger.js';
 import { buildServer } from '../rpc/server.js';
 import { type OpenedNetwork, openNetwork } from './networks.js';
-import { DATADIR, type FlagSpec, UsageError, helpText, parseFlags, required } from './options.js';
+import { DATADIR, type FlagSpec, helpText, parseFlags, UsageError } from './options.js';
 
 const HOST: FlagSpec = { name: 'host', env: 'TRACENODE_HOST', arg: 'ADDR', help: 'address to listen on', default: '127.0.0.1' };
 const PORT: FlagSpec = { name: 'port', env: 'TRACENODE_PORT', arg: 'PORT', help: 'TCP port', default: '8545' };
@@ -21,7 +21,7 @@ export const SERVE_HELP = helpText(
   'tracenode serve --datadir DIR [--networks N=DIR,…] [--host 127.0.0.1] [--port 8545] [--api-keys k1,k2 | --keys-file F]',
   'Serves imported chains read-only over JSON-RPC 2.0: POST /v3/<key> and WebSocket /ws/v3/<key>;\n' +
     'GET /health reports the head block. --datadir is the "mainnet" network; --networks adds more\n' +
-    '(Ethereum or Starknet datadirs, detected), chosen by the Host name\'s first label\n' +
+    "(Ethereum or Starknet datadirs, detected), chosen by the Host name's first label\n" +
     '(mainnet.localhost, starknet-mainnet.localhost); the first network also answers any other Host.',
   FLAGS,
 );
@@ -61,7 +61,8 @@ export function parseNetworks(datadir: string | undefined, list: string | undefi
     const eq = item.indexOf('=');
     const name = item.slice(0, eq).trim().toLowerCase();
     const dir = item.slice(eq + 1).trim();
-    if (eq < 1 || !dir || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(name)) throw new UsageError(`invalid --networks entry "${item}" (want name=dir, name a DNS label)`);
+    if (eq < 1 || !dir || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(name))
+      throw new UsageError(`invalid --networks entry "${item}" (want name=dir, name a DNS label)`);
     if (out.some((n) => n.name === name)) throw new UsageError(`network ${name} given twice`);
     out.push({ name, dir });
   }

@@ -1,4 +1,4 @@
-import { HexError, fixedDataToBytes, quantityToBigInt } from './hex.js';
+import { fixedDataToBytes, HexError, quantityToBigInt } from './hex.js';
 import { decoderSchema, jsonType } from './schemas.js';
 
 /** Block tags. An imported chain has no pending block and no consensus client: see README. */
@@ -6,10 +6,7 @@ export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
 const TAGS: readonly string[] = ['latest', 'earliest', 'pending', 'safe', 'finalized'];
 
 /** A decoded block parameter (geth `BlockNumberOrHash`, EIP-1898). */
-export type BlockId =
-  | { kind: 'tag'; tag: BlockTag }
-  | { kind: 'number'; number: bigint }
-  | { kind: 'hash'; hash: Uint8Array; requireCanonical: boolean };
+export type BlockId = { kind: 'tag'; tag: BlockTag } | { kind: 'number'; number: bigint } | { kind: 'hash'; hash: Uint8Array; requireCanonical: boolean };
 
 function decodeNumberOrTag(s: string): BlockId {
   if (TAGS.includes(s)) return { kind: 'tag', tag: s as BlockTag };

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { bigIntToQuantity, bytesToData, dataToBytes, hexDigitsToBytes, quantityToBigInt } from './hex.js';
 
 describe('quantity', () => {
@@ -34,7 +34,7 @@ describe('data', () => {
 });
 
 describe('hexDigitsToBytes', () => {
-  it('decodes every byte value, in either case, as Node\'s hex decoder does', () => {
+  it("decodes every byte value, in either case, as Node's hex decoder does", () => {
     const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     expect(hexDigitsToBytes(all.toString('hex'))).toEqual(new Uint8Array(all));
     expect(hexDigitsToBytes(all.toString('hex').toUpperCase())).toEqual(new Uint8Array(all));

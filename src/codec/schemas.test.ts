@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { BlockNumberOrHash, BlockNumberOrTag } from './blockId.js';
 import { HexError } from './hex.js';
-import { Address, Data, Hash, Quantity, Quantity64, RawString, directDecoder } from './schemas.js';
+import { Address, Data, directDecoder, Hash, Quantity, Quantity64, RawString } from './schemas.js';
 
 /** defineMethod calls a decoder schema's function directly; zod must reach the same outcome. */
 describe('decoder schemas: direct call and zod agree', () => {

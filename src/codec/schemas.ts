@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HexError, dataToBytes, fixedDataToBytes, quantityToBigInt } from './hex.js';
+import { dataToBytes, fixedDataToBytes, HexError, quantityToBigInt } from './hex.js';
 
 /**
  * zod schemas for wire values. Each one both checks and decodes, so handlers receive bigint and

@@ -1,6 +1,6 @@
-import { Level as LevelDB } from 'level';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Level as LevelDB } from 'level';
 
 /** The LevelDB handle every store shares: binary keys and values. */
 export type Level = LevelDB<Uint8Array, Uint8Array>;

@@ -6,7 +6,7 @@ import { FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains
 import type { EthereumChain } from '../chain/open.js';
 import { bigIntToData32, bigIntToQuantity } from '../codec/hex.js';
 import { callMethods } from '../methods/callMethods.js';
-import { type EthContext, createEthContext } from '../methods/context.js';
+import { createEthContext, type EthContext } from '../methods/context.js';
 import { RpcError } from '../rpc/errors.js';
 
 /**
@@ -137,7 +137,7 @@ describe('eth_call', () => {
     expect(await rpc('eth_call', [{ from: NOBODY, to: COUNTER }, 'latest', rich])).toEqual({ result: bigIntToData32(0x1234n) });
     // nothing persisted: the counter's real code still returns nothing
     expect(await rpc('eth_call', [{ to: COUNTER }, 'latest'])).toEqual({ result: '0x' });
-    expect((await ctx.state.storage((await chain.store.headerByNumber(54n))!.stateRoot, hex(COUNTER), new Uint8Array(32)))).toEqual(Uint8Array.from([0x38]));
+    expect(await ctx.state.storage((await chain.store.headerByNumber(54n))!.stateRoot, hex(COUNTER), new Uint8Array(32))).toEqual(Uint8Array.from([0x38]));
   });
 
   it('state override: state and stateDiff together is geth’s error', async () => {
@@ -324,9 +324,7 @@ describe('eth_call', () => {
     const override = { [COUNTER]: { code: READ_SLOT0 } };
     const blocks = [1n, 10n, 20n, 54n, 30n, 2n, 45n, 10n];
     const want = [0n, 6n, 13n, 0x38n, 24n, 1n, 43n, 6n];
-    const got = await Promise.all(
-      Array.from({ length: 4 }, () => blocks.map((b) => rpc('eth_call', [{ to: COUNTER }, bigIntToQuantity(b), override]))).flat(),
-    );
+    const got = await Promise.all(Array.from({ length: 4 }, () => blocks.map((b) => rpc('eth_call', [{ to: COUNTER }, bigIntToQuantity(b), override]))).flat());
     expect(got).toEqual(Array.from({ length: 4 }, () => want.map((v) => ({ result: bigIntToData32(v) }))).flat());
     const numbers = await Promise.all(blocks.map((b) => rpc('eth_call', [{ to: NOBODY }, bigIntToQuantity(b), { [NOBODY]: { code: READ_NUMBER } }])));
     expect(numbers).toEqual(blocks.map((b) => ({ result: bigIntToData32(b) })));

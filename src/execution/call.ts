@@ -1,25 +1,25 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { type EVM, EVMError, type EVMMockBlockchainInterface, type EVMResult, type PrecompileFunc, createEVM, getActivePrecompiles } from '@ethereumjs/evm';
+import { createEVM, type EVM, EVMError, type EVMMockBlockchainInterface, type EVMResult, getActivePrecompiles, type PrecompileFunc } from '@ethereumjs/evm';
 import {
   Account,
   Address,
-  SECP256K1_ORDER,
-  SECP256K1_ORDER_DIV_2,
   bigIntToUnpaddedBytes,
   bytesToHex,
   bytesToUnprefixedHex,
   concatBytes,
   eoaCode7702RecoverAuthority,
   equalsBytes,
+  SECP256K1_ORDER,
+  SECP256K1_ORDER_DIV_2,
   toChecksumAddress,
 } from '@ethereumjs/util';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { ChainStore } from '../chain/store.js';
-import type { AccountOverride, Authorization, BlockOverrides, CallRequest } from './callArgs.js';
-import { type FailedFrame, type PrecompileContext, gethErrorText } from './evmErrors.js';
-import { type OpcodeHooks, hookOpcodes } from './opcodeHooks.js';
 import type { StateReadCache } from '../state/readCache.js';
+import type { AccountOverride, Authorization, BlockOverrides, CallRequest } from './callArgs.js';
+import { type FailedFrame, gethErrorText, type PrecompileContext } from './evmErrors.js';
+import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
 import { OverlayState } from './overlayDb.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, Data, Hash, Quantity, Quantity64, jsonType } from '../codec/schemas.js';
+import { Address, Data, Hash, jsonType, Quantity, Quantity64 } from '../codec/schemas.js';
 
 /**
  * Wire schemas of the `eth_call` / `eth_estimateGas` arguments, decoded to domain values:

@@ -14,13 +14,13 @@ function op(code: number, name: string, inputs: number, outputs: number): void {
   OPCODES.set(code, { name, inputs, outputs });
 }
 
-// prettier-ignore
+// biome-ignore format: the opcode table reads as rows of related opcodes
 {
   const binary = ['ADD', 'MUL', 'SUB', 'DIV', 'SDIV', 'MOD', 'SMOD'];
   op(0x00, 'STOP', 0, 0);
-  binary.forEach((n, i) => op(0x01 + i, n, 2, 1));
+  for (const [i, n] of binary.entries()) op(0x01 + i, n, 2, 1);
   op(0x08, 'ADDMOD', 3, 1); op(0x09, 'MULMOD', 3, 1); op(0x0a, 'EXP', 2, 1); op(0x0b, 'SIGNEXTEND', 2, 1);
-  ['LT', 'GT', 'SLT', 'SGT', 'EQ'].forEach((n, i) => op(0x10 + i, n, 2, 1));
+  for (const [i, n] of ['LT', 'GT', 'SLT', 'SGT', 'EQ'].entries()) op(0x10 + i, n, 2, 1);
   op(0x15, 'ISZERO', 1, 1); op(0x16, 'AND', 2, 1); op(0x17, 'OR', 2, 1); op(0x18, 'XOR', 2, 1); op(0x19, 'NOT', 1, 1);
   op(0x1a, 'BYTE', 2, 1); op(0x1b, 'SHL', 2, 1); op(0x1c, 'SHR', 2, 1); op(0x1d, 'SAR', 2, 1); op(0x1e, 'CLZ', 1, 1);
   op(0x20, 'KECCAK256', 2, 1);

@@ -1,7 +1,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
-import { Account, Address, MapDB, ValueEncoding, bytesToUnprefixedHex, concatBytes } from '@ethereumjs/util';
+import { Account, Address, bytesToUnprefixedHex, concatBytes, MapDB, ValueEncoding } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StateReadCache } from '../state/readCache.js';

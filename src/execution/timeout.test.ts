@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
+import { wireError } from '../../test/helpers/wireError.js';
 import type { EthereumChain } from '../chain/open.js';
 import { bytesToData } from '../codec/hex.js';
 import { callMethods } from '../methods/callMethods.js';
-import { type EthContext, createEthContext } from '../methods/context.js';
-import { wireError } from '../../test/helpers/wireError.js';
+import { createEthContext, type EthContext } from '../methods/context.js';
 import { createCallEngine } from './call.js';
 
 /** An endless loop: JUMPDEST PUSH1 0 JUMP. */

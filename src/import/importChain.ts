@@ -1,13 +1,13 @@
 import { type Block, createBlockFromRLP } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
-import { type VM, createVM, runBlock } from '@ethereumjs/vm';
+import { createVM, type RunBlockResult, runBlock, type VM } from '@ethereumjs/vm';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import type { BatchOp } from '../db/database.js';
 import { createStateManager } from '../state/stateManager.js';
-import { type TraceIndexer, createTraceIndexer } from '../tracing/addressIndex.js';
 import { TrieDB } from '../state/trieDb.js';
+import { createTraceIndexer, type TraceIndexer } from '../tracing/addressIndex.js';
 import { createProgress } from './progress.js';
 import { splitRlpItems } from './rlpFile.js';
 import { InvalidBlockError, validateHeader, validateUncles } from './validate.js';
@@ -93,7 +93,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], op
       vm = await createVM({ common, stateManager: sm, blockchain: evmBlockchain(store) });
       indexer = createTraceIndexer(vm, chain.level);
     }
-    let result;
+    let result: RunBlockResult;
     try {
       result = await runBlock(vm, { block, generate: true, skipHeaderValidation: true, setHardfork: true, clearCache: false });
     } catch (err) {

@@ -28,7 +28,9 @@ export function createProgress(total: number, out: NodeJS.WritableStream | undef
     done({ imported, skipped }) {
       if (!out) return;
       const { bps, mgas, secs } = rate(performance.now());
-      out.write(`import: done, ${imported} blocks imported, ${skipped} already present, in ${secs.toFixed(1)} s (${bps.toFixed(1)} blocks/s, ${mgas.toFixed(2)} Mgas/s)\n`);
+      out.write(
+        `import: done, ${imported} blocks imported, ${skipped} already present, in ${secs.toFixed(1)} s (${bps.toFixed(1)} blocks/s, ${mgas.toFixed(2)} Mgas/s)\n`,
+      );
     },
   };
 }

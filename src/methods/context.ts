@@ -26,11 +26,7 @@ export interface EthContext {
 }
 
 /** Builds the context of an opened chain. */
-export async function createEthContext(
-  chain: EthereumChain,
-  clientVersion: string,
-  opts: { traceLimits?: Partial<TraceLimits> } = {},
-): Promise<EthContext> {
+export async function createEthContext(chain: EthereumChain, clientVersion: string, opts: { traceLimits?: Partial<TraceLimits> } = {}): Promise<EthContext> {
   const [{ StateReader }, { createCallEngine }, { createTraceService }, { MAX_TRACE_FILTER_RESULTS, DEFAULT_MAX_TRACE_FILTER_BLOCKS }] = await Promise.all([
     import('../state/stateReader.js'),
     import('../execution/call.js'),

@@ -1,4 +1,4 @@
-import { type MethodTable, createMethodTable } from '../rpc/method.js';
+import { createMethodTable, type MethodTable } from '../rpc/method.js';
 import { blockMethods } from './blocks.js';
 import { callMethods } from './callMethods.js';
 import type { EthContext } from './context.js';

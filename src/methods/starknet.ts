@@ -1,5 +1,5 @@
-import { type MethodTable, createMethodTable } from '../rpc/method.js';
-import { type StarknetStore, openStarknetStore } from '../starknet/store.js';
+import { createMethodTable, type MethodTable } from '../rpc/method.js';
+import { openStarknetStore, type StarknetStore } from '../starknet/store.js';
 import { blockNumber } from './starknet/blockNumber.js';
 import { getEvents } from './starknet/getEvents.js';
 

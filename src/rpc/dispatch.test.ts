@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type DispatchLimits, type DispatchTarget, dispatch, scanRawIds } from './dispatch.js';
 import { ServerError } from './errors.js';
-import { type MethodDefinition, createMethodTable, defineMethod } from './method.js';
+import { createMethodTable, defineMethod, type MethodDefinition } from './method.js';
 
 // The methods of the JSON-RPC 2.0 specification's examples (https://www.jsonrpc.org/specification#examples).
 const subtract = defineMethod({
@@ -320,7 +320,8 @@ describe('dispatch: ids', () => {
   });
 
   it('exact ids in a batch, per item, including errors', async () => {
-    const body = '[{"jsonrpc":"2.0","id":1.50,"method":"get_data"},{"jsonrpc":"2.0","id":"s","method":"nope"},{"jsonrpc":"2.0","id":99999999999999999999,"method":"nope"}]';
+    const body =
+      '[{"jsonrpc":"2.0","id":1.50,"method":"get_data"},{"jsonrpc":"2.0","id":"s","method":"nope"},{"jsonrpc":"2.0","id":99999999999999999999,"method":"nope"}]';
     const out = await dispatch(body, target, quietLog());
     expect(out).toBe(
       '[{"jsonrpc":"2.0","id":1.50,"result":["hello",5]},' +

@@ -16,9 +16,7 @@ export class RpcError extends Error {
   }
   /** The wire `error` object. `data` is present only when set. */
   toJSON(): { code: number; message: string; data?: unknown } {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 }
 

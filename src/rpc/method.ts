@@ -35,9 +35,7 @@ export interface MethodSpec<Ctx, S extends readonly z.ZodType[]> {
  * accepts names; too few is `missing value for required argument <i>`; too many is
  * `too many arguments, want at most <n>`; a bad one is `invalid argument <i>: <detail>`.
  */
-export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(
-  spec: MethodSpec<Ctx, S>,
-): MethodDefinition<Ctx> {
+export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(spec: MethodSpec<Ctx, S>): MethodDefinition<Ctx> {
   const required = spec.required ?? spec.params.length;
   const direct = spec.params.map(directDecoder);
   return {

@@ -1,22 +1,15 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
 import { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from '../config/limits.js';
 import { createLogger, redactUrl } from '../log/logger.js';
 import { type DispatchLimits, dispatch } from './dispatch.js';
-import { createFastPath } from './fastPath.js';
 import { InternalError, InvalidRequestError, LimitExceededError, ResourceNotFoundError, RpcError } from './errors.js';
+import { createFastPath } from './fastPath.js';
 import type { MethodTable } from './method.js';
 
 export type { TransportLimits } from '../config/limits.js';
@@ -196,10 +189,12 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       else if (!isKnownKey(key)) done(new ResourceNotFoundError('invalid project id', 401));
       else done();
     };
-    const methodNotAllowed = (allow: string) => async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      reply.header('allow', allow);
-      throw new InvalidRequestError('method not allowed', 405);
-    };
+    const methodNotAllowed =
+      (allow: string) =>
+      async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+        reply.header('allow', allow);
+        throw new InvalidRequestError('method not allowed', 405);
+      };
 
     // Our parsers only collect bytes: dispatch answers bad JSON with -32700 itself, and any other
     // media type falls through to Fastify's 415, which the error handler rewrites.
@@ -338,7 +333,10 @@ function sendTransportError(req: FastifyRequest, reply: FastifyReply, err: unkno
   const { status, error } = classify(err, req.log);
   // A refused WebSocket upgrade: nothing else may follow on this connection.
   if (req.headers.upgrade !== undefined) reply.raw.once('finish', () => req.raw.socket.destroy());
-  reply.code(status).type('application/json').send(`{"jsonrpc":"2.0","id":null,"error":${JSON.stringify(error.toJSON())}}`);
+  reply
+    .code(status)
+    .type('application/json')
+    .send(`{"jsonrpc":"2.0","id":null,"error":${JSON.stringify(error.toJSON())}}`);
 }
 
 function classify(err: unknown, log: FastifyBaseLogger): { status: number; error: RpcError } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FELT_PRIME, FeltError, bytesToHex64, compareFelts, feltToBytes, feltToHex64, feltsEqual, isFelt, normalizeFelt } from './felt.js';
+import { bytesToHex64, compareFelts, FELT_PRIME, FeltError, feltsEqual, feltToBytes, feltToHex64, isFelt, normalizeFelt } from './felt.js';
 
 const P_HEX = `0x${FELT_PRIME.toString(16)}`;
 const P_MINUS_1 = `0x${(FELT_PRIME - 1n).toString(16)}`;

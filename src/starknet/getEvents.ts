@@ -3,10 +3,10 @@ import { type ContinuationToken, formatContinuationToken, parseContinuationToken
 import { BlockNotFoundError, InvalidContinuationTokenError, PageSizeTooBigError, TooManyKeysInFilterError } from './errors.js';
 import { bytesToHex64, trustedFeltToHex64 } from './felt.js';
 import {
-  type EventPosition,
   blockOfPostingKey,
   comparePositions,
   decodeOrdinals,
+  type EventPosition,
   eventBounds,
   eventKey,
   positionOfEventKey,

@@ -2,15 +2,15 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { feltToHex64, isFelt } from './felt.js';
 import {
+  type BlockStatus,
   IMPORTABLE_BLOCK_STATUSES,
   MAX_BLOCK_NUMBER,
-  type BlockStatus,
   type PreparedBlock,
+  prepareBlock,
   type StarknetBlockInput,
   type StarknetEventInput,
   type StarknetStore,
   type StarknetTransactionInput,
-  prepareBlock,
 } from './store.js';
 
 /**
@@ -93,7 +93,8 @@ export async function importStarknetBlocks(
     } else {
       skipped++;
       if (out && result.reason !== 'present') {
-        const why = result.reason === 'number taken' ? `block ${block.number} is already stored with hash ${result.storedHash}` : `hash ${block.hash} is already stored`;
+        const why =
+          result.reason === 'number taken' ? `block ${block.number} is already stored with hash ${result.storedHash}` : `hash ${block.hash} is already stored`;
         out.write(`import-starknet: line ${at}: skipped block ${block.number} ${block.hash}: ${why}\n`);
       }
     }

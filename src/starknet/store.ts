@@ -2,20 +2,20 @@ import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
 import {
-  DATADIR_KIND_KEY,
-  DATADIR_KIND_STARKNET,
-  INDEXED_KEY_POSITIONS,
-  SN_PREFIX,
-  STARKNET_SCHEMA_KEY,
-  STARKNET_SCHEMA_VERSION,
   blockHashKey,
   blockKey,
+  DATADIR_KIND_KEY,
+  DATADIR_KIND_STARKNET,
   encodeBlockNumber,
   encodeOrdinals,
   eventKey,
+  INDEXED_KEY_POSITIONS,
   l1AcceptedKey,
   postingKey,
   readBlockNumber,
+  SN_PREFIX,
+  STARKNET_SCHEMA_KEY,
+  STARKNET_SCHEMA_VERSION,
   streamPrefix,
 } from './keys.js';
 
@@ -183,7 +183,7 @@ export class StarknetStore {
     }
     if (missing.length > 0) {
       const values = await this.level.getMany(missing.map(blockKey));
-      values.forEach((bytes, i) => bytes && found.set(missing[i], this.remember(missing[i], bytes)));
+      for (const [i, bytes] of values.entries()) if (bytes) found.set(missing[i], this.remember(missing[i], bytes));
     }
     return numbers.map((n) => found.get(n));
   }

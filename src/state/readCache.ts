@@ -3,15 +3,15 @@ import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
 import {
   type Account,
-  type DB,
-  KECCAK256_NULL,
-  KECCAK256_RLP,
-  ValueEncoding,
   bytesToHex,
   bytesToUnprefixedHex,
   concatBytes,
   createAccountFromRLP,
+  type DB,
   equalsBytes,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+  ValueEncoding,
 } from '@ethereumjs/util';
 import { LruCache } from '../chain/lru.js';
 

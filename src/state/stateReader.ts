@@ -1,5 +1,5 @@
 import { createMerkleProof } from '@ethereumjs/mpt';
-import { type Account, KECCAK256_RLP, bytesToBigInt, equalsBytes } from '@ethereumjs/util';
+import { type Account, bytesToBigInt, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import type { Level } from '../db/database.js';
 import { ReadOnlyTrieDB } from './nodeCache.js';
 import { StateReadCache } from './readCache.js';

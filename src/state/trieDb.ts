@@ -1,6 +1,6 @@
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
 import { hexDigitsToBytes } from '../codec/hex.js';
-import { type BatchOp, type Level } from '../db/database.js';
+import type { BatchOp, Level } from '../db/database.js';
 import { PREFIX, prefixed } from '../db/keys.js';
 
 /**

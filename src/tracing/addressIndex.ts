@@ -3,14 +3,14 @@ import { bytesToHex } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { EthereumChain } from '../chain/open.js';
 import type { BatchOp, Level } from '../db/database.js';
-import { PREFIX, decodeNumber, encodeNumber, prefixed } from '../db/keys.js';
+import { decodeNumber, encodeNumber, PREFIX, prefixed } from '../db/keys.js';
 import { ReadOnlyTrieDB } from '../state/nodeCache.js';
 import { TrieDB } from '../state/trieDb.js';
 import type { TxCallTree } from './callTree.js';
-import { type TraceSides, flattenTx, nodeSides, rewardSides } from './parity.js';
+import { flattenTx, nodeSides, rewardSides, type TraceSides } from './parity.js';
 import { attachRecorder } from './recorder.js';
-import { type TraceService, replayBlock } from './replay.js';
-import { type Reward, blockRewards } from './rewards.js';
+import { replayBlock, type TraceService } from './replay.js';
+import { blockRewards, type Reward } from './rewards.js';
 
 /**
  * The trace address index behind trace_filter (the idea of erigon's `traceFilterBitmapsV3`: a

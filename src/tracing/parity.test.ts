@@ -51,9 +51,30 @@ describe('renderTx', () => {
 
   it('key order as reth/erigon print it, error before result', () => {
     const [ok] = renderTx(tx(frame({})), WHERE);
-    expect(Object.keys(ok)).toEqual(['action', 'blockHash', 'blockNumber', 'result', 'subtraces', 'traceAddress', 'transactionHash', 'transactionPosition', 'type']);
+    expect(Object.keys(ok)).toEqual([
+      'action',
+      'blockHash',
+      'blockNumber',
+      'result',
+      'subtraces',
+      'traceAddress',
+      'transactionHash',
+      'transactionPosition',
+      'type',
+    ]);
     const [failed] = renderTx(tx(frame({ error: 'outOfGas' })), WHERE);
-    expect(Object.keys(failed)).toEqual(['action', 'blockHash', 'blockNumber', 'error', 'result', 'subtraces', 'traceAddress', 'transactionHash', 'transactionPosition', 'type']);
+    expect(Object.keys(failed)).toEqual([
+      'action',
+      'blockHash',
+      'blockNumber',
+      'error',
+      'result',
+      'subtraces',
+      'traceAddress',
+      'transactionHash',
+      'transactionPosition',
+      'type',
+    ]);
   });
 
   it('nested tree: depth-first pre-order, traceAddress paths, subtraces; zero-value precompile calls omitted', () => {

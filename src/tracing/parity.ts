@@ -124,7 +124,7 @@ export function flattenTx(root: CallFrame): FlatTrace[] {
     }
     const children = node.children.filter(isVisibleChild);
     out.push({ node, traceAddress, subtraces: children.length });
-    children.forEach((child, i) => visit(child, [...traceAddress, i]));
+    for (const [i, child] of children.entries()) visit(child, [...traceAddress, i]);
   };
   visit(root, []);
   return out;
@@ -209,10 +209,7 @@ export function renderFlatTrace(flat: FlatTrace, tx: Pick<TxCallTree, 'txHash' |
   return trace;
 }
 
-function renderSelfdestruct(
-  node: SelfdestructNode,
-  envelope: Omit<RpcTrace, 'action' | 'result' | 'type' | 'error'>,
-): RpcTrace {
+function renderSelfdestruct(node: SelfdestructNode, envelope: Omit<RpcTrace, 'action' | 'result' | 'type' | 'error'>): RpcTrace {
   return {
     action: { address: bytesToData(node.address), balance: bigIntToQuantity(node.balance), refundAddress: bytesToData(node.beneficiary) },
     blockHash: envelope.blockHash,

@@ -1,13 +1,13 @@
 import type { Block } from '@ethereumjs/block';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { type BatchDBOp, type DB, type EncodingOpts, ValueEncoding, bytesToHex } from '@ethereumjs/util';
+import { type BatchDBOp, bytesToHex, type DB, type EncodingOpts, ValueEncoding } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
 import { attachRecorder } from './recorder.js';
-import { type Reward, blockRewards } from './rewards.js';
+import { blockRewards, type Reward } from './rewards.js';
 
 /**
  * Replaying blocks for tracing: a block runs again on its parent's state root, with the recorder

@@ -1,10 +1,10 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { bigIntToQuantity } from '../codec/hex.js';
 import { checkGenesis, createChainCommon } from '../chain/genesis.js';
+import { bigIntToQuantity } from '../codec/hex.js';
 import { splitRlpItems } from '../import/rlpFile.js';
 import { blockRewards } from './rewards.js';
 

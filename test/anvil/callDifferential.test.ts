@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { rawCall as rpc, usePeerPair } from '../helpers/anvilPeer.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 

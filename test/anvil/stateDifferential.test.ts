@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { bytesToHex } from '@ethereumjs/util';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { usePeerPair } from '../helpers/anvilPeer.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { rawResult as rpc, usePeerPair } from '../helpers/anvilPeer.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 

@@ -8,8 +8,9 @@ import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
+import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { verifyProof } from '../helpers/proofVerifier.js';
 import {
   ALICE,
@@ -25,6 +26,7 @@ import {
   GRID_ALICE_7,
   GRID_ALICE_7_HISTORY,
   HEAD,
+  httpUrl,
   MINER,
   PROBE,
   RARE_1,
@@ -34,18 +36,16 @@ import {
   STATEBOX,
   THROWER,
   TOKEN,
-  TRANSFERS_8_TO_10,
   TRANSFER_TOPIC,
+  TRANSFERS_8_TO_10,
   TX,
-  UNCLES_11,
   UNCLE_MINER_1,
   UNCLE_MINER_3,
-  httpUrl,
+  UNCLES_11,
   unauthorizedData,
   valueAt,
   word,
 } from './demo.js';
-import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
 
 const describeWithCast = describeWithFoundry(['cast'], 'the cast client tests');
 
@@ -139,12 +139,20 @@ describeWithCast('cast', () => {
     expect(p.storageProof.map((s) => BigInt(s.value))).toEqual([valueAt(COUNTER_HISTORY, 15), valueAt(GRID_ALICE_7_HISTORY, 15)]);
 
     const stateRoot = await cast('block', '15', '--field', 'stateRoot');
-    const leaf = verifyProof(hexToBytes(stateRoot as `0x${string}`), hexToBytes(STATEBOX), p.accountProof.map((n) => hexToBytes(n as `0x${string}`)));
+    const leaf = verifyProof(
+      hexToBytes(stateRoot as `0x${string}`),
+      hexToBytes(STATEBOX),
+      p.accountProof.map((n) => hexToBytes(n as `0x${string}`)),
+    );
     expect(leaf).not.toBeNull();
     const [, , storageRoot, codeHash] = RLP.decode(leaf!) as Uint8Array[];
     expect([bytesToHex(storageRoot), bytesToHex(codeHash)]).toEqual([p.storageHash, p.codeHash]);
     p.storageProof.forEach((sp, i) => {
-      const v = verifyProof(hexToBytes(p.storageHash as `0x${string}`), hexToBytes([SLOT0, GRID_ALICE_7][i] as `0x${string}`), sp.proof.map((n) => hexToBytes(n as `0x${string}`)));
+      const v = verifyProof(
+        hexToBytes(p.storageHash as `0x${string}`),
+        hexToBytes([SLOT0, GRID_ALICE_7][i] as `0x${string}`),
+        sp.proof.map((n) => hexToBytes(n as `0x${string}`)),
+      );
       expect(BigInt(bytesToHex(RLP.decode(v!) as Uint8Array))).toBe(BigInt(sp.value));
     });
   });
@@ -156,7 +164,9 @@ describeWithCast('cast', () => {
     expect(await cast('call', TOKEN, 'symbol()(string)')).toBe('"TDT"');
     expect(await cast('call', STATEBOX, 'grid(address,uint256)(uint256)', ALICE, '7', '--block', '3')).toBe('43');
 
-    const env = lines(await cast('call', PROBE, 'env()(uint256,bytes32,uint256,address,uint256,uint256,uint256,uint256,uint256,address,uint256)', '--block', '30'));
+    const env = lines(
+      await cast('call', PROBE, 'env()(uint256,bytes32,uint256,address,uint256,uint256,uint256,uint256,uint256,address,uint256)', '--block', '30'),
+    );
     expect(env[0]).toBe('30');
     expect(env[1]).toBe(BLOCK[29]);
     expect(env[2]).toMatch(/^1700000379\b/);
@@ -191,7 +201,9 @@ describeWithCast('cast', () => {
     // tx 0: Caller.forward{1 ETH}(bob) — a CALL with value to bob under the top-level call
     expect(traces[0].action).toMatchObject({ from: ALICE, callType: 'call', value: hex(10n ** 18n) });
     expect(traces[1]).toMatchObject({ traceAddress: [0], action: { to: BOB, callType: 'call', value: hex(10n ** 18n) } });
-    expect(traces.find((t) => t.action.callType === 'delegatecall')?.transactionHash).toBe('0x8f4b84315c4354a6717ad6e729d1584dc85ddd94567a58197269401cae865086');
+    expect(traces.find((t) => t.action.callType === 'delegatecall')?.transactionHash).toBe(
+      '0x8f4b84315c4354a6717ad6e729d1584dc85ddd94567a58197269401cae865086',
+    );
     const rewards = traces.filter((t) => t.type === 'reward').map((t) => [t.action.rewardType, t.action.author, t.action.value]);
     expect(rewards).toEqual([
       ['block', MINER, '0x1d7d843dc3b48000'], // 2.125 ETH: 2 + 2/32 per uncle
@@ -205,7 +217,9 @@ describeWithCast('cast', () => {
     type Log = { address: string; topics: string[]; data: string; blockNumber: string; blockHash: string; transactionIndex: string; transactionHash: string };
     const logs = JSON.parse(await cast('logs', '--from-block', '8', '--to-block', '10', '--address', TOKEN, sig, '--json')) as Log[];
     const addr = (topic: string) => `0x${topic.slice(26)}`;
-    expect(logs.map((l) => [Number(l.blockNumber), Number(l.transactionIndex), addr(l.topics[1]), addr(l.topics[2]), BigInt(l.data)])).toEqual(TRANSFERS_8_TO_10);
+    expect(logs.map((l) => [Number(l.blockNumber), Number(l.transactionIndex), addr(l.topics[1]), addr(l.topics[2]), BigInt(l.data)])).toEqual(
+      TRANSFERS_8_TO_10,
+    );
     expect(logs.every((l) => l.address === TOKEN && l.topics[0] === TRANSFER_TOPIC)).toBe(true);
     expect(logs[1].transactionHash).toBe(TX.tokenTransfer);
     expect(logs[2].blockHash).toBe(BLOCK[10]);
@@ -229,6 +243,13 @@ describeWithCast('cast', () => {
     expect(await cast('receipt', TX.failedReason, 'status')).toBe('false');
     expect((await cast('receipt', TX.deployToken, 'contractAddress')).toLowerCase()).toBe(TOKEN); // cast prints it checksummed
     const tx = JSON.parse(await cast('tx', TX.blob, '--json')) as Record<string, unknown>;
-    expect([tx.type, tx.blockNumber, tx.blockHash, tx.to, tx.from, tx.blobVersionedHashes]).toEqual(['0x3', '0x1c', BLOCK[28], BLOB_PROBE, ALICE, [BLOB_VERSIONED_HASH]]);
+    expect([tx.type, tx.blockNumber, tx.blockHash, tx.to, tx.from, tx.blobVersionedHashes]).toEqual([
+      '0x3',
+      '0x1c',
+      BLOCK[28],
+      BLOB_PROBE,
+      ALICE,
+      [BLOB_VERSIONED_HASH],
+    ]);
   });
 });

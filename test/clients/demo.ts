@@ -4,8 +4,8 @@
  * scripts/demo/*.sol. Every expected value here comes from the generator's record, not from tracenode.
  */
 import { join } from 'node:path';
-import { FIXTURES } from '../helpers/chains.js';
 import { encodeErrorResult, parseAbi } from 'viem';
+import { FIXTURES } from '../helpers/chains.js';
 import type { EthTestServer } from '../helpers/ethServer.js';
 
 export type Hex = `0x${string}`;
@@ -84,14 +84,49 @@ export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11
 /** StateBox storage slots and their histories ([from block, value]). */
 export const SLOT0 = '0x0000000000000000000000000000000000000000000000000000000000000000';
 export const GRID_ALICE_7 = '0x6c53d09ec72a14af2d67be44dfe9e26616647f5874ba90fc549069c0bbbb71e8';
-export const COUNTER_HISTORY: Array<[number, bigint]> = [[0, 1n], [1, 2n], [4, 3n], [6, 10n], [15, 11n], [20, 20n], [23, 21n], [29, 29n], [36, 30n], [38, 31n], [50, 50n], [64, 64n]];
-export const GRID_ALICE_7_HISTORY: Array<[number, bigint]> = [[0, 42n], [3, 43n], [19, 44n], [42, 45n]];
+export const COUNTER_HISTORY: Array<[number, bigint]> = [
+  [0, 1n],
+  [1, 2n],
+  [4, 3n],
+  [6, 10n],
+  [15, 11n],
+  [20, 20n],
+  [23, 21n],
+  [29, 29n],
+  [36, 30n],
+  [38, 31n],
+  [50, 50n],
+  [64, 64n],
+];
+export const GRID_ALICE_7_HISTORY: Array<[number, bigint]> = [
+  [0, 42n],
+  [3, 43n],
+  [19, 44n],
+  [42, 45n],
+];
 
 const TDT = 10n ** 18n;
 export const ETH = 10n ** 18n;
 /** DemoToken.balanceOf histories (README "Storage slots worth reading"). */
-export const TDT_ALICE_HISTORY: Array<[number, bigint]> = [[8, 1_000_000n * TDT], [9, 999_000n * TDT], [10, 998_900n * TDT], [18, 998_895n * TDT], [42, 998_495n * TDT], [48, 998_496n * TDT], [56, 998_454n * TDT]];
-export const TDT_BOB_HISTORY: Array<[number, bigint]> = [[8, 0n], [9, 1000n * TDT], [10, 750n * TDT], [21, 700n * TDT], [24, 701n * TDT], [30, 691n * TDT], [56, 733n * TDT], [64, 726n * TDT]];
+export const TDT_ALICE_HISTORY: Array<[number, bigint]> = [
+  [8, 1_000_000n * TDT],
+  [9, 999_000n * TDT],
+  [10, 998_900n * TDT],
+  [18, 998_895n * TDT],
+  [42, 998_495n * TDT],
+  [48, 998_496n * TDT],
+  [56, 998_454n * TDT],
+];
+export const TDT_BOB_HISTORY: Array<[number, bigint]> = [
+  [8, 0n],
+  [9, 1000n * TDT],
+  [10, 750n * TDT],
+  [21, 700n * TDT],
+  [24, 701n * TDT],
+  [30, 691n * TDT],
+  [56, 733n * TDT],
+  [64, 726n * TDT],
+];
 export const valueAt = (changes: Array<[number, bigint]>, block: number) => changes.filter(([b]) => b <= block).at(-1)?.[1] ?? 0n;
 
 /** The DemoToken Transfer logs of blocks 8–10, in order: [block, txIndex, from, to, value]. */
@@ -132,8 +167,7 @@ export const PROBE_ABI = [
 
 /** Raw revert data, ABI-encoded here: Error(REASON), Unauthorized(caller, 42), Panic(0x12). */
 export const REASON_DATA = encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: [REASON] });
-export const unauthorizedData = (caller: Hex) =>
-  encodeErrorResult({ abi: parseAbi(THROWER_ABI), errorName: 'Unauthorized', args: [caller, 42n] });
+export const unauthorizedData = (caller: Hex) => encodeErrorResult({ abi: parseAbi(THROWER_ABI), errorName: 'Unauthorized', args: [caller, 42n] });
 export const PANIC_DIV_ZERO_DATA = encodeErrorResult({ abi: parseAbi(['error Panic(uint256)']), errorName: 'Panic', args: [0x12n] });
 
 /** 32-byte big-endian word of a value. */

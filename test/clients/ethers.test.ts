@@ -3,7 +3,7 @@
  * batches) and `WebSocketProvider` against a real tracenode serving the demo chain. Expected values
  * are the demo generator's record (fixtures/demo/README.md), never just "no error".
  */
-import { Contract, Interface, JsonRpcProvider, WebSocketProvider, getAddress, isCallException, keccak256, toUtf8Bytes } from 'ethers';
+import { Contract, getAddress, Interface, isCallException, JsonRpcProvider, keccak256, toUtf8Bytes, WebSocketProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
 import {
@@ -19,6 +19,7 @@ import {
   ETH,
   FEE_RECIPIENT_A,
   HEAD,
+  httpUrl,
   PANIC_DIV_ZERO_DATA,
   RARE_1,
   REASON,
@@ -30,11 +31,10 @@ import {
   THROWER_ABI,
   TOKEN,
   TOKEN_ABI,
-  TRANSFERS_8_TO_10,
   TRANSFER_TOPIC,
+  TRANSFERS_8_TO_10,
   TX,
   UNCLES_11,
-  httpUrl,
   unauthorizedData,
   valueAt,
   word,
@@ -101,7 +101,15 @@ for (const kind of ['JsonRpcProvider', 'WebSocketProvider'] as const) {
 
       const full = await provider.getBlock(BLOCK[20], true);
       const tx = full!.prefetchedTransactions[0];
-      expect([tx.hash, tx.from, tx.to, tx.type, tx.blockNumber, tx.index, tx.chainId]).toEqual([TX.firstPos, getAddress(ALICE), getAddress(BOB), 2, 20, 0, BigInt(CHAIN_ID)]);
+      expect([tx.hash, tx.from, tx.to, tx.type, tx.blockNumber, tx.index, tx.chainId]).toEqual([
+        TX.firstPos,
+        getAddress(ALICE),
+        getAddress(BOB),
+        2,
+        20,
+        0,
+        BigInt(CHAIN_ID),
+      ]);
 
       const b11 = await provider.getBlock(BLOCK[11]);
       expect([b11!.number, b11!.hash, b11!.baseFeePerGas, b11!.transactions.length]).toEqual([11, BLOCK[11], 698_796_592n, 2]);
@@ -211,7 +219,12 @@ for (const kind of ['JsonRpcProvider', 'WebSocketProvider'] as const) {
     it('call with a revert: Panic and a DemoToken Error(string) through a Contract; estimateGas of a revert', async () => {
       const thrower = new Contract(THROWER, THROWER_ABI, provider);
       const panic = await callException(thrower.failWithPanic.staticCall(0n));
-      expect([panic.reason, panic.data, panic.revert?.name, panic.revert?.args]).toEqual(['Panic due to DIVIDE_BY_ZERO(18)', PANIC_DIV_ZERO_DATA, 'Panic', [18]]);
+      expect([panic.reason, panic.data, panic.revert?.name, panic.revert?.args]).toEqual([
+        'Panic due to DIVIDE_BY_ZERO(18)',
+        PANIC_DIV_ZERO_DATA,
+        'Panic',
+        [18],
+      ]);
 
       const token = new Contract(TOKEN, TOKEN_ABI, provider);
       const allowance = await callException(token.transferFrom.staticCall(ALICE, CAROL, 1n, { from: CAROL }));

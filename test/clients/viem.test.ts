@@ -7,7 +7,6 @@ import { RLP } from '@ethereumjs/rlp';
 import {
   BaseError,
   ContractFunctionRevertedError,
-  type PublicClient,
   createPublicClient,
   decodeEventLog,
   decodeFunctionResult,
@@ -16,6 +15,7 @@ import {
   hexToBytes,
   http,
   keccak256,
+  type PublicClient,
   parseAbi,
   parseAbiItem,
   stringToHex,
@@ -41,6 +41,7 @@ import {
   GRID_ALICE_7,
   GRID_ALICE_7_HISTORY,
   HEAD,
+  httpUrl,
   PANIC_DIV_ZERO_DATA,
   PROBE,
   PROBE_ABI,
@@ -56,15 +57,14 @@ import {
   THROWER_ABI,
   TOKEN,
   TOKEN_ABI,
-  TRANSFERS_8_TO_10,
   TRANSFER_TOPIC,
+  TRANSFERS_8_TO_10,
   TX,
   UNCLES_11,
-  WITHDRAWAL_1,
-  WITHDRAWAL_2,
-  httpUrl,
   unauthorizedData,
   valueAt,
+  WITHDRAWAL_1,
+  WITHDRAWAL_2,
   word,
   wsUrl,
 } from './demo.js';
@@ -230,7 +230,9 @@ for (const kind of ['http', 'webSocket'] as const) {
 
     it('getLogs with the DemoToken Transfer event ABI: blocks 8–10 decoded, an indexed-arg filter, a block hash', async () => {
       const logs = await client.getLogs({ address: TOKEN, event: transferEvent, fromBlock: 8n, toBlock: 10n });
-      expect(logs.map((l) => [Number(l.blockNumber), l.transactionIndex, l.args.from!.toLowerCase(), l.args.to!.toLowerCase(), l.args.value])).toEqual(TRANSFERS_8_TO_10);
+      expect(logs.map((l) => [Number(l.blockNumber), l.transactionIndex, l.args.from!.toLowerCase(), l.args.to!.toLowerCase(), l.args.value])).toEqual(
+        TRANSFERS_8_TO_10,
+      );
       expect(logs[0].topics[0]).toBe(TRANSFER_TOPIC);
       expect(logs[0].transactionHash).toBe(TX.deployToken);
       expect(logs[1].transactionHash).toBe(TX.tokenTransfer);
@@ -269,14 +271,22 @@ for (const kind of ['http', 'webSocket'] as const) {
       expect(p.storageProof.map((s) => s.value)).toEqual([valueAt(COUNTER_HISTORY, 15), valueAt(GRID_ALICE_7_HISTORY, 15)]);
 
       const { stateRoot } = await client.getBlock({ blockNumber: 15n });
-      const leaf = verifyProof(hexToBytes(stateRoot), hexToBytes(STATEBOX), p.accountProof.map((n) => hexToBytes(n)));
+      const leaf = verifyProof(
+        hexToBytes(stateRoot),
+        hexToBytes(STATEBOX),
+        p.accountProof.map((n) => hexToBytes(n)),
+      );
       expect(leaf).not.toBeNull();
       const [nonce, balance, storageRoot, codeHash] = RLP.decode(leaf!) as Uint8Array[];
       expect([nonce.length ? hexToBigInt(toHex(nonce)) : 0n, balance.length ? hexToBigInt(toHex(balance)) : 0n]).toEqual([1n, 0n]);
       expect(toHex(storageRoot)).toBe(p.storageHash);
       expect(toHex(codeHash)).toBe(p.codeHash);
       p.storageProof.forEach((sp, i) => {
-        const v = verifyProof(hexToBytes(p.storageHash), hexToBytes([SLOT0, GRID_ALICE_7][i] as `0x${string}`), sp.proof.map((n) => hexToBytes(n)));
+        const v = verifyProof(
+          hexToBytes(p.storageHash),
+          hexToBytes([SLOT0, GRID_ALICE_7][i] as `0x${string}`),
+          sp.proof.map((n) => hexToBytes(n)),
+        );
         expect(hexToBigInt(toHex(RLP.decode(v!) as Uint8Array))).toBe(sp.value);
       });
     });
@@ -293,7 +303,9 @@ for (const kind of ['http', 'webSocket'] as const) {
 
     it('readContract: DemoToken balanceOf at historic blocks and latest, symbol, StateBox.grid', async () => {
       for (const b of [8, 9, 10, 21, 30, 56, 63, 64]) {
-        expect(await client.readContract({ address: TOKEN, abi: tokenAbi, functionName: 'balanceOf', args: [BOB], blockNumber: BigInt(b) }), `bob @${b}`).toBe(valueAt(TDT_BOB_HISTORY, b));
+        expect(await client.readContract({ address: TOKEN, abi: tokenAbi, functionName: 'balanceOf', args: [BOB], blockNumber: BigInt(b) }), `bob @${b}`).toBe(
+          valueAt(TDT_BOB_HISTORY, b),
+        );
       }
       expect(await client.readContract({ address: TOKEN, abi: tokenAbi, functionName: 'balanceOf', args: [ALICE], blockNumber: 8n })).toBe(1_000_000n * ETH);
       expect(await client.readContract({ address: TOKEN, abi: tokenAbi, functionName: 'balanceOf', args: [ALICE] })).toBe(valueAt(TDT_ALICE_HISTORY, HEAD));
@@ -352,15 +364,21 @@ for (const kind of ['http', 'webSocket'] as const) {
 
       const custom = await revertOf(client.simulateContract({ account: ALICE, address: THROWER, abi: throwerAbi, functionName: 'failWithCustomError' }));
       expect(custom.data?.errorName).toBe('Unauthorized');
-      expect((custom.data?.args as unknown[]).map((a) => (typeof a === 'string' ? a.toLowerCase() : a))).toEqual([ALICE, 42n]);
+      expect((custom.data!.args as unknown[]).map((a) => (typeof a === 'string' ? a.toLowerCase() : a))).toEqual([ALICE, 42n]);
 
       const reason = await revertOf(client.simulateContract({ account: ALICE, address: THROWER, abi: throwerAbi, functionName: 'failWithReason' }));
       expect(reason.reason).toBe(REASON);
 
       // DemoToken: bob (726 TDT at the head) sends 1000 TDT → InsufficientBalance(bob, 726 TDT, 1000 TDT)
-      const balance = await revertOf(client.simulateContract({ account: BOB, address: TOKEN, abi: tokenAbi, functionName: 'transfer', args: [CAROL, 1000n * ETH] }));
+      const balance = await revertOf(
+        client.simulateContract({ account: BOB, address: TOKEN, abi: tokenAbi, functionName: 'transfer', args: [CAROL, 1000n * ETH] }),
+      );
       expect(balance.data?.errorName).toBe('InsufficientBalance');
-      expect((balance.data?.args as unknown[]).map((a) => (typeof a === 'string' ? a.toLowerCase() : a))).toEqual([BOB, valueAt(TDT_BOB_HISTORY, HEAD), 1000n * ETH]);
+      expect((balance.data!.args as unknown[]).map((a) => (typeof a === 'string' ? a.toLowerCase() : a))).toEqual([
+        BOB,
+        valueAt(TDT_BOB_HISTORY, HEAD),
+        1000n * ETH,
+      ]);
 
       // DemoToken: carol's allowance from alice is 0 since block 42 → Error("DemoToken: insufficient allowance")
       const allowance = await revertOf(
@@ -368,7 +386,14 @@ for (const kind of ['http', 'webSocket'] as const) {
       );
       expect(allowance.reason).toBe(ALLOWANCE_REASON);
       // …but at block 41 it was still 400 TDT, so the same call succeeds there
-      const before = await client.simulateContract({ account: CAROL, address: TOKEN, abi: tokenAbi, functionName: 'transferFrom', args: [ALICE, CAROL, 1n], blockNumber: 41n });
+      const before = await client.simulateContract({
+        account: CAROL,
+        address: TOKEN,
+        abi: tokenAbi,
+        functionName: 'transferFrom',
+        args: [ALICE, CAROL, 1n],
+        blockNumber: 41n,
+      });
       expect(before.result).toBe(true);
 
       const panic = await revertOf(client.simulateContract({ account: DAVE, address: THROWER, abi: throwerAbi, functionName: 'failWithPanic', args: [0n] }));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { FIXTURES } from '../helpers/chains.js';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
-import { type RpcClient, httpClient } from '../helpers/rpcClient.js';
+import { httpClient, type RpcClient } from '../helpers/rpcClient.js';
 import { readIoCases } from './ioFiles.js';
 
 /**

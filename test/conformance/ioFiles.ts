@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One request/response pair of an execution-apis `.io` file. */
@@ -15,7 +15,9 @@ export interface IoCase {
 export function readIoCases(root: string, methods: readonly string[]): IoCase[] {
   const cases: IoCase[] = [];
   for (const method of methods) {
-    for (const file of readdirSync(join(root, method)).filter((f) => f.endsWith('.io')).sort()) {
+    for (const file of readdirSync(join(root, method))
+      .filter((f) => f.endsWith('.io'))
+      .sort()) {
       const lines = readFileSync(join(root, method, file), 'utf8').split('\n');
       const comments = lines.filter((l) => l.startsWith('//'));
       const exchanges: IoCase['exchanges'] = [];

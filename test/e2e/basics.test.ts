@@ -10,23 +10,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-forEachTransport('foundation methods', () => server, (client) => {
-  it('eth_chainId is the genesis chainId 3503995874084926', async () => {
-    expect(await client().call('eth_chainId', [])).toEqual({ jsonrpc: '2.0', id: expect.anything(), result: '0xc72dd9d5e883e' });
-  });
-  it('net_version is the chain id in decimal', async () => {
-    expect((await client().call('net_version', [])).result).toBe('3503995874084926');
-  });
-  it('eth_blockNumber is the head, block 54', async () => {
-    expect((await client().call('eth_blockNumber')).result).toBe('0x36');
-  });
-  it('web3_clientVersion', async () => {
-    expect((await client().call('web3_clientVersion', [])).result).toBe('tracenode/test');
-  });
-  it('error: too many arguments', async () => {
-    expect((await client().call('eth_blockNumber', [1])).error).toEqual({ code: -32602, message: 'too many arguments, want at most 0' });
-  });
-  it('error: unknown method', async () => {
-    expect((await client().call('eth_nope', [])).error).toEqual({ code: -32601, message: 'the method eth_nope does not exist/is not available' });
-  });
-});
+forEachTransport(
+  'foundation methods',
+  () => server,
+  (client) => {
+    it('eth_chainId is the genesis chainId 3503995874084926', async () => {
+      expect(await client().call('eth_chainId', [])).toEqual({ jsonrpc: '2.0', id: expect.anything(), result: '0xc72dd9d5e883e' });
+    });
+    it('net_version is the chain id in decimal', async () => {
+      expect((await client().call('net_version', [])).result).toBe('3503995874084926');
+    });
+    it('eth_blockNumber is the head, block 54', async () => {
+      expect((await client().call('eth_blockNumber')).result).toBe('0x36');
+    });
+    it('web3_clientVersion', async () => {
+      expect((await client().call('web3_clientVersion', [])).result).toBe('tracenode/test');
+    });
+    it('error: too many arguments', async () => {
+      expect((await client().call('eth_blockNumber', [1])).error).toEqual({ code: -32602, message: 'too many arguments, want at most 0' });
+    });
+    it('error: unknown method', async () => {
+      expect((await client().call('eth_nope', [])).error).toEqual({ code: -32601, message: 'the method eth_nope does not exist/is not available' });
+    });
+  },
+);

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMethodTable } from '../../src/rpc/method.js';
 import { buildServer } from '../../src/rpc/server.js';
-import { TEST_API_KEY, rawHttp } from '../helpers/rpcClient.js';
+import { rawHttp, TEST_API_KEY } from '../helpers/rpcClient.js';
 import { toyMethods, toyNetwork } from '../helpers/toyMethods.js';
 
 /**
@@ -69,7 +69,13 @@ const CASES: Case[] = [
     status: 200,
     text: '{"jsonrpc":"2.0","id":1,"result":[1,"two"]}',
   },
-  { name: 'an id past 2^53, echoed as sent', body: '{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"test_echo"}', taken: true, status: 200, text: '{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":null}' },
+  {
+    name: 'an id past 2^53, echoed as sent',
+    body: '{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"test_echo"}',
+    taken: true,
+    status: 200,
+    text: '{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":null}',
+  },
   {
     name: 'a batch with a notification',
     body: '[{"jsonrpc":"2.0","id":1,"method":"test_add","params":[1,2]},{"jsonrpc":"2.0","method":"test_echo"},{"jsonrpc":"2.0","id":"x","method":"nope"}]',
@@ -86,11 +92,37 @@ const CASES: Case[] = [
     status: 200,
     text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: body is not valid UTF-8"}}',
   },
-  { name: 'a leading BOM', body: '\ufeff{"jsonrpc":"2.0","id":2,"method":"test_echo"}', taken: true, status: 200, text: '{"jsonrpc":"2.0","id":2,"result":null}' },
-  { name: 'an internal error', body: '{"jsonrpc":"2.0","id":3,"method":"test_throw"}', taken: true, status: 200, text: '{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"internal error"}}' },
+  {
+    name: 'a leading BOM',
+    body: '\ufeff{"jsonrpc":"2.0","id":2,"method":"test_echo"}',
+    taken: true,
+    status: 200,
+    text: '{"jsonrpc":"2.0","id":2,"result":null}',
+  },
+  {
+    name: 'an internal error',
+    body: '{"jsonrpc":"2.0","id":3,"method":"test_throw"}',
+    taken: true,
+    status: 200,
+    text: '{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"internal error"}}',
+  },
   { name: 'an empty body', body: '', taken: true, status: 200, text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}' },
-  { name: 'a trailing slash and a query', path: `${key}/?x=1`, body: '{"jsonrpc":"2.0","id":4,"method":"test_echo"}', taken: true, status: 200, text: '{"jsonrpc":"2.0","id":4,"result":null}' },
-  { name: 'the other key', path: `/v3/${OTHER_KEY}`, body: '{"jsonrpc":"2.0","id":5,"method":"test_echo"}', taken: true, status: 200, text: '{"jsonrpc":"2.0","id":5,"result":null}' },
+  {
+    name: 'a trailing slash and a query',
+    path: `${key}/?x=1`,
+    body: '{"jsonrpc":"2.0","id":4,"method":"test_echo"}',
+    taken: true,
+    status: 200,
+    text: '{"jsonrpc":"2.0","id":4,"result":null}',
+  },
+  {
+    name: 'the other key',
+    path: `/v3/${OTHER_KEY}`,
+    body: '{"jsonrpc":"2.0","id":5,"method":"test_echo"}',
+    taken: true,
+    status: 200,
+    text: '{"jsonrpc":"2.0","id":5,"result":null}',
+  },
   {
     name: 'media type with parameters and case',
     headers: { 'content-type': 'Application/JSON; charset=utf-8' },
@@ -108,12 +140,26 @@ const CASES: Case[] = [
     text: '{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"the method test_echo does not exist/is not available"}}',
   },
   // Left to Fastify on both servers.
-  { name: 'an unknown key', path: '/v3/nope', body: '{}', taken: false, status: 401, text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"invalid project id"}}' },
+  {
+    name: 'an unknown key',
+    path: '/v3/nope',
+    body: '{}',
+    taken: false,
+    status: 401,
+    text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"invalid project id"}}',
+  },
   { name: 'a key prefix', path: `/v3/${TEST_API_KEY.slice(0, -1)}`, body: '{}', taken: false, status: 401 },
   { name: 'a key with a character more', path: `/v3/${TEST_API_KEY}x`, body: '{}', taken: false, status: 401 },
   { name: 'a key with a NUL more (keys are compared zero-padded)', path: `/v3/${TEST_API_KEY}%00`, body: '{}', taken: false, status: 401 },
   { name: 'a key longer than the compared width', path: `/v3/${'k'.repeat(300)}`, body: '{}', taken: false, status: 401 },
-  { name: 'an encoded key', path: `/v3/${TEST_API_KEY.replace('-', '%2D')}`, body: '{"jsonrpc":"2.0","id":8,"method":"test_echo"}', taken: false, status: 200, text: '{"jsonrpc":"2.0","id":8,"result":null}' },
+  {
+    name: 'an encoded key',
+    path: `/v3/${TEST_API_KEY.replace('-', '%2D')}`,
+    body: '{"jsonrpc":"2.0","id":8,"method":"test_echo"}',
+    taken: false,
+    status: 200,
+    text: '{"jsonrpc":"2.0","id":8,"result":null}',
+  },
   { name: 'a wrong path', path: `/V3/${TEST_API_KEY}`, body: '{}', taken: false, status: 404 },
   { name: 'a text body', headers: { 'content-type': 'text/plain' }, body: '{}', taken: false, status: 415 },
   { name: 'no content type', headers: {}, body: '{}', taken: false, status: 415 },

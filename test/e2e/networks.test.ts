@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OpenedNetwork, openNetwork } from '../../src/cli/networks.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { runCli } from '../helpers/cli.js';
-import { TEST_API_KEY, TRANSPORTS, type StartedServer, connect, startServer } from '../helpers/rpcClient.js';
+import { connect, type StartedServer, startServer, TEST_API_KEY, TRANSPORTS } from '../helpers/rpcClient.js';
 
 /** One server hosting the Ethereum demo (default, `mainnet`) and the Starknet demo (`starknet-mainnet`). */
 const tmp = tempDir();

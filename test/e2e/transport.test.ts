@@ -6,14 +6,14 @@ import { createLogger } from '../../src/log/logger.js';
 import { createMethodTable } from '../../src/rpc/method.js';
 import type { TransportLimits } from '../../src/rpc/server.js';
 import {
-  type RawReply,
-  type StartedServer,
-  TEST_API_KEY,
-  WsUpgradeError,
   forEachTransport,
   httpClient,
+  type RawReply,
   rawHttp,
+  type StartedServer,
   startServer,
+  TEST_API_KEY,
+  WsUpgradeError,
   wsClient,
 } from '../helpers/rpcClient.js';
 import { TOY_SECRET_MESSAGE, toyMethods, toyNetwork } from '../helpers/toyMethods.js';
@@ -44,169 +44,180 @@ afterAll(async () => {
 const invalidRequest = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } };
 const parseError = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } };
 
-forEachTransport('transport envelope', () => server, (rpc, transport) => {
-  /** JSON-RPC-level answers travel with HTTP 200 (geth); WS has no status. */
-  const expectRpcStatus = (reply: RawReply) => expect(reply.status).toBe(transport === 'http' ? 200 : undefined);
+forEachTransport(
+  'transport envelope',
+  () => server,
+  (rpc, transport) => {
+    /** JSON-RPC-level answers travel with HTTP 200 (geth); WS has no status. */
+    const expectRpcStatus = (reply: RawReply) => expect(reply.status).toBe(transport === 'http' ? 200 : undefined);
 
-  it('call: result', async () => {
-    const res = await rpc().call('test_echo', [1, 'two', { three: 3 }]);
-    expect(res).toEqual({ jsonrpc: '2.0', id: res.id, result: [1, 'two', { three: 3 }] });
-  });
+    it('call: result', async () => {
+      const res = await rpc().call('test_echo', [1, 'two', { three: 3 }]);
+      expect(res).toEqual({ jsonrpc: '2.0', id: res.id, result: [1, 'two', { three: 3 }] });
+    });
 
-  it('id echo: number, string, null, huge integer, decimal', async () => {
-    for (const id of ['7', '"abc"', 'null', '123456789012345678901234567890', '1.10', '-0', '1e400']) {
-      const reply = await rpc().send(`{"jsonrpc":"2.0","id":${id},"method":"test_echo","params":[]}`);
+    it('id echo: number, string, null, huge integer, decimal', async () => {
+      for (const id of ['7', '"abc"', 'null', '123456789012345678901234567890', '1.10', '-0', '1e400']) {
+        const reply = await rpc().send(`{"jsonrpc":"2.0","id":${id},"method":"test_echo","params":[]}`);
+        expectRpcStatus(reply);
+        expect(reply.text).toBe(`{"jsonrpc":"2.0","id":${id},"result":[]}`);
+      }
+    });
+
+    it('-32700: truncated JSON', async () => {
+      const reply = await rpc().send('{"jsonrpc":"2.0","id":1,"method":"test_echo","par');
       expectRpcStatus(reply);
-      expect(reply.text).toBe(`{"jsonrpc":"2.0","id":${id},"result":[]}`);
-    }
-  });
+      expect(reply.body).toEqual(parseError);
+    });
 
-  it('-32700: truncated JSON', async () => {
-    const reply = await rpc().send('{"jsonrpc":"2.0","id":1,"method":"test_echo","par');
-    expectRpcStatus(reply);
-    expect(reply.body).toEqual(parseError);
-  });
-
-  it.each([
-    ['missing jsonrpc', '{"id":1,"method":"test_echo"}', 1],
-    ['wrong jsonrpc', '{"jsonrpc":"1.0","id":1,"method":"test_echo"}', 1],
-    ['missing method', '{"jsonrpc":"2.0","id":"m"}', 'm'],
-    ['method not a string', '{"jsonrpc":"2.0","id":2,"method":42}', 2],
-    ['params a string', '{"jsonrpc":"2.0","id":3,"method":"test_echo","params":"bar"}', 3],
-    ['id an object', '{"jsonrpc":"2.0","id":{},"method":"test_echo"}', null],
-    ['id an array', '{"jsonrpc":"2.0","id":[1],"method":"test_echo"}', null],
-    ['id a boolean', '{"jsonrpc":"2.0","id":false,"method":"test_echo"}', null],
-    ['a bare number', '5', null],
-  ])('-32600: %s', async (_name, body, id) => {
-    const reply = await rpc().send(body);
-    expectRpcStatus(reply);
-    expect(reply.body).toEqual({ ...invalidRequest, id });
-  });
-
-  it('-32600: method name over 2048 characters', async () => {
-    const reply = await rpc().send({ jsonrpc: '2.0', id: 4, method: 'm'.repeat(2049) });
-    expectRpcStatus(reply);
-    expect(reply.body).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'method name too long: 2049 > 2048' } });
-  });
-
-  it('-32601: unknown method', async () => {
-    const res = await rpc().call('eth_nope', []);
-    expect(res).toEqual({ jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method eth_nope does not exist/is not available' } });
-  });
-
-  it('-32602: defineMethod argument errors', async () => {
-    expect((await rpc().call('test_add', [1])).error).toEqual({ code: -32602, message: 'missing value for required argument 1' });
-    expect((await rpc().call('test_add', [1, 2, 3])).error).toEqual({ code: -32602, message: 'too many arguments, want at most 2' });
-    expect((await rpc().call('test_add', { a: 1 })).error).toEqual({ code: -32602, message: 'non-array args' });
-    expect((await rpc().call('test_add', [1, 'x'])).error).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid argument 1: /) });
-    expect((await rpc().call('test_add', [1, 2])).result).toBe(3);
-  });
-
-  it('-32603: a plain Error is hidden behind `internal error`', async () => {
-    const reply = await rpc().send({ jsonrpc: '2.0', id: 'e', method: 'test_throw' });
-    expectRpcStatus(reply);
-    expect(reply.text).toBe('{"jsonrpc":"2.0","id":"e","error":{"code":-32603,"message":"internal error"}}');
-    expect(reply.text).not.toContain(TOY_SECRET_MESSAGE);
-  });
-
-  it('-32603: a result JSON cannot encode', async () => {
-    const res = await rpc().call('test_bigint', []);
-    expect(res.error).toEqual({ code: -32603, message: 'internal error' });
-  });
-
-  it('RpcError with data is sent as is', async () => {
-    const res = await rpc().call('test_rpcError', []);
-    expect(res.error).toEqual({ code: -32000, message: 'custom failure', data: { reason: 'because' } });
-  });
-
-  it('notification: runs, no response', async () => {
-    const before = main.context.recorded.length;
-    const reply = await rpc().send({ jsonrpc: '2.0', method: 'test_record', params: [transport] }, { noReply: true });
-    expectRpcStatus(reply);
-    expect(reply.text).toBe('');
-    await expect.poll(() => main.context.recorded.slice(before)).toEqual([[transport]]);
-  });
-
-  it('batch: mixed, in request order, notifications left out, invalid items -32600', async () => {
-    const reply = await rpc().send(
-      '[{"jsonrpc":"2.0","id":1,"method":"test_sleep","params":[60]},' +
-        '{"jsonrpc":"2.0","method":"test_record","params":["in batch"]},' +
-        '{"jsonrpc":"2.0","id":"b","method":"test_echo","params":["fast"]},' +
-        '1,' +
-        '{"jsonrpc":"2.0","id":3,"method":"test_nope"}]',
-    );
-    expectRpcStatus(reply);
-    expect(reply.body).toEqual([
-      { jsonrpc: '2.0', id: 1, result: 60 },
-      { jsonrpc: '2.0', id: 'b', result: ['fast'] },
-      invalidRequest,
-      { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'the method test_nope does not exist/is not available' } },
-    ]);
-  });
-
-  it('batch: via batch()', async () => {
-    const res = await rpc().batch([{ method: 'test_add', params: [1, 2] }, { method: 'test_echo', params: ['x'] }]);
-    expect(res.map((r) => r.result)).toEqual([3, ['x']]);
-  });
-
-  it('batch: empty → one -32600 `empty batch`, not an array', async () => {
-    const reply = await rpc().send('[]');
-    expectRpcStatus(reply);
-    expect(reply.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
-  });
-
-  it('batch: [1,2,3] → three -32600', async () => {
-    expect((await rpc().send('[1,2,3]')).body).toEqual([invalidRequest, invalidRequest, invalidRequest]);
-  });
-
-  it('batch: only notifications → nothing', async () => {
-    const reply = await rpc().send(
-      [
-        { jsonrpc: '2.0', method: 'test_record', params: ['n1'] },
-        { jsonrpc: '2.0', method: 'test_record', params: ['n2'] },
-      ],
-      { noReply: true },
-    );
-    expect(reply.text).toBe('');
-  });
-
-  it('batch: over the limit → [-32600 `batch too large`] with the first id', async () => {
-    const items = Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: 100 + i, method: 'test_echo' }));
-    const reply = await rpc().send(items);
-    expectRpcStatus(reply);
-    expect(reply.body).toEqual([{ jsonrpc: '2.0', id: 100, error: { code: -32600, message: 'batch too large' } }]);
-    expect((await rpc().send(items.slice(0, 5))).body).toHaveLength(5);
-  });
-
-  it('malformed-input sweep, then a normal request still works', async () => {
-    const garbage = randomBytes(512);
-    garbage[0] = 0xff; // never valid UTF-8
-    const cases: Array<[string, string | Uint8Array, unknown]> = [
-      ['truncated', '{"jsonrpc":"2.0","id":1,"method":"test_echo"', parseError],
-      ['only an opening bracket', '[', parseError],
-      ['empty', '', parseError],
-      ['whitespace', ' \n\t ', parseError],
-      ['10,000-deep nesting', '['.repeat(10_000) + ']'.repeat(10_000), [invalidRequest]],
-      ['10,000-deep nesting in params', `{"jsonrpc":"2.0","id":1,"method":"test_add","params":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, undefined],
-      ['binary garbage', garbage, { ...parseError, error: { code: -32700, message: 'parse error: body is not valid UTF-8' } }],
-      ['invalid UTF-8 inside a string', Buffer.from([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), 0xc3, 0x28, ...Buffer.from('"}')]), {
-        ...parseError,
-        error: { code: -32700, message: 'parse error: body is not valid UTF-8' },
-      }],
-      ['a NUL byte', '\u0000', parseError],
-      ['a huge number literal as id', `{"jsonrpc":"2.0","id":${'9'.repeat(5000)},"method":"test_nope"}`, undefined],
-    ];
-    for (const [name, body, expected] of cases) {
+    it.each([
+      ['missing jsonrpc', '{"id":1,"method":"test_echo"}', 1],
+      ['wrong jsonrpc', '{"jsonrpc":"1.0","id":1,"method":"test_echo"}', 1],
+      ['missing method', '{"jsonrpc":"2.0","id":"m"}', 'm'],
+      ['method not a string', '{"jsonrpc":"2.0","id":2,"method":42}', 2],
+      ['params a string', '{"jsonrpc":"2.0","id":3,"method":"test_echo","params":"bar"}', 3],
+      ['id an object', '{"jsonrpc":"2.0","id":{},"method":"test_echo"}', null],
+      ['id an array', '{"jsonrpc":"2.0","id":[1],"method":"test_echo"}', null],
+      ['id a boolean', '{"jsonrpc":"2.0","id":false,"method":"test_echo"}', null],
+      ['a bare number', '5', null],
+    ])('-32600: %s', async (_name, body, id) => {
       const reply = await rpc().send(body);
       expectRpcStatus(reply);
-      if (expected !== undefined) expect(reply.body, name).toEqual(expected);
-      else expect(reply.body, name).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
-    }
-    const hugeId = '9'.repeat(5000);
-    expect((await rpc().send(`{"jsonrpc":"2.0","id":${hugeId},"method":"test_echo"}`)).text).toBe(`{"jsonrpc":"2.0","id":${hugeId},"result":null}`);
-    expect((await rpc().call('test_add', [2, 2])).result).toBe(4);
-  });
-});
+      expect(reply.body).toEqual({ ...invalidRequest, id });
+    });
+
+    it('-32600: method name over 2048 characters', async () => {
+      const reply = await rpc().send({ jsonrpc: '2.0', id: 4, method: 'm'.repeat(2049) });
+      expectRpcStatus(reply);
+      expect(reply.body).toEqual({ jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'method name too long: 2049 > 2048' } });
+    });
+
+    it('-32601: unknown method', async () => {
+      const res = await rpc().call('eth_nope', []);
+      expect(res).toEqual({ jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method eth_nope does not exist/is not available' } });
+    });
+
+    it('-32602: defineMethod argument errors', async () => {
+      expect((await rpc().call('test_add', [1])).error).toEqual({ code: -32602, message: 'missing value for required argument 1' });
+      expect((await rpc().call('test_add', [1, 2, 3])).error).toEqual({ code: -32602, message: 'too many arguments, want at most 2' });
+      expect((await rpc().call('test_add', { a: 1 })).error).toEqual({ code: -32602, message: 'non-array args' });
+      expect((await rpc().call('test_add', [1, 'x'])).error).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid argument 1: /) });
+      expect((await rpc().call('test_add', [1, 2])).result).toBe(3);
+    });
+
+    it('-32603: a plain Error is hidden behind `internal error`', async () => {
+      const reply = await rpc().send({ jsonrpc: '2.0', id: 'e', method: 'test_throw' });
+      expectRpcStatus(reply);
+      expect(reply.text).toBe('{"jsonrpc":"2.0","id":"e","error":{"code":-32603,"message":"internal error"}}');
+      expect(reply.text).not.toContain(TOY_SECRET_MESSAGE);
+    });
+
+    it('-32603: a result JSON cannot encode', async () => {
+      const res = await rpc().call('test_bigint', []);
+      expect(res.error).toEqual({ code: -32603, message: 'internal error' });
+    });
+
+    it('RpcError with data is sent as is', async () => {
+      const res = await rpc().call('test_rpcError', []);
+      expect(res.error).toEqual({ code: -32000, message: 'custom failure', data: { reason: 'because' } });
+    });
+
+    it('notification: runs, no response', async () => {
+      const before = main.context.recorded.length;
+      const reply = await rpc().send({ jsonrpc: '2.0', method: 'test_record', params: [transport] }, { noReply: true });
+      expectRpcStatus(reply);
+      expect(reply.text).toBe('');
+      await expect.poll(() => main.context.recorded.slice(before)).toEqual([[transport]]);
+    });
+
+    it('batch: mixed, in request order, notifications left out, invalid items -32600', async () => {
+      const reply = await rpc().send(
+        '[{"jsonrpc":"2.0","id":1,"method":"test_sleep","params":[60]},' +
+          '{"jsonrpc":"2.0","method":"test_record","params":["in batch"]},' +
+          '{"jsonrpc":"2.0","id":"b","method":"test_echo","params":["fast"]},' +
+          '1,' +
+          '{"jsonrpc":"2.0","id":3,"method":"test_nope"}]',
+      );
+      expectRpcStatus(reply);
+      expect(reply.body).toEqual([
+        { jsonrpc: '2.0', id: 1, result: 60 },
+        { jsonrpc: '2.0', id: 'b', result: ['fast'] },
+        invalidRequest,
+        { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'the method test_nope does not exist/is not available' } },
+      ]);
+    });
+
+    it('batch: via batch()', async () => {
+      const res = await rpc().batch([
+        { method: 'test_add', params: [1, 2] },
+        { method: 'test_echo', params: ['x'] },
+      ]);
+      expect(res.map((r) => r.result)).toEqual([3, ['x']]);
+    });
+
+    it('batch: empty → one -32600 `empty batch`, not an array', async () => {
+      const reply = await rpc().send('[]');
+      expectRpcStatus(reply);
+      expect(reply.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
+    });
+
+    it('batch: [1,2,3] → three -32600', async () => {
+      expect((await rpc().send('[1,2,3]')).body).toEqual([invalidRequest, invalidRequest, invalidRequest]);
+    });
+
+    it('batch: only notifications → nothing', async () => {
+      const reply = await rpc().send(
+        [
+          { jsonrpc: '2.0', method: 'test_record', params: ['n1'] },
+          { jsonrpc: '2.0', method: 'test_record', params: ['n2'] },
+        ],
+        { noReply: true },
+      );
+      expect(reply.text).toBe('');
+    });
+
+    it('batch: over the limit → [-32600 `batch too large`] with the first id', async () => {
+      const items = Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: 100 + i, method: 'test_echo' }));
+      const reply = await rpc().send(items);
+      expectRpcStatus(reply);
+      expect(reply.body).toEqual([{ jsonrpc: '2.0', id: 100, error: { code: -32600, message: 'batch too large' } }]);
+      expect((await rpc().send(items.slice(0, 5))).body).toHaveLength(5);
+    });
+
+    it('malformed-input sweep, then a normal request still works', async () => {
+      const garbage = randomBytes(512);
+      garbage[0] = 0xff; // never valid UTF-8
+      const cases: Array<[string, string | Uint8Array, unknown]> = [
+        ['truncated', '{"jsonrpc":"2.0","id":1,"method":"test_echo"', parseError],
+        ['only an opening bracket', '[', parseError],
+        ['empty', '', parseError],
+        ['whitespace', ' \n\t ', parseError],
+        ['10,000-deep nesting', '['.repeat(10_000) + ']'.repeat(10_000), [invalidRequest]],
+        ['10,000-deep nesting in params', `{"jsonrpc":"2.0","id":1,"method":"test_add","params":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, undefined],
+        ['binary garbage', garbage, { ...parseError, error: { code: -32700, message: 'parse error: body is not valid UTF-8' } }],
+        [
+          'invalid UTF-8 inside a string',
+          Buffer.from([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), 0xc3, 0x28, ...Buffer.from('"}')]),
+          {
+            ...parseError,
+            error: { code: -32700, message: 'parse error: body is not valid UTF-8' },
+          },
+        ],
+        ['a NUL byte', '\u0000', parseError],
+        ['a huge number literal as id', `{"jsonrpc":"2.0","id":${'9'.repeat(5000)},"method":"test_nope"}`, undefined],
+      ];
+      for (const [name, body, expected] of cases) {
+        const reply = await rpc().send(body);
+        expectRpcStatus(reply);
+        if (expected !== undefined) expect(reply.body, name).toEqual(expected);
+        else expect(reply.body, name).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+      }
+      const hugeId = '9'.repeat(5000);
+      expect((await rpc().send(`{"jsonrpc":"2.0","id":${hugeId},"method":"test_echo"}`)).text).toBe(`{"jsonrpc":"2.0","id":${hugeId},"result":null}`);
+      expect((await rpc().call('test_add', [2, 2])).result).toBe(4);
+    });
+  },
+);
 
 describe('HTTP transport', () => {
   const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }, method = 'POST') =>
@@ -419,8 +430,14 @@ describe('WebSocket transport', () => {
   it('requests on one socket run concurrently; more than the in-flight limit are all answered', async () => {
     const client = await wsClient(server.url, TEST_API_KEY);
     const order: number[] = [];
-    const slow = client.call('test_sleep', [150]).then((r) => (order.push(150), r));
-    const fast = client.call('test_sleep', [1]).then((r) => (order.push(1), r));
+    const slow = client.call('test_sleep', [150]).then((r) => {
+      order.push(150);
+      return r;
+    });
+    const fast = client.call('test_sleep', [1]).then((r) => {
+      order.push(1);
+      return r;
+    });
     await Promise.all([slow, fast]);
     expect(order).toEqual([1, 150]);
     const many = await Promise.all(Array.from({ length: 12 }, (_, i) => client.call('test_sleep', [20 + i])));

@@ -11,7 +11,11 @@ export interface RawAnswer {
 
 /** One plain JSON-RPC request over HTTP to any node (tracenode or anvil). */
 export async function rawCall(url: string, method: string, params: unknown[]): Promise<RawAnswer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return (await res.json()) as RawAnswer;
 }
 

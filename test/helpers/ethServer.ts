@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
 import { importFixtureChain, tempDir } from './chains.js';
-import { TEST_API_KEY, startServer } from './rpcClient.js';
+import { startServer, TEST_API_KEY } from './rpcClient.js';
 
 /** A real server on 127.0.0.1:0 serving a fixture chain imported into a temporary datadir. */
 export interface EthTestServer {

@@ -10,7 +10,12 @@ import { verifyProof } from './proofVerifier.js';
 // stateRoot is in eth_getBlockByNumber/get-latest.io: data from an independent client.
 const dir = join(FIXTURES, 'execution-apis');
 const io = readFileSync(join(dir, 'eth_getProof/get-account-proof-with-storage.io'), 'utf8');
-const proof = JSON.parse(io.split('\n').find((l) => l.startsWith('<< '))!.slice(3)).result;
+const proof = JSON.parse(
+  io
+    .split('\n')
+    .find((l) => l.startsWith('<< '))!
+    .slice(3),
+).result;
 const latest = readFileSync(join(dir, 'eth_getBlockByNumber/get-latest.io'), 'utf8');
 const stateRoot = hexToBytes(/"stateRoot":"(0x[0-9a-f]{64})"/.exec(latest)![1] as `0x${string}`);
 const bytes = (list: string[]) => list.map((x) => hexToBytes(x as `0x${string}`));

@@ -16,13 +16,13 @@
  * });
  * ```
  */
-import { Agent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe } from 'vitest';
 import WebSocket from 'ws';
-import { type ServerOptions, buildServer } from '../../src/rpc/server.js';
+import { buildServer, type ServerOptions } from '../../src/rpc/server.js';
 
 /** An API key for tests; pass it in `apiKeys` and to the clients. */
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -275,13 +275,14 @@ export async function wsClient(baseUrl: string, key: string, opts: ClientOptions
         reject(new Error(`websocket closed (code ${code}) while waiting for a reply to ${what}`));
       });
     });
-  const write = (data: string | Uint8Array) =>
-    new Promise<void>((resolve, reject) => socket.send(data, (err) => (err ? reject(err) : resolve())));
+  const write = (data: string | Uint8Array) => new Promise<void>((resolve, reject) => socket.send(data, (err) => (err ? reject(err) : resolve())));
   const byIds = <R>(what: string, ids: number[], data: string): Promise<R> => {
     const result = waitFor<R>(what, (done) => {
       const keys = ids.map(String);
       for (const k of keys) pending.set(k, (_text, body) => done(body as R));
-      return () => keys.forEach((k) => pending.delete(k));
+      return () => {
+        for (const k of keys) pending.delete(k);
+      };
     });
     void write(data).catch(() => {});
     return result;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ServerError } from '../../src/rpc/errors.js';
-import { type MethodDefinition, type MethodTable, createMethodTable, defineMethod } from '../../src/rpc/method.js';
+import { createMethodTable, defineMethod, type MethodDefinition, type MethodTable } from '../../src/rpc/method.js';
 import type { NetworkHandle } from '../../src/rpc/server.js';
 
 /**
@@ -85,16 +85,7 @@ const nothing: MethodDefinition<ToyContext> = {
 };
 
 /** The toy table (see {@link ToyContext} for what each method does). */
-export const toyMethods: MethodTable<ToyContext> = createMethodTable<ToyContext>([
-  add,
-  bigint,
-  echo,
-  record,
-  rpcError,
-  sleepMethod,
-  throwPlain,
-  nothing,
-]);
+export const toyMethods: MethodTable<ToyContext> = createMethodTable<ToyContext>([add, bigint, echo, record, rpcError, sleepMethod, throwPlain, nothing]);
 
 /** A fresh context for {@link toyMethods}. */
 export function createToyContext(): ToyContext {

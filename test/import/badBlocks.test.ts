@@ -47,16 +47,20 @@ async function importExpectingFailure(name: string, files: Uint8Array[]) {
 describe('import: a bad block is rejected, named, and not written', () => {
   it('wrong stateRoot', async () => {
     const bad = new Uint8Array(32).fill(0xab);
-    const { error, head } = await importExpectingFailure('stateRoot', tampered(1, (raw) => (raw[0][3] = bad)));
-    expect(error?.message).toMatch(
-      new RegExp(`^block 2 \\(0x[0-9a-f]{64}\\): stateRoot ${expected.blocks[1].stateRoot} != header 0x(ab){32}$`),
+    const { error, head } = await importExpectingFailure(
+      'stateRoot',
+      tampered(1, (raw) => (raw[0][3] = bad)),
     );
+    expect(error?.message).toMatch(new RegExp(`^block 2 \\(0x[0-9a-f]{64}\\): stateRoot ${expected.blocks[1].stateRoot} != header 0x(ab){32}$`));
     expect(head.number).toBe(1n);
     expect(bytesToHex(head.hash)).toBe(expected.blocks[0].hash);
   });
 
   it('wrong gasUsed', async () => {
-    const { error, head } = await importExpectingFailure('gasUsed', tampered(0, (raw) => (raw[0][10] = Uint8Array.of(0x52, 0x09))));
+    const { error, head } = await importExpectingFailure(
+      'gasUsed',
+      tampered(0, (raw) => (raw[0][10] = Uint8Array.of(0x52, 0x09))),
+    );
     expect(error?.message).toMatch(/^block 1 \(0x[0-9a-f]{64}\): gasUsed 21000 != header 21001$/);
     expect(head.number).toBe(0n);
   });

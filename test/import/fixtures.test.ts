@@ -1,13 +1,13 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openChain } from '../../src/chain/open.js';
 import { headerBloomAndTimestamp } from '../../src/chain/store.js';
+import { bigIntToQuantity } from '../../src/codec/hex.js';
 import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
 import { StateReader } from '../../src/state/stateReader.js';
-import { bigIntToQuantity } from '../../src/codec/hex.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 
 const tmp = tempDir();

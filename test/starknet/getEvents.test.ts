@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IMPORT_STARKNET_HELP, runImportStarknet } from '../../src/cli/importStarknet.js';
 import { type Level, openDatabase } from '../../src/db/database.js';
 import { META } from '../../src/db/keys.js';
-import { type StarknetNetworkContext, createStarknetContext, starknetMethods } from '../../src/methods/starknet.js';
 import type { RpcEmittedEvent } from '../../src/methods/starknet/getEvents.js';
+import { createStarknetContext, type StarknetNetworkContext, starknetMethods } from '../../src/methods/starknet.js';
 import { feltToBytes } from '../../src/starknet/felt.js';
 import { type PlanName, getEvents as storeGetEvents } from '../../src/starknet/getEvents.js';
-import { StarknetImportError, importStarknetBlocks, readFileLines } from '../../src/starknet/importBlocks.js';
+import { importStarknetBlocks, readFileLines, StarknetImportError } from '../../src/starknet/importBlocks.js';
 import { DATADIR_KIND_KEY } from '../../src/starknet/keys.js';
-import { StarknetStore, openStarknetStore } from '../../src/starknet/store.js';
+import { openStarknetStore, StarknetStore } from '../../src/starknet/store.js';
 import { wireError } from '../helpers/wireError.js';
 
 const STARKNET_FIXTURES = resolve(import.meta.dirname, '../../fixtures/starknet');
@@ -213,7 +213,16 @@ describe('starknet_getEvents: params', () => {
   it('result fields in spec order', async () => {
     const r = await call(ctx(), { filter: { address: ETH, chunk_size: 1 } });
     expect(Object.keys(r)).toEqual(['events', 'continuation_token']);
-    expect(Object.keys(r.events[0])).toEqual(['from_address', 'keys', 'data', 'block_hash', 'block_number', 'transaction_hash', 'transaction_index', 'event_index']);
+    expect(Object.keys(r.events[0])).toEqual([
+      'from_address',
+      'keys',
+      'data',
+      'block_hash',
+      'block_number',
+      'transaction_hash',
+      'transaction_index',
+      'event_index',
+    ]);
   });
 
   it('address as a list is the union, in order', async () => {
@@ -238,7 +247,9 @@ describe('starknet_getEvents: params', () => {
   it('an empty address list or keys list filters nothing; null means omitted', async () => {
     const base = await call(ctx(), { filter: { chunk_size: 50 } });
     expect(await call(ctx(), { filter: { chunk_size: 50, address: [], keys: [] } })).toEqual(base);
-    expect(await call(ctx(), { filter: { chunk_size: 50, address: null, keys: null, from_block: null, to_block: null, continuation_token: null } })).toEqual(base);
+    expect(await call(ctx(), { filter: { chunk_size: 50, address: null, keys: null, from_block: null, to_block: null, continuation_token: null } })).toEqual(
+      base,
+    );
     expect(await call(ctx(), { filter: { chunk_size: 50, keys: [[], []] } })).toEqual(base);
   });
 
@@ -261,7 +272,14 @@ describe('starknet_getEvents: params', () => {
     const latest = { filter: { from_block: 'latest', to_block: 'latest', chunk_size: 1024 } };
     const r = await pageAll(ctx(), latest.filter, 1024);
     expect(r.events.length).toBe(1760);
-    const byHash = await pageAll(ctx(), { from_block: { block_hash: '0x1a02cb7164d3592c3dcf9c7a7634353709ce467155f7686c37e429efe05c55f' }, to_block: { block_hash: '0x40db218b21b6de2bc954b7457a373f5bd1d3cc58f37f1b95a72543dc021db52' } }, 1024);
+    const byHash = await pageAll(
+      ctx(),
+      {
+        from_block: { block_hash: '0x1a02cb7164d3592c3dcf9c7a7634353709ce467155f7686c37e429efe05c55f' },
+        to_block: { block_hash: '0x40db218b21b6de2bc954b7457a373f5bd1d3cc58f37f1b95a72543dc021db52' },
+      },
+      1024,
+    );
     expect(byHash.events.length).toBe(38 + 26);
     // Every fixture block is ACCEPTED_ON_L1, so l1_accepted is the latest block too.
     expect((await pageAll(ctx(), { from_block: 'l1_accepted' }, 1024)).events.length).toBe(1760);
@@ -344,14 +362,20 @@ describe('starknet_getEvents: errors', () => {
     expect(await rpcError(ctx(), { filter: { address: ETH, chunk_size: 100, continuation_token: strk.continuation_token } })).toEqual(TOKEN);
     expect(await rpcError(ctx(), { filter: { keys: [['0x1234']], chunk_size: 100, continuation_token: strk.continuation_token } })).toEqual(TOKEN);
     // …or when its block is outside the other filter's range.
-    expect(await rpcError(ctx(), { filter: { address: STRK, to_block: { block_number: 65000 }, chunk_size: 100, continuation_token: strk.continuation_token } })).toEqual(TOKEN);
+    expect(
+      await rpcError(ctx(), { filter: { address: STRK, to_block: { block_number: 65000 }, chunk_size: 100, continuation_token: strk.continuation_token } }),
+    ).toEqual(TOKEN);
     const eth = await call(ctx(), { filter: { address: ETH, chunk_size: 10 } });
     expect(eth.continuation_token).toMatch(/^65000-\d+$/);
     expect(await rpcError(ctx(), { filter: { address: STRK, chunk_size: 10, continuation_token: eth.continuation_token } })).toEqual(TOKEN);
-    expect(await rpcError(ctx(), { filter: { address: ETH, to_block: { block_number: 2800 }, chunk_size: 10, continuation_token: eth.continuation_token } })).toEqual(TOKEN);
+    expect(
+      await rpcError(ctx(), { filter: { address: ETH, to_block: { block_number: 2800 }, chunk_size: 10, continuation_token: eth.continuation_token } }),
+    ).toEqual(TOKEN);
     // A position that matches both filters is a valid starting point for either: paging goes on
     // with the new filter from that event.
-    const next = all.mainnet.find((e) => `${e.block_number}-${all.mainnet.filter((x) => x.block_number === e.block_number).indexOf(e)}` === eth.continuation_token)!;
+    const next = all.mainnet.find(
+      (e) => `${e.block_number}-${all.mainnet.filter((x) => x.block_number === e.block_number).indexOf(e)}` === eth.continuation_token,
+    )!;
     expect(next.from_address).toBe(ETH);
     const r = await call(ctx(), { filter: { keys: [[next.keys[0]]], chunk_size: 1, continuation_token: eth.continuation_token } });
     expect(r.events).toEqual([next]);
@@ -498,8 +522,16 @@ describe('import-starknet', () => {
     ['missing block_hash', JSON.stringify({ ...JSON.parse(blockLine(1)), block_hash: undefined }), /^line 1: block_hash: want a felt string, got undefined$/],
     ['pending status', blockLine(1, { status: 'PRE_CONFIRMED' }), /^line 1: status: "PRE_CONFIRMED" is not importable/],
     ['negative number', blockLine(-1), /^line 1: block_number: want a non-negative integer$/],
-    ['tx hash mismatch', blockLine(1).replace('"transaction_hash":"0x7064"', '"transaction_hash":"0x7065"'), /^line 1: transactions\[0\]: transaction_hash 0x7065 != receipt.transaction_hash 0x7064$/],
-    ['events not an array', JSON.stringify({ ...JSON.parse(blockLine(1)), transactions: [{ receipt: { transaction_hash: '0x1', events: {} } }] }), /^line 1: transactions\[0\].receipt.events: want an array$/],
+    [
+      'tx hash mismatch',
+      blockLine(1).replace('"transaction_hash":"0x7064"', '"transaction_hash":"0x7065"'),
+      /^line 1: transactions\[0\]: transaction_hash 0x7065 != receipt.transaction_hash 0x7064$/,
+    ],
+    [
+      'events not an array',
+      JSON.stringify({ ...JSON.parse(blockLine(1)), transactions: [{ receipt: { transaction_hash: '0x1', events: {} } }] }),
+      /^line 1: transactions\[0\].receipt.events: want an array$/,
+    ],
   ])('malformed: %s', async (_name, line, message) => {
     await withStore(async (store) => {
       await expect(importStarknetBlocks(store, [line])).rejects.toThrow(message);
@@ -509,7 +541,10 @@ describe('import-starknet', () => {
 
   it('a block cache smaller than a page still resolves every block hash', async () => {
     await withStore(async (store) => {
-      await importStarknetBlocks(store, [0, 1, 2, 3, 4, 5].map((n) => blockLine(n)));
+      await importStarknetBlocks(
+        store,
+        [0, 1, 2, 3, 4, 5].map((n) => blockLine(n)),
+      );
       const tiny = { store: new StarknetStore(store.level, { blockCacheEntries: 2 }) } as StarknetNetworkContext;
       for (let i = 0; i < 3; i++) {
         const r = await call(tiny, { filter: { chunk_size: 10 } });
@@ -551,7 +586,9 @@ describe('import-starknet', () => {
       const file = join(tmp, 'cli.ndjson');
       writeFileSync(file, `${blockLine(7)}\n${blockLine(9)}\n`);
       expect(await runImportStarknet(['--datadir', dir, file])).toBe(0);
-      expect(out.join('')).toMatch(/^import-starknet: done, 2 blocks \(2 events\) imported, 0 already present, in [\d.]+ s \([\d.]+ blocks\/s, \d+ events\/s\); latest block 9\n$/);
+      expect(out.join('')).toMatch(
+        /^import-starknet: done, 2 blocks \(2 events\) imported, 0 already present, in [\d.]+ s \([\d.]+ blocks\/s, \d+ events\/s\); latest block 9\n$/,
+      );
       out.length = 0;
       const bad = join(tmp, 'bad.ndjson');
       writeFileSync(bad, `${blockLine(7)}\n${blockLine(10)}\nnot json\n${blockLine(11)}\n`);

@@ -2,10 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Block } from '@ethereumjs/block';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
-import { type TypedTransaction, createLegacyTx } from '@ethereumjs/tx';
+import { createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToHex, concatBytes, createAddressFromPrivateKey, generateAddress, generateAddress2, hexToBytes } from '@ethereumjs/util';
 import { buildBlock, createVM } from '@ethereumjs/vm';
-import { type GethGenesis, checkGenesis, createChainCommon, createGenesis } from '../../src/chain/genesis.js';
+import { checkGenesis, createChainCommon, createGenesis, type GethGenesis } from '../../src/chain/genesis.js';
 
 /**
  * A small London proof-of-work chain built with @ethereumjs/vm, whose contracts are hand-written
@@ -106,10 +106,23 @@ const initWord = (init: Uint8Array) => [push(init, init.length), push(0), 'MSTOR
 // CREATE, CREATE2 (salt 1), then a CREATE whose init code reverts; init code right-aligned in word 0.
 const FACTORY = asm(
   ...initWord(DEMO.init),
-  push(DEMO.init.length), push(32 - DEMO.init.length), push(0), 'CREATE', 'POP',
-  push(DEMO.salt), push(DEMO.init.length), push(32 - DEMO.init.length), push(0), 'CREATE2', 'POP',
+  push(DEMO.init.length),
+  push(32 - DEMO.init.length),
+  push(0),
+  'CREATE',
+  'POP',
+  push(DEMO.salt),
+  push(DEMO.init.length),
+  push(32 - DEMO.init.length),
+  push(0),
+  'CREATE2',
+  'POP',
   ...initWord(DEMO.revertingInit),
-  push(DEMO.revertingInit.length), push(32 - DEMO.revertingInit.length), push(0), 'CREATE', 'POP',
+  push(DEMO.revertingInit.length),
+  push(32 - DEMO.revertingInit.length),
+  push(0),
+  'CREATE',
+  'POP',
   'STOP',
 );
 const ROUTER = asm(

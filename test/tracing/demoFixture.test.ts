@@ -4,7 +4,7 @@ import type { Block } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
-import { type EthContext, createEthContext } from '../../src/methods/context.js';
+import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { tracerOf } from '../../src/methods/trace/_shared.js';
 import { traceMethods } from '../../src/methods/traceMethods.js';
 import { reindexTraceAddresses } from '../../src/tracing/addressIndex.js';
@@ -49,7 +49,11 @@ describe.skipIf(!existsSync(join(DEMO_DIR, 'chain.rlp')))('traces on the bundled
   });
 
   it('reward traces equal the README table (R = 3 ETH in blocks 1–3, 2 ETH in 4–19; none from the merge at 20)', () => {
-    const rewards = (n: number) => byBlock.get(n)!.filter((t) => t.type === 'reward').map((t) => t.action);
+    const rewards = (n: number) =>
+      byBlock
+        .get(n)!
+        .filter((t) => t.type === 'reward')
+        .map((t) => t.action);
     const block = (value: string) => ({ author: MINER, rewardType: 'block', value });
     const uncle = (author: string, value: string) => ({ author, rewardType: 'uncle', value });
     expect(rewards(1)).toEqual([block('0x29a2241af62c0000')]);
@@ -109,7 +113,8 @@ describe.skipIf(!existsSync(join(DEMO_DIR, 'chain.rlp')))('traces on the bundled
       cacheStats: () => inner.cacheStats(),
     };
     const counted: EthContext = { ...ctx, tracer: counting };
-    const filter = async (f: Record<string, unknown>) => (await methods.trace_filter.call(counted, [{ fromBlock: 'earliest', toBlock: 'latest', ...f }])) as RpcTrace[];
+    const filter = async (f: Record<string, unknown>) =>
+      (await methods.trace_filter.call(counted, [{ fromBlock: 'earliest', toBlock: 'latest', ...f }])) as RpcTrace[];
 
     // rare-2: only the beneficiary of block 17's SELFDESTRUCT
     expect((await filter({ toAddress: [RARE_2] })).map((t) => [t.blockNumber, t.type])).toEqual([[17, 'suicide']]);
@@ -117,9 +122,9 @@ describe.skipIf(!existsSync(join(DEMO_DIR, 'chain.rlp')))('traces on the bundled
     expect(await filter({ fromAddress: [RARE_2] })).toEqual([]);
     // rare-3: only an internal CALL with 0.3 ETH from Caller in block 33
     const rare3 = await filter({ toAddress: [RARE_3] });
-    expect(rare3.map((t) => [t.blockNumber, t.type, (t.action as { from: string }).from, (t.action as { value: string }).value, t.traceAddress.length > 0])).toEqual([
-      [33, 'call', CALLER, '0x429d069189e0000', true],
-    ]);
+    expect(
+      rare3.map((t) => [t.blockNumber, t.type, (t.action as { from: string }).from, (t.action as { value: string }).value, t.traceAddress.length > 0]),
+    ).toEqual([[33, 'call', CALLER, '0x429d069189e0000', true]]);
     // rare-1: top-level transfers in blocks 3 and 40
     asked.length = 0;
     const rare1 = await filter({ toAddress: [RARE_1] });
@@ -137,7 +142,13 @@ describe.skipIf(!existsSync(join(DEMO_DIR, 'chain.rlp')))('traces on the bundled
     const all = [...byBlock.values()].flat();
     const toSide = (t: RpcTrace) => {
       const a = t.action as unknown as Record<string, string>;
-      return t.type === 'suicide' ? a.refundAddress : t.type === 'reward' ? a.author : t.type === 'create' ? (t.result as { address?: string } | null)?.address : a.to;
+      return t.type === 'suicide'
+        ? a.refundAddress
+        : t.type === 'reward'
+          ? a.author
+          : t.type === 'create'
+            ? (t.result as { address?: string } | null)?.address
+            : a.to;
     };
     expect(await filter({ toAddress: [CALLER, MINER] })).toEqual(all.filter((t) => [CALLER, MINER].includes(toSide(t) as string)));
   });

@@ -4,20 +4,15 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
 import type { BatchOp } from '../../src/db/database.js';
-import { type EthContext, createEthContext } from '../../src/methods/context.js';
+import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { MAX_TRACE_FILTER_RESULTS, tracerOf } from '../../src/methods/trace/_shared.js';
 import { traceMethods } from '../../src/methods/traceMethods.js';
-import {
-  TRACE_INDEX_PREFIX,
-  indexedBlocks,
-  readIndexHead,
-  reindexTraceAddresses,
-} from '../../src/tracing/addressIndex.js';
+import { indexedBlocks, readIndexHead, reindexTraceAddresses, TRACE_INDEX_PREFIX } from '../../src/tracing/addressIndex.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import type { TraceService } from '../../src/tracing/replay.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { wireError } from '../helpers/wireError.js';
-import { DEMO, SENDER, buildDemoChain } from './demoChain.js';
+import { buildDemoChain, DEMO, SENDER } from './demoChain.js';
 
 const methods = Object.fromEntries(traceMethods.map((m) => [m.name, m]));
 const q = (n: bigint | number) => `0x${n.toString(16)}`;
@@ -105,8 +100,7 @@ function* product(opts: {
     for (const fromAddress of opts.addresses)
       for (const toAddress of opts.addresses)
         for (const mode of opts.modes)
-          for (const after of opts.afters)
-            for (const count of opts.counts) yield { fromBlock, toBlock, fromAddress, toAddress, mode, after, count };
+          for (const after of opts.afters) for (const count of opts.counts) yield { fromBlock, toBlock, fromAddress, toAddress, mode, after, count };
 }
 
 /** Counts the blocks the methods ask the trace service for. */
@@ -228,7 +222,9 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
       code: -32602,
       message: 'Block range too large; currently limited to 10 blocks',
     });
-    expect(await methods.trace_filter.call(capped, [{ fromBlock: '0x1', toBlock: '0xb' }])).toEqual(all.filter((t) => t.blockNumber >= 1 && t.blockNumber <= 11));
+    expect(await methods.trace_filter.call(capped, [{ fromBlock: '0x1', toBlock: '0xb' }])).toEqual(
+      all.filter((t) => t.blockNumber >= 1 && t.blockNumber <= 11),
+    );
     expect(await methods.trace_filter.call(ctx, [{ fromBlock: '0x0', toBlock: '0x36' }])).toEqual(all);
   });
 
@@ -259,9 +255,9 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
     );
     expect((await wireError(methods.trace_filter.call(ctx, [{ limit: 3 }]))).message).toMatch(/^invalid argument 0: unknown field `limit`/);
     // null means absent
-    expect(await methods.trace_filter.call(ctx, [{ fromBlock: '0x3', toBlock: '0x3', fromAddress: null, toAddress: null, mode: null, after: null, count: null }])).toEqual(
-      all.filter((t) => t.blockNumber === 3),
-    );
+    expect(
+      await methods.trace_filter.call(ctx, [{ fromBlock: '0x3', toBlock: '0x3', fromAddress: null, toAddress: null, mode: null, after: null, count: null }]),
+    ).toEqual(all.filter((t) => t.blockNumber === 3));
   });
 
   it('with addresses only the indexed blocks are replayed; without, the scan stops at after + count', async () => {
@@ -340,7 +336,8 @@ describe('trace_filter on the demo chain (nested calls, creates, suicide)', () =
   /** The index entries in the database, sorted, as hex pairs. */
   const storedIndex = async () => {
     const stored: string[][] = [];
-    for await (const [key, value] of chain.level.iterator({ gte: Uint8Array.of(TRACE_INDEX_PREFIX), lt: Uint8Array.of(TRACE_INDEX_PREFIX + 1) })) stored.push([h(key), h(value)]);
+    for await (const [key, value] of chain.level.iterator({ gte: Uint8Array.of(TRACE_INDEX_PREFIX), lt: Uint8Array.of(TRACE_INDEX_PREFIX + 1) }))
+      stored.push([h(key), h(value)]);
     return stored.sort();
   };
   let importedIndex: string[][];
@@ -350,7 +347,8 @@ describe('trace_filter on the demo chain (nested calls, creates, suicide)', () =
     importedIndex = await storedIndex();
     // e.g. the beneficiary is on the to side (suicide) in block 1 only; the suicide contract on
     // both sides in block 1 (router → it, its suicide) and on the to side in block 4
-    const entry = (address: Uint8Array, block: bigint) => importedIndex.find(([key]) => key === h(Uint8Array.from([TRACE_INDEX_PREFIX, ...address, ...new Uint8Array(7), Number(block)])))?.[1];
+    const entry = (address: Uint8Array, block: bigint) =>
+      importedIndex.find(([key]) => key === h(Uint8Array.from([TRACE_INDEX_PREFIX, ...address, ...new Uint8Array(7), Number(block)])))?.[1];
     expect(entry(DEMO.beneficiary, 1n)).toBe('0x02');
     expect(entry(DEMO.suicide, 1n)).toBe('0x03');
     expect(entry(DEMO.suicide, 4n)).toBe('0x02');

@@ -1,11 +1,11 @@
-import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesToHex, concatBytes } from '@ethereumjs/util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
+import { splitRlpItems } from '../../src/import/rlpFile.js';
 import { createEthContext } from '../../src/methods/context.js';
 import { traceMethods } from '../../src/methods/traceMethods.js';
-import { splitRlpItems } from '../../src/import/rlpFile.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 
@@ -100,7 +100,9 @@ describe('trace_block rewards', () => {
       if (uncles.length > 0) withUncles.push(n);
       expect(rewards).toEqual([
         rewardTrace({ author: bytesToHex(block.header.coinbase.bytes), rewardType: 'block', value: q(r + (r / 32n) * BigInt(uncles.length)) }, n, hash),
-        ...uncles.map((u) => rewardTrace({ author: bytesToHex(u.coinbase.bytes), rewardType: 'uncle', value: q(((u.number + 8n - BigInt(n)) * r) / 8n) }, n, hash)),
+        ...uncles.map((u) =>
+          rewardTrace({ author: bytesToHex(u.coinbase.bytes), rewardType: 'uncle', value: q(((u.number + 8n - BigInt(n)) * r) / 8n) }, n, hash),
+        ),
       ]);
       expect(traces.slice(traces.length - rewards.length)).toEqual(rewards);
     }

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { bigIntToBytes, bytesToHex, generateAddress } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
-import { type EthContext, createEthContext } from '../../src/methods/context.js';
+import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { traceMethods } from '../../src/methods/traceMethods.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import { createTraceService } from '../../src/tracing/replay.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { wireError } from '../helpers/wireError.js';
-import { DEMO, type DemoTx, FACTORY_CREATED, SENDER, buildDemoChain } from './demoChain.js';
+import { buildDemoChain, DEMO, type DemoTx, FACTORY_CREATED, SENDER } from './demoChain.js';
 
 const methods = Object.fromEntries(traceMethods.map((m) => [m.name, m]));
 const call = (ctx: EthContext, name: string, params: unknown) => methods[name].call(ctx, params);
@@ -80,7 +80,11 @@ describe('traces on the execution-apis chain', () => {
         action: { from: '0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f', gas: q(23644), init, value: '0x0', creationMethod: 'create' },
         blockHash: hex(block.hash()),
         blockNumber: 1,
-        result: { address: hex(generateAddress(tx.getSenderAddress().bytes, bigIntToBytes(tx.nonce))), code: `0x${init.slice(2 + 26)}`, gasUsed: q(35 + 200 * 47) },
+        result: {
+          address: hex(generateAddress(tx.getSenderAddress().bytes, bigIntToBytes(tx.nonce))),
+          code: `0x${init.slice(2 + 26)}`,
+          gasUsed: q(35 + 200 * 47),
+        },
         subtraces: 0,
         traceAddress: [],
         transactionHash: hash,
@@ -95,7 +99,14 @@ describe('traces on the execution-apis chain', () => {
     const block = (await chain.store.blockByNumber(3n))!;
     expect(await traceTx(ctx, hash)).toEqual([
       {
-        action: { from: '0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f', callType: 'call', gas: '0x0', input: '0x', to: '0xc7b99a164efd027a93f147376cc7da7c67c6bbe0', value: '0x1' },
+        action: {
+          from: '0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f',
+          callType: 'call',
+          gas: '0x0',
+          input: '0x',
+          to: '0xc7b99a164efd027a93f147376cc7da7c67c6bbe0',
+          value: '0x1',
+        },
         blockHash: hex(block.hash()),
         blockNumber: 3,
         result: { gasUsed: '0x0', output: '0x' },
@@ -115,7 +126,14 @@ describe('traces on the execution-apis chain', () => {
     expect([...receipts[2].statusOrRoot]).toEqual([0]);
     expect(await traceTx(ctx, hash)).toEqual([
       {
-        action: { from: '0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f', callType: 'call', gas: '0x0', input: '0x', to: '0xeda8645ba6948855e3b3cd596bbb07596d59c603', value: '0x1' },
+        action: {
+          from: '0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f',
+          callType: 'call',
+          gas: '0x0',
+          input: '0x',
+          to: '0xeda8645ba6948855e3b3cd596bbb07596d59c603',
+          value: '0x1',
+        },
         blockHash: hex(block.hash()),
         blockNumber: 50,
         error: 'Out of gas',
@@ -258,11 +276,24 @@ describe('traces on a hand-written demo chain (nested frames)', () => {
       { action: callAction(DEMO.router, DEMO.nester, 'call', 20_000), result: ok(138), subtraces: 1, traceAddress: [5], type: 'call' },
       { action: callAction(DEMO.nester, DEMO.ret42, 'staticcall', 5_000), result: ok(18, word42), subtraces: 0, traceAddress: [5, 0], type: 'call' },
       // REVERT keeps the result: 18 gas, revert data 0xdead
-      { action: callAction(DEMO.router, DEMO.reverter, 'call', 10_000), error: 'Reverted', result: ok(18, '0xdead'), subtraces: 0, traceAddress: [6], type: 'call' },
+      {
+        action: callAction(DEMO.router, DEMO.reverter, 'call', 10_000),
+        error: 'Reverted',
+        result: ok(18, '0xdead'),
+        subtraces: 0,
+        traceAddress: [6],
+        type: 'call',
+      },
       { action: callAction(DEMO.router, DEMO.looper, 'call', 5_000), error: 'Out of gas', result: null, subtraces: 0, traceAddress: [7], type: 'call' },
       // PUSH20 3 + SELFDESTRUCT 5000 + cold beneficiary 2600 = 7603; the suicide is its child
       { action: callAction(DEMO.router, DEMO.suicide, 'call', 10_000), result: ok(7603), subtraces: 1, traceAddress: [8], type: 'call' },
-      { action: { address: a(DEMO.suicide), balance: q(DEMO.suicideBalance), refundAddress: a(DEMO.beneficiary) }, result: null, subtraces: 0, traceAddress: [8, 0], type: 'suicide' },
+      {
+        action: { address: a(DEMO.suicide), balance: q(DEMO.suicideBalance), refundAddress: a(DEMO.beneficiary) },
+        result: null,
+        subtraces: 0,
+        traceAddress: [8, 0],
+        type: 'suicide',
+      },
       { action: callAction(DEMO.router, DEMO.eoa, 'call', 2_300, 1), result: ok(0), subtraces: 0, traceAddress: [9], type: 'call' },
       { action: callAction(DEMO.router, DEMO.factory, 'call', 200_000), result: ok(96_505), subtraces: 3, traceAddress: [10], type: 'call' },
       {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES, importFixtureChain, tempDir } from '../../../test/helpers/chains.js';
-import type { EthereumChain } from '../../chain/open.js';
 import { wireError } from '../../../test/helpers/wireError.js';
-import { type EthContext, createEthContext } from '../context.js';
+import type { EthereumChain } from '../../chain/open.js';
+import { createEthContext, type EthContext } from '../context.js';
 import { createGetLogs, getLogs } from './getLogs.js';
 
 // The execution-apis chain (54 blocks; 383 logs, block 54 alone has more than 300).

@@ -1,14 +1,14 @@
 import { InvalidParamsError, LimitExceededError, ServerError } from '../../rpc/errors.js';
-import { type MethodDefinition, defineMethod } from '../../rpc/method.js';
+import { defineMethod, type MethodDefinition } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
-import { type RpcLog, formatLog } from './_shared/formatLog.js';
+import { formatLog, type RpcLog } from './_shared/formatLog.js';
 import {
   type CompiledLogFilter,
+  compileLogFilter,
   type FilterBlock,
   LogFilterSchema,
   MAX_FILTER_ALTERNATIVES,
   MAX_TOPIC_POSITIONS,
-  compileLogFilter,
 } from './_shared/logFilter.js';
 import { blockNumberOf } from './_shared/resolveBlock.js';
 
@@ -101,7 +101,8 @@ export function createGetLogs(limits: GetLogsLimits): MethodDefinition<EthContex
       if (criteria.blockHash) {
         const header = await store.headerByHash(criteria.blockHash);
         if (!header) throw new ServerError('unknown block');
-        if (filter.mayMatchBloom(header.logsBloom)) await collectBlock(ctx, { hash: header.hash(), number: header.number, timestamp: header.timestamp }, filter, out, limits);
+        if (filter.mayMatchBloom(header.logsBloom))
+          await collectBlock(ctx, { hash: header.hash(), number: header.number, timestamp: header.timestamp }, filter, out, limits);
         return out;
       }
 

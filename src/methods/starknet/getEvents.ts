@@ -52,7 +52,9 @@ const BlockId = z.unknown().transform((v, ctx): BlockRef => {
     return z.NEVER;
   };
   if (typeof v === 'string') {
-    return (BLOCK_TAGS as readonly string[]).includes(v) ? { tag: v as BlockTag } : fail(`unknown block tag ${JSON.stringify(v)}, want one of ${BLOCK_TAGS.join(', ')}`);
+    return (BLOCK_TAGS as readonly string[]).includes(v)
+      ? { tag: v as BlockTag }
+      : fail(`unknown block tag ${JSON.stringify(v)}, want one of ${BLOCK_TAGS.join(', ')}`);
   }
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     const fields = Object.keys(v);
@@ -75,7 +77,9 @@ const Filter = z.strictObject({
   to_block: BlockId.nullish(),
   address: Addresses.nullish(),
   keys: z.array(z.array(Felt)).nullish(),
-  chunk_size: z.number({ error: 'chunk_size is required and must be an integer ≥ 1' }).refine((n) => Number.isInteger(n) && n >= 1, 'chunk_size must be an integer ≥ 1'),
+  chunk_size: z
+    .number({ error: 'chunk_size is required and must be an integer ≥ 1' })
+    .refine((n) => Number.isInteger(n) && n >= 1, 'chunk_size must be an integer ≥ 1'),
   continuation_token: z.string().nullish(),
 });
 

@@ -4,10 +4,10 @@ import { Address, jsonType } from '../../codec/schemas.js';
 import { InvalidParamsError, LimitExceededError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import { type AddressMode, indexedBlocks, readIndexHead } from '../../tracing/addressIndex.js';
-import { type BlockTraceEntry, type RpcTrace, blockTraceEntries } from '../../tracing/parity.js';
+import { type BlockTraceEntry, blockTraceEntries, type RpcTrace } from '../../tracing/parity.js';
 import type { BlockTraces } from '../../tracing/replay.js';
 import type { EthContext } from '../context.js';
-import { TraceBlockNumber, type TraceBlockId, traceBlockNumber, traceLimitsOf, tracerOf } from './_shared.js';
+import { type TraceBlockId, TraceBlockNumber, traceBlockNumber, traceLimitsOf, tracerOf } from './_shared.js';
 
 /** The decoded trace_filter object. */
 export interface TraceFilterParams {
@@ -77,7 +77,8 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
   };
   let mode: AddressMode = 'union';
   if (present('mode')) {
-    if (o.mode !== 'union' && o.mode !== 'intersection') return fail(['mode'], `unknown variant ${JSON.stringify(o.mode)}, expected \`union\` or \`intersection\``);
+    if (o.mode !== 'union' && o.mode !== 'intersection')
+      return fail(['mode'], `unknown variant ${JSON.stringify(o.mode)}, expected \`union\` or \`intersection\``);
     mode = o.mode;
   }
   const params: TraceFilterParams = {

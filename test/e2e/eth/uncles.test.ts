@@ -1,12 +1,12 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../helpers/chains.js';
 import { type EthTestServer, startEthServer } from '../../helpers/ethServer.js';
-import { type RpcClient, TRANSPORTS, connect } from '../../helpers/rpcClient.js';
+import { connect, type RpcClient, TRANSPORTS } from '../../helpers/rpcClient.js';
 
 /**
  * eth_getUncleByBlockNumberAndIndex / ByBlockHashAndIndex and the uncle counts. Each returned uncle
@@ -16,13 +16,33 @@ import { type RpcClient, TRANSPORTS, connect } from '../../helpers/rpcClient.js'
  * sha3Uncles must equal keccak(rlp(rebuilt uncles)), and the block hash the chain summary's.
  */
 type RpcHeader = Record<string, string>;
-const q = (hex: string) => (BigInt(hex) === 0n ? new Uint8Array() : hexToBytes(`0x${BigInt(hex).toString(16).padStart(Math.ceil(BigInt(hex).toString(16).length / 2) * 2, '0')}`));
+const q = (hex: string) =>
+  BigInt(hex) === 0n
+    ? new Uint8Array()
+    : hexToBytes(
+        `0x${BigInt(hex)
+          .toString(16)
+          .padStart(Math.ceil(BigInt(hex).toString(16).length / 2) * 2, '0')}`,
+      );
 const d = (hex: string) => hexToBytes(hex as `0x${string}`);
 
 function rebuildHeader(h: RpcHeader): Uint8Array[] {
   const fields = [
-    d(h.parentHash), d(h.sha3Uncles), d(h.miner), d(h.stateRoot), d(h.transactionsRoot), d(h.receiptsRoot), d(h.logsBloom),
-    q(h.difficulty), q(h.number), q(h.gasLimit), q(h.gasUsed), q(h.timestamp), d(h.extraData), d(h.mixHash), d(h.nonce),
+    d(h.parentHash),
+    d(h.sha3Uncles),
+    d(h.miner),
+    d(h.stateRoot),
+    d(h.transactionsRoot),
+    d(h.receiptsRoot),
+    d(h.logsBloom),
+    q(h.difficulty),
+    q(h.number),
+    q(h.gasLimit),
+    q(h.gasUsed),
+    q(h.timestamp),
+    d(h.extraData),
+    d(h.mixHash),
+    d(h.nonce),
   ];
   if (h.baseFeePerGas !== undefined) fields.push(q(h.baseFeePerGas));
   return fields;

@@ -1,7 +1,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
-import { type RpcTransaction, formatBlockTransaction } from './formatTransaction.js';
+import { formatBlockTransaction, type RpcTransaction } from './formatTransaction.js';
 
 /** A header on the wire (geth `RPCMarshalHeader`). Fork fields appear only when the header has them. */
 export interface RpcHeader {

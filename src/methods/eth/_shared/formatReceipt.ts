@@ -1,10 +1,10 @@
 import type { Block } from '@ethereumjs/block';
-import { type TypedTransaction, isBlob4844Tx } from '@ethereumjs/tx';
+import { isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import type { StoredReceipt } from '../../../chain/receipts.js';
 import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
 import { logsBloom } from './bloom.js';
-import { type RpcLog, formatLog } from './formatLog.js';
+import { formatLog, type RpcLog } from './formatLog.js';
 import { effectiveGasPrice, senderOf } from './formatTransaction.js';
 
 /** A receipt on the wire (geth `internal/ethapi` `MarshalReceipt`). */

@@ -1,13 +1,6 @@
 import type { Block } from '@ethereumjs/block';
-import {
-  type TypedTransaction,
-  isAccessList2930Tx,
-  isBlob4844Tx,
-  isEOACode7702Tx,
-  isFeeMarket1559Tx,
-  isLegacyTx,
-} from '@ethereumjs/tx';
 import type { AccessListBytes } from '@ethereumjs/tx';
+import { isAccessList2930Tx, isBlob4844Tx, isEOACode7702Tx, isFeeMarket1559Tx, isLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { LruCache } from '../../../chain/lru.js';
 import { bigIntToQuantity, bytesToBigInt, bytesToData, dataToBytes } from '../../../codec/hex.js';
 

@@ -28,9 +28,7 @@ async function blockTips(ctx: EthContext, number: bigint, limit: number): Promis
   const block = await ctx.chain.store.blockByNumber(number);
   if (!block) return [];
   const baseFee = block.header.baseFeePerGas;
-  const sorted = block.transactions
-    .map((tx) => ({ tx, tip: effectiveGasTip(tx, baseFee) }))
-    .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
+  const sorted = block.transactions.map((tx) => ({ tx, tip: effectiveGasTip(tx, baseFee) })).sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
   const tips: bigint[] = [];
   for (const { tx, tip } of sorted) {
     if (tip < GPO_IGNORE_PRICE) continue;

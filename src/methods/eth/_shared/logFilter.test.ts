@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredLog } from '../../../chain/receipts.js';
 import { dataToBytes } from '../../../codec/hex.js';
 import { logsBloom } from './bloom.js';
-import { LogFilterSchema, compileLogFilter } from './logFilter.js';
+import { compileLogFilter, LogFilterSchema } from './logFilter.js';
 
 const A = `0x${'aa'.repeat(20)}`;
 const B = `0x${'bb'.repeat(20)}`;

@@ -2,7 +2,7 @@ import { equalsBytes } from '@ethereumjs/util';
 import { z } from 'zod';
 import type { StoredLog } from '../../../chain/receipts.js';
 import { type BlockId, BlockNumberOrTag } from '../../../codec/blockId.js';
-import { HexError, dataToBytes } from '../../../codec/hex.js';
+import { dataToBytes, HexError } from '../../../codec/hex.js';
 import { Hash, jsonType } from '../../../codec/schemas.js';
 import { type BloomBits, bloomBits, bloomMayContain } from './bloom.js';
 

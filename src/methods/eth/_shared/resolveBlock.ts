@@ -25,7 +25,8 @@ export async function resolveBlock(ctx: EthContext, id: BlockId | undefined): Pr
     return header;
   }
   // The tags other than `earliest` all name the head (see blockNumberOf), read on most requests.
-  const header = blockId.kind === 'tag' && blockId.tag !== 'earliest' ? await store.headHeader() : await store.headerByNumber(await blockNumberOf(ctx, blockId));
+  const header =
+    blockId.kind === 'tag' && blockId.tag !== 'earliest' ? await store.headHeader() : await store.headerByNumber(await blockNumberOf(ctx, blockId));
   if (!header) throw new ServerError('header not found');
   return header;
 }

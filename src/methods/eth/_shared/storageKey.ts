@@ -1,4 +1,4 @@
-import { HexError, decodeStorageKey } from '../../../codec/hex.js';
+import { decodeStorageKey, HexError } from '../../../codec/hex.js';
 import { InvalidParamsError } from '../../../rpc/errors.js';
 
 /** Decodes a storage key; a bad one is -32602 with geth's bare message (no argument index). */
