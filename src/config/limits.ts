@@ -1,7 +1,7 @@
 /**
  * Transport limits: every bound the HTTP/WebSocket layer enforces, with the reason beside it.
  * `buildServer` takes {@link TransportLimits} (defaults below) so tests can shrink them.
- * Peers' values come from `reference/METHODS.md` §1.2 (geth `rpc/http.go`, `rpc/handler.go`).
+ * Peers' values come from docs/methods.md#envelope (geth `rpc/http.go`, `rpc/handler.go`).
  */
 
 /** Largest HTTP request body accepted; geth's `defaultBodyLimit` (5 MiB). Larger → HTTP 413. */

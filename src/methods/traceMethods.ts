@@ -5,7 +5,7 @@ import { traceFilter } from './trace/filter.js';
 import { traceTransaction } from './trace/transaction.js';
 
 /**
- * The Parity trace namespace, sorted by wire name (METHODS.md §7–8):
+ * The Parity trace namespace, sorted by wire name (docs/methods.md#traces):
  * - `trace_block`: every trace of a block, then its rewards;
  * - `trace_filter`: traces of a block range matching from/to addresses, index-driven;
  * - `trace_transaction`: every trace of one transaction.

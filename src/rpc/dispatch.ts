@@ -7,7 +7,7 @@ import type { MethodTable } from './method.js';
 /**
  * JSON-RPC 2.0 envelope handling shared by HTTP and WebSocket: parse, validate, run single
  * requests and batches, encode responses. Spec: https://www.jsonrpc.org/specification; where the
- * spec leaves room we do what geth does (`reference/METHODS.md` §1.2).
+ * spec leaves room we do what geth does (docs/methods.md#envelope).
  */
 
 /** What a request runs against: a network's method table and the context its handlers get. */

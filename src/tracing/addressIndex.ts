@@ -27,7 +27,7 @@ import { blockRewards, type Reward } from './rewards.js';
  *
  * An address's blocks are one contiguous, ordered key range, so a reader scans exactly the
  * blocks the address touches in the requested range. The sides are those trace_filter matches
- * (METHODS.md §8.2, {@link nodeSides}): call from/to, create from/new contract, suicide
+ * (docs/methods.md#trace_filter, {@link nodeSides}): call from/to, create from/new contract, suicide
  * contract/beneficiary, reward author (to side). Zero-value precompile calls, which are not
  * traces, are not indexed.
  *
@@ -125,7 +125,7 @@ export function createTraceIndexer(vm: VM, level: Level): TraceIndexer {
   };
 }
 
-/** How trace_filter combines its address lists (METHODS.md §8.2). */
+/** How trace_filter combines its address lists (docs/methods.md#trace_filter). */
 export type AddressMode = 'union' | 'intersection';
 
 /** A query against the index; at least one address list is non-empty. */

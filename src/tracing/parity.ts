@@ -3,12 +3,12 @@ import type { CallFrame, FrameError, SelfdestructNode, TraceNode, TxCallTree } f
 import type { Reward } from './rewards.js';
 
 /**
- * Parity / OpenEthereum trace rendering (reference/METHODS.md §7): turns neutral call trees
+ * Parity / OpenEthereum trace rendering (docs/methods.md#traces): turns neutral call trees
  * ({@link ./callTree.ts}) and rewards into the localized traces of `trace_transaction`,
  * `trace_block` and `trace_filter`. It never touches the EVM; the same tree can be rendered in
  * another style by another module.
  *
- * Choices (METHODS.md decisions):
+ * Choices (docs/methods.md#traces):
  * - depth-first pre-order; `traceAddress` is the path of child indexes from the root;
  * - a SELFDESTRUCT is a `suicide` child of the frame that executed it, after that frame's calls;
  * - zero-value calls to precompiles are omitted (with no index and not counted in `subtraces`),
@@ -131,7 +131,7 @@ export function flattenTx(root: CallFrame): FlatTrace[] {
 }
 
 /**
- * The addresses trace_filter matches a trace against (METHODS.md §8.2): call from/to; create
+ * The addresses trace_filter matches a trace against (docs/methods.md#trace_filter): call from/to; create
  * from and the new contract (only when the result shows it, i.e. not for a failed creation other
  * than a revert); suicide contract/beneficiary; reward: only the author, on the "to" side.
  * The address index records exactly these, so that index and filter cannot disagree.
@@ -148,7 +148,7 @@ export function nodeSides(node: TraceNode): TraceSides {
   return { from: node.from, to: node.to };
 }
 
-/** The filter sides of a reward: only the author, on the "to" side (METHODS.md §8.2 decision). */
+/** The filter sides of a reward: only the author, on the "to" side (docs/methods.md#trace_filter decision). */
 export function rewardSides(reward: Reward): TraceSides {
   return { from: undefined, to: reward.author };
 }

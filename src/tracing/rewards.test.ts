@@ -66,7 +66,7 @@ describe('blockRewards', () => {
   });
 
   it('known values: 5.15625 / 3.75 ETH (mainnet block 3), 2.0625 / 1.75 ETH (Constantinople, one uncle at distance 1)', async () => {
-    // Values quoted in METHODS.md §7.6 from OpenEthereum output.
+    // Values quoted in docs/methods.md#rewards from OpenEthereum output.
     const blocks = await decodeChain(join(UNCLE_CHAINS, 'oneUncle_Istanbul'));
     const last = wire(blockRewards(blocks[blocks.length - 1]));
     expect(last.map((r) => r.value)).toEqual(['0x1c9f78d2893e4000', '0x18493fba64ef0000']);

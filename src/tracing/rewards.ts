@@ -23,7 +23,7 @@ export interface Reward {
  * Same values as @ethereumjs/vm `runBlock` credits (its `minerReward` parameter lives in the VM's
  * parameter set, not the block's Common, hence the table here) and OpenEthereum `ethash.rs`
  * `on_close_block`.
- * See reference/METHODS.md §7.6.
+ * See docs/methods.md#rewards.
  */
 export function blockRewards(block: Block): Reward[] {
   const common = block.common;

@@ -16,9 +16,9 @@ const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tes
  * docs/peers.md), which the execution-apis and uncle chains cover instead.
  * Documented differences, both in eth_getProof (normalised by {@link anvilProofAsGeth}):
  * - an absent account: anvil returns the empty-account codeHash/storageHash, tracenode returns
- *   zeros as geth does (METHODS.md §4.4);
+ *   zeros as geth does (docs/methods.md#eth_getproof);
  * - a key of an account whose storage is empty (or absent): anvil proves it with the empty trie's
- *   root node `["0x80"]`, geth and tracenode with an empty proof `[]` (METHODS.md §4.3).
+ *   root node `["0x80"]`, geth and tracenode with an empty proof `[]` (docs/methods.md#eth_getproof).
  */
 const EMPTY_CODE = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 const EMPTY_TRIE = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';

@@ -13,7 +13,7 @@ const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tes
  * trace_transaction of every transaction must equal anvil's.
  *
  * Documented difference: anvil 1.7.1 lists calls to precompiles that carry no value; tracenode
- * omits them, as OpenEthereum, erigon and reth's parity default do (METHODS.md §7.5). Anvil's
+ * omits them, as OpenEthereum, erigon and reth's parity default do (docs/methods.md#traces). Anvil's
  * answer is compared after {@link withoutZeroValuePrecompileCalls}, which prunes those frames and
  * renumbers traceAddress/subtraces the way an omitted call is not counted.
  */

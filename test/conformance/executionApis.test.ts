@@ -17,7 +17,7 @@ const SETS = ['execution-apis', 'execution-apis-prague'] as const;
 
 /** Cases excluded on purpose, with the reason. */
 const OLD_GETH_KEY_ERROR =
-  'recorded from an older geth that answered -32000 "unable to decode storage key"; current geth and the newer set answer -32602 (METHODS.md §3), which we follow';
+  'recorded from an older geth that answered -32000 "unable to decode storage key"; current geth and the newer set answer -32602 (docs/methods.md#eth_getstorageat), which we follow';
 const READ_ONLY =
   'recorded against a geth with a transaction pool; a read-only archive answers -32004 "… this node is read-only" rather than accept a transaction it can never mine';
 const EXCLUDED: Record<string, string> = {

@@ -31,7 +31,7 @@ interface Query {
   count: number | undefined;
 }
 
-/** The from and to side of a rendered trace (METHODS.md §8.2). */
+/** The from and to side of a rendered trace (docs/methods.md#trace_filter). */
 function sidesOf(t: RpcTrace): [string | undefined, string | undefined] {
   const a = t.action as unknown as Record<string, string>;
   switch (t.type) {

@@ -24,7 +24,7 @@ interface ExpectedChain {
   }>;
 }
 
-/** A reward trace as trace_block must print it (METHODS.md §7.2). */
+/** A reward trace as trace_block must print it (docs/methods.md#traces). */
 function rewardTrace(action: { author: string; rewardType: string; value: string }, blockNumber: number, blockHash: string): RpcTrace {
   return {
     action: { author: action.author, rewardType: action.rewardType as 'block' | 'uncle', value: action.value },

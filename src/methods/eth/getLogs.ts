@@ -14,7 +14,7 @@ import { blockNumberOf } from './_shared/resolveBlock.js';
 
 /**
  * Most logs one `eth_getLogs` answer may hold. Infura, Alchemy and QuickNode cap at 10,000 with
- * this exact message (reference/METHODS.md §2.2); the cap keeps one query from building a response
+ * this exact message (docs/methods.md#limits); the cap keeps one query from building a response
  * of hundreds of MB. geth itself has no cap.
  */
 export const GET_LOGS_MAX_RESULTS = 10_000;

@@ -17,7 +17,7 @@ const ZERO_HASH = bytesToData(new Uint8Array(32));
 /**
  * `eth_getProof(address, storageKeys, block?)`: EIP-1186 account and storage proofs against the
  * block's stateRoot. Proof nodes are root first. An absent account gets balance and nonce `0x0`,
- * an exclusion proof, and zero codeHash/storageHash as geth returns them (METHODS.md §4.4); an
+ * an exclusion proof, and zero codeHash/storageHash as geth returns them (docs/methods.md#eth_getproof); an
  * account without storage answers each key with value `0x0` and an empty proof. Keys are echoed as
  * geth echoes them: unchanged when given as 32 bytes, otherwise as a quantity.
  * https://eips.ethereum.org/EIPS/eip-1186

@@ -6,7 +6,7 @@ import { Index } from './_shared/params.js';
 
 /**
  * `eth_getUncleByBlockHashAndIndex(hash, index)`: uncle `index` of the block, rendered as geth
- * renders an uncle (reference/METHODS.md §6); `null` for an unknown block or an index out of range.
+ * renders an uncle (docs/methods.md#uncles); `null` for an unknown block or an index out of range.
  */
 export const getUncleByBlockHashAndIndex = defineMethod({
   name: 'eth_getUncleByBlockHashAndIndex',

@@ -7,7 +7,7 @@ import { Index } from './_shared/params.js';
 
 /**
  * `eth_getUncleByBlockNumberAndIndex(block, index)`: uncle `index` of the block, rendered as geth
- * renders an uncle (reference/METHODS.md §6); `null` for a block beyond the head or an index out
+ * renders an uncle (docs/methods.md#uncles); `null` for a block beyond the head or an index out
  * of range.
  */
 export const getUncleByBlockNumberAndIndex = defineMethod({

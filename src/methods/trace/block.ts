@@ -10,8 +10,8 @@ export type TraceBlockResult = RpcTrace[] | null;
  * `trace_block(block)`: every transaction's traces, then the block and uncle rewards (pre-merge
  * proof-of-work blocks only). The parameter is a hex number or `earliest`/`latest`/`pending`
  * (pending = latest: an imported chain has no pending block); other tags and hashes are invalid
- * params. The genesis has no traces (`[]`); an unknown block is `null` (OpenEthereum; METHODS.md
- * §7.7).
+ * params. The genesis has no traces (`[]`); an unknown block is `null` (OpenEthereum;
+ * docs/methods.md#trace_transaction-trace_block).
  * https://openethereum.github.io/JSONRPC-trace-module#trace_block
  */
 export const traceBlock = defineMethod({

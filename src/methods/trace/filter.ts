@@ -96,7 +96,7 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
 /**
  * `trace_filter(filter)`: the traces of a block range whose addresses match, in chain order
  * (block, transaction, depth-first, then rewards), after skipping `after` matches and returning at
- * most `count` (METHODS.md §8).
+ * most `count` (docs/methods.md#trace_filter).
  *
  * Range: `fromBlock`/`toBlock` as hex numbers or `earliest`/`latest`/`pending`, both `latest` when
  * absent (OpenEthereum's defaults); a range reaching past the head ends at the head.

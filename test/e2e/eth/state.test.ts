@@ -135,7 +135,7 @@ forEachTransport(
           expect(p!.balance).toBe(balance.result);
           expect(p!.nonce).toBe(nonce.result);
           if (leaf === null) {
-            // absent account: geth's zero hashes (METHODS.md §4.4), zero balance/nonce, empty storage proofs
+            // absent account: geth's zero hashes (docs/methods.md#eth_getproof), zero balance/nonce, empty storage proofs
             expect([p!.balance, p!.nonce, p!.codeHash, p!.storageHash]).toEqual(['0x0', '0x0', ZERO32, ZERO32]);
             for (const sp of p!.storageProof) expect([sp.value, sp.proof]).toEqual(['0x0', []]);
             continue;

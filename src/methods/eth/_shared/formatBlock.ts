@@ -110,7 +110,7 @@ export function formatBlock(block: Block, fullTx: boolean): RpcBlock {
 
 /**
  * Renders an uncle header the way geth does (`RPCMarshalBlock(types.NewBlockWithHeader(uncle),
- * false, false)`, reference/METHODS.md §6): the header fields, `uncles: []`, no `transactions`
+ * false, false)`, docs/methods.md#uncles): the header fields, `uncles: []`, no `transactions`
  * key, and `size` = length of RLP([header, [], []]), i.e. of an empty block around the header.
  */
 export function formatUncle(uncle: BlockHeader): RpcBlock {
