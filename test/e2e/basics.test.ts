@@ -26,6 +26,25 @@ forEachTransport(
     it('web3_clientVersion', async () => {
       expect((await client().call('web3_clientVersion', [])).result).toBe('tracenode/test');
     });
+    // geth's gas price oracle by hand: every transaction of the chain's last 40 blocks tips 1 wei
+    // (gasPrice = baseFee + 1, or maxPriorityFeePerGas 1), below geth's 2-wei ignore price, so each
+    // sampled block counts the default price once: 0.001 gwei = 1,000,000 wei.
+    it('eth_maxPriorityFeePerGas: geth oracle default when every tip is below the ignore price', async () => {
+      expect((await client().call('eth_maxPriorityFeePerGas', [])).result).toBe('0xf4240');
+    });
+    it('eth_gasPrice: the suggested tip plus the head block base fee (block 54: 27,399,063 wei)', async () => {
+      expect((await client().call('eth_getBlockByNumber', ['latest', false])).result).toMatchObject({ number: '0x36', baseFeePerGas: '0x1a21397' });
+      expect((await client().call('eth_gasPrice', [])).result).toBe('0x1b155d7'); // 1,000,000 + 27,399,063
+    });
+    it('eth_accounts: the node holds no keys', async () => {
+      expect((await client().call('eth_accounts', [])).result).toEqual([]);
+    });
+    it('net_listening: true (the node is answering)', async () => {
+      expect((await client().call('net_listening', [])).result).toBe(true);
+    });
+    it('net_peerCount: 0x0 (no p2p side)', async () => {
+      expect((await client().call('net_peerCount', [])).result).toBe('0x0');
+    });
     it('error: too many arguments', async () => {
       expect((await client().call('eth_blockNumber', [1])).error).toEqual({ code: -32602, message: 'too many arguments, want at most 0' });
     });
