@@ -1,41 +1,16 @@
 import { createMethodTable, type MethodTable } from '../rpc/method.js';
-import { openStarknetStore, type StarknetStore } from '../starknet/store.js';
 import { blockNumber } from './starknet/blockNumber.js';
+import type { StarknetContext } from './starknet/context.js';
 import { getEvents } from './starknet/getEvents.js';
 
-/** What Starknet method handlers may use. Built once per network by the CLI. */
-export interface StarknetContext {
-  store: StarknetStore;
-}
-
-/** A Starknet network's context plus what the server and CLI need around it. */
-export interface StarknetNetworkContext extends StarknetContext {
-  /** `GET /health`: ok with the latest block once a block is imported. */
-  health(): Promise<{ ok: boolean; head?: { number: number; hash: string } }>;
-  /** Closes the database. */
-  close(): Promise<void>;
-}
+/**
+ * The Starknet method table, and the context API the CLI builds networks with (re-exported from
+ * `starknet/context.ts`, where the method files import it from).
+ */
+export { createStarknetContext, type StarknetContext, type StarknetNetworkContext } from './starknet/context.js';
 
 /** Every method a Starknet network serves, sorted by wire name. Anything else is -32601. */
 export const starknetMethods: MethodTable<StarknetContext> = createMethodTable<StarknetContext>([
   blockNumber, // starknet_blockNumber
   getEvents, // starknet_getEvents
 ]);
-
-/**
- * Opens a Starknet datadir for serving. Refuses a datadir that is empty, of another kind
- * (Ethereum) or of another schema version, with a message saying what to run.
- */
-export async function createStarknetContext(datadir: string): Promise<StarknetNetworkContext> {
-  const store = await openStarknetStore(datadir);
-  return {
-    store,
-    async health() {
-      const latest = await store.latestNumber();
-      if (latest === undefined) return { ok: false };
-      const block = await store.block(latest);
-      return { ok: true, head: { number: latest, hash: block!.hash } };
-    },
-    close: () => store.close(),
-  };
-}

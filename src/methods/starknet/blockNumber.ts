@@ -1,6 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import { NoBlocksError } from '../../starknet/errors.js';
-import type { StarknetContext } from '../starknet.js';
+import type { StarknetContext } from './context.js';
 
 /**
  * `starknet_blockNumber`: the number of the latest imported block, as a JSON integer.

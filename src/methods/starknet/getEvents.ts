@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineMethod } from '../../rpc/method.js';
 import { FeltError, feltToBytes } from '../../starknet/felt.js';
 import { type BlockRef, type BlockTag, type EmittedEvent, type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
-import type { StarknetContext } from '../starknet.js';
+import type { StarknetContext } from './context.js';
 
 /**
  * `starknet_getEvents`: a page of the events matching a filter.

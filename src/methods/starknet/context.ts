@@ -1,0 +1,38 @@
+import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
+
+/**
+ * The context of the Starknet methods: what their handlers may use, and how the CLI builds it
+ * for a datadir (eqlabs/pathfinder `crates/rpc/src/context.rs` plays the same part). The method
+ * files and the method table (`../starknet.ts`) both import it from here.
+ */
+
+/** What Starknet method handlers may use. Built once per network by the CLI. */
+export interface StarknetContext {
+  store: StarknetStore;
+}
+
+/** A Starknet network's context plus what the server and CLI need around it. */
+export interface StarknetNetworkContext extends StarknetContext {
+  /** `GET /health`: ok with the latest block once a block is imported. */
+  health(): Promise<{ ok: boolean; head?: { number: number; hash: string } }>;
+  /** Closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a Starknet datadir for serving. Refuses a datadir that is empty, of another kind
+ * (Ethereum) or of another schema version, with a message saying what to run.
+ */
+export async function createStarknetContext(datadir: string): Promise<StarknetNetworkContext> {
+  const store = await openStarknetStore(datadir);
+  return {
+    store,
+    async health() {
+      const latest = await store.latestNumber();
+      if (latest === undefined) return { ok: false };
+      const block = await store.block(latest);
+      return { ok: true, head: { number: latest, hash: block!.hash } };
+    },
+    close: () => store.close(),
+  };
+}
