@@ -18,8 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createStarknetContext, type StarknetNetworkContext, starknetMethods } from '../src/methods/starknet.js';
+import type { PlanName } from '../src/starknet/eventPlanner.js';
 import { feltToBytes } from '../src/starknet/felt.js';
-import { type EventFilter, getEvents, type PlanName } from '../src/starknet/getEvents.js';
+import { type EventFilter, getEvents } from '../src/starknet/getEvents.js';
 import { importStarknetBlocks } from '../src/starknet/importBlocks.js';
 import { openStarknetStore } from '../src/starknet/store.js';
 

@@ -20,7 +20,7 @@
  * | `B`    | block number (8)                         | block record, JSON (see `store.ts`)         |
  * | `H`    | block hash felt (32)                     | block number (8)                            |
  * | `L`    | block number (8)                         | empty: the block is ACCEPTED_ON_L1          |
- * | `E`    | block (8) ++ ordinal (4)                 | event record, JSON (see `store.ts`)         |
+ * | `E`    | block (8) ++ ordinal (4)                 | event record, JSON (see `eventRecord.ts`)   |
  * | `A`    | from_address (32) ++ block (8)           | ordinals: index by contract                 |
  * | `K`    | key index i (1) ++ keys[i] (32) ++ block (8) | ordinals: index by the i-th key, i < 16 |
  * | `C`    | from_address (32) ++ keys[0] (32) ++ block (8) | ordinals: index by contract + selector |

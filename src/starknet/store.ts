@@ -1,5 +1,6 @@
 import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
+import { encodeEventRecord } from './eventRecord.js';
 import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
 import {
   blockHashKey,
@@ -58,12 +59,6 @@ export interface StoredBlock extends StarknetBlockHeader {
   transactionCount: number;
   eventCount: number;
 }
-
-/**
- * A stored event record (the JSON of an `E` value): where it was emitted (transaction index in
- * the block, event index in the transaction) and what (felts as imported).
- */
-export type EventRecord = [txIndex: number, eventIndex: number, fromAddress: string, keys: string[], data: string[], transactionHash: string];
 
 /** Why {@link StarknetStore.importBlock} skipped a block. */
 export type ImportBlockResult =
@@ -243,11 +238,6 @@ export class StarknetStore {
     return { status: 'imported', events: prepared.events };
   }
 
-  /** Decodes an `E` value. */
-  decodeEvent(bytes: Uint8Array): EventRecord {
-    return JSON.parse(utf8Decoder.decode(bytes)) as EventRecord;
-  }
-
   async close(): Promise<void> {
     await this.level.close();
   }
@@ -290,8 +280,8 @@ export function prepareBlock(block: StarknetBlockInput): PreparedBlock {
   block.transactions.forEach((tx, txIndex) => {
     tx.events.forEach((ev, eventIndex) => {
       const index = events++;
-      const record: EventRecord = [txIndex, eventIndex, ev.fromAddress, ev.keys, ev.data, tx.hash];
-      ops.push({ type: 'put', key: eventKey(block.number, index), value: utf8Encoder.encode(JSON.stringify(record)) });
+      const record = encodeEventRecord({ txIndex, eventIndex, fromAddress: ev.fromAddress, keys: ev.keys, data: ev.data, transactionHash: tx.hash });
+      ops.push({ type: 'put', key: eventKey(block.number, index), value: record });
       const address = trustedFeltToHex64(ev.fromAddress);
       post(`A${address}`, () => streamPrefix.address(hex64ToBytes(address)), index);
       const keyCount = Math.min(ev.keys.length, INDEXED_KEY_POSITIONS);
