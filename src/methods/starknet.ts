@@ -1,4 +1,5 @@
 import { createMethodTable, type MethodTable } from '../rpc/method.js';
+import { toRpcError } from './errors.js';
 import { blockNumber } from './starknet/blockNumber.js';
 import type { StarknetContext } from './starknet/context.js';
 import { getEvents } from './starknet/getEvents.js';
@@ -9,8 +10,14 @@ import { getEvents } from './starknet/getEvents.js';
  */
 export { createStarknetContext, type StarknetContext, type StarknetNetworkContext } from './starknet/context.js';
 
-/** Every method a Starknet network serves, sorted by wire name. Anything else is -32601. */
-export const starknetMethods: MethodTable<StarknetContext> = createMethodTable<StarknetContext>([
-  blockNumber, // starknet_blockNumber
-  getEvents, // starknet_getEvents
-]);
+/**
+ * Every method a Starknet network serves, sorted by wire name. Anything else is -32601. Domain
+ * errors the handlers let through become Starknet wire errors in `toRpcError` (`errors.ts`).
+ */
+export const starknetMethods: MethodTable<StarknetContext> = createMethodTable<StarknetContext>(
+  [
+    blockNumber, // starknet_blockNumber
+    getEvents, // starknet_getEvents
+  ],
+  toRpcError,
+);

@@ -109,3 +109,55 @@ export class ExecutionRevertedError extends RpcError {
     super(ExecutionRevertedError.code, message, data);
   }
 }
+
+// Starknet: codes and messages of starkware-libs/starknet-specs `api/starknet_api_openrpc.json`,
+// `components/errors` (the same in v0.6 … v0.10). The Starknet store throws domain errors
+// (`starknet/errors.ts`); `methods/errors.ts` maps them to these.
+
+/** 24 BLOCK_NOT_FOUND: a `block_hash` or `block_number` this node does not hold, or a tag with no block. */
+export class StarknetBlockNotFoundError extends RpcError {
+  static readonly code = 24;
+  override readonly name = 'StarknetBlockNotFoundError';
+  constructor() {
+    super(StarknetBlockNotFoundError.code, 'Block not found');
+  }
+}
+
+/** 31 PAGE_SIZE_TOO_BIG: `chunk_size` above the page size limit. */
+export class StarknetPageSizeTooBigError extends RpcError {
+  static readonly code = 31;
+  override readonly name = 'StarknetPageSizeTooBigError';
+  constructor() {
+    super(StarknetPageSizeTooBigError.code, 'Requested page size is too big');
+  }
+}
+
+/** 32 NO_BLOCKS: `starknet_blockNumber` on a datadir without blocks. */
+export class StarknetNoBlocksError extends RpcError {
+  static readonly code = 32;
+  override readonly name = 'StarknetNoBlocksError';
+  constructor() {
+    super(StarknetNoBlocksError.code, 'There are no blocks');
+  }
+}
+
+/** 33 INVALID_CONTINUATION_TOKEN: unparsable, or not a position this filter's pages could reach. */
+export class StarknetInvalidContinuationTokenError extends RpcError {
+  static readonly code = 33;
+  override readonly name = 'StarknetInvalidContinuationTokenError';
+  constructor() {
+    super(StarknetInvalidContinuationTokenError.code, 'The supplied continuation token is invalid or unknown');
+  }
+}
+
+/**
+ * 34 TOO_MANY_KEYS_IN_FILTER: more key positions than the limit. No `data`: the spec defines
+ * none for this error (pathfinder adds `{limit, requested}` as an extension; we keep to the spec).
+ */
+export class StarknetTooManyKeysInFilterError extends RpcError {
+  static readonly code = 34;
+  override readonly name = 'StarknetTooManyKeysInFilterError';
+  constructor() {
+    super(StarknetTooManyKeysInFilterError.code, 'Too many keys provided in a filter');
+  }
+}

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { HexError } from '../codec/hex.js';
 import { directDecoder } from '../codec/schemas.js';
-import { InvalidParamsError } from './errors.js';
+import { InvalidParamsError, type RpcError } from './errors.js';
 
 /**
  * A JSON-RPC method as the dispatcher sees it: a wire name and one function that validates the
@@ -96,12 +96,32 @@ export function describeZodError(error: z.ZodError): string {
   return `${path}${issue.message}`;
 }
 
-/** Builds a method table from definitions, refusing duplicate names. */
-export function createMethodTable<Ctx>(defs: readonly MethodDefinition<Ctx>[]): MethodTable<Ctx> {
+/**
+ * Builds a method table from definitions, refusing duplicate names. With `mapError`, whatever a
+ * definition's call throws is passed to it and the wire error it returns is thrown instead
+ * (undefined: the original is rethrown). That is how a network's domain errors become wire errors
+ * without this layer knowing them: the table's builder passes `toRpcError` (`methods/errors.ts`).
+ * Without it, the definitions are used as they are.
+ */
+export function createMethodTable<Ctx>(defs: readonly MethodDefinition<Ctx>[], mapError?: (err: unknown) => RpcError | undefined): MethodTable<Ctx> {
   const table = new Map<string, MethodDefinition<Ctx>>();
   for (const def of defs) {
     if (table.has(def.name)) throw new Error(`duplicate method ${def.name}`);
-    table.set(def.name, def);
+    table.set(def.name, mapError ? withErrorMapping(def, mapError) : def);
   }
   return table;
+}
+
+/** `def` whose failures go through `mapError`: one try/catch around the awaited call. */
+function withErrorMapping<Ctx>(def: MethodDefinition<Ctx>, mapError: (err: unknown) => RpcError | undefined): MethodDefinition<Ctx> {
+  return {
+    name: def.name,
+    async call(ctx: Ctx, params: unknown): Promise<unknown> {
+      try {
+        return await def.call(ctx, params);
+      } catch (err) {
+        throw mapError(err) ?? err;
+      }
+    },
+  };
 }

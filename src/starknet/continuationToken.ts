@@ -28,17 +28,17 @@ export function formatContinuationToken(token: ContinuationToken): string {
 }
 
 /**
- * Parses a token, throwing {@link InvalidContinuationTokenError} (33) for anything that
+ * Parses a token, throwing {@link InvalidContinuationTokenError} for anything that
  * {@link formatContinuationToken} cannot have produced: garbage, a sign, a negative number,
  * leading zeros, spaces, a block beyond 2^53 - 1 or an offset beyond 2^32 - 1. The parser never
  * throws anything else.
  */
 export function parseContinuationToken(input: unknown): ContinuationToken {
-  if (typeof input !== 'string' || input.length > MAX_TOKEN_LENGTH) throw new InvalidContinuationTokenError();
+  if (typeof input !== 'string' || input.length > MAX_TOKEN_LENGTH) throw new InvalidContinuationTokenError('not a token');
   const m = TOKEN_SYNTAX.exec(input);
-  if (!m) throw new InvalidContinuationTokenError();
+  if (!m) throw new InvalidContinuationTokenError('not a token');
   const block = Number(m[1]);
   const offset = Number(m[2]);
-  if (!Number.isSafeInteger(block) || offset > MAX_OFFSET) throw new InvalidContinuationTokenError();
+  if (!Number.isSafeInteger(block) || offset > MAX_OFFSET) throw new InvalidContinuationTokenError('number out of range');
   return { block, offset };
 }

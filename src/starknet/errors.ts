@@ -1,56 +1,63 @@
-import { RpcError } from '../rpc/errors.js';
-
 /**
- * Starknet JSON-RPC errors, with the codes and messages of the Starknet spec
- * (starkware-libs/starknet-specs `api/starknet_api_openrpc.json`, `components/errors`; the same in
- * v0.6 … v0.10). Thrown by the Starknet store-side query and by the Starknet methods; the
- * dispatcher sends them as they are.
+ * Errors of the Starknet store and its event query: plain domain errors that say what went wrong
+ * in the store's terms, with no JSON-RPC code. `methods/errors.ts` (`toRpcError`) is the one place
+ * that turns each into its Starknet wire error (`rpc/errors.ts`; codes and messages of
+ * starkware-libs/starknet-specs `api/starknet_api_openrpc.json`, `components/errors`).
  */
 
-/** 24 BLOCK_NOT_FOUND: a `block_hash` or `block_number` this node does not hold, or a tag with no block. */
-export class BlockNotFoundError extends RpcError {
-  static readonly code = 24;
+/** A block named by number, hash or tag is not stored (or the tag names no block yet). */
+export class BlockNotFoundError extends Error {
   override readonly name = 'BlockNotFoundError';
-  constructor() {
-    super(BlockNotFoundError.code, 'Block not found');
+  /** The block as asked for, e.g. `number 1000`, `hash 0x…`, `tag l1_accepted`. */
+  readonly block: string;
+  constructor(block: string) {
+    super(`block ${block} is not stored`);
+    this.block = block;
   }
 }
 
-/** 31 PAGE_SIZE_TOO_BIG: `chunk_size` above the page size limit. */
-export class PageSizeTooBigError extends RpcError {
-  static readonly code = 31;
-  override readonly name = 'PageSizeTooBigError';
-  constructor() {
-    super(PageSizeTooBigError.code, 'Requested page size is too big');
-  }
-}
-
-/** 32 NO_BLOCKS: `starknet_blockNumber` on a datadir without blocks. */
-export class NoBlocksError extends RpcError {
-  static readonly code = 32;
+/** The store holds no block at all (the latest block was asked for). */
+export class NoBlocksError extends Error {
   override readonly name = 'NoBlocksError';
   constructor() {
-    super(NoBlocksError.code, 'There are no blocks');
+    super('the store holds no blocks');
   }
 }
 
-/** 33 INVALID_CONTINUATION_TOKEN: unparsable, or not a position this filter's pages could reach. */
-export class InvalidContinuationTokenError extends RpcError {
-  static readonly code = 33;
-  override readonly name = 'InvalidContinuationTokenError';
-  constructor() {
-    super(InvalidContinuationTokenError.code, 'The supplied continuation token is invalid or unknown');
+/** A page of events larger than the store serves was asked for. */
+export class PageSizeTooBigError extends Error {
+  override readonly name = 'PageSizeTooBigError';
+  readonly requested: number;
+  readonly limit: number;
+  constructor(requested: number, limit: number) {
+    super(`page size ${requested} is above the limit of ${limit}`);
+    this.requested = requested;
+    this.limit = limit;
+  }
+}
+
+/** An event filter with more key positions than the store matches. */
+export class TooManyKeysInFilterError extends Error {
+  override readonly name = 'TooManyKeysInFilterError';
+  readonly requested: number;
+  readonly limit: number;
+  constructor(requested: number, limit: number) {
+    super(`${requested} key positions in the filter, above the limit of ${limit}`);
+    this.requested = requested;
+    this.limit = limit;
   }
 }
 
 /**
- * 34 TOO_MANY_KEYS_IN_FILTER: more key positions than the limit. No `data`: the spec defines
- * none for this error (pathfinder adds `{limit, requested}` as an extension; we keep to the spec).
+ * A continuation token that cannot be resumed from: unparsable, or not a position this filter's
+ * pages could reach (another filter's or another range's token, or a made-up one).
  */
-export class TooManyKeysInFilterError extends RpcError {
-  static readonly code = 34;
-  override readonly name = 'TooManyKeysInFilterError';
-  constructor() {
-    super(TooManyKeysInFilterError.code, 'Too many keys provided in a filter');
+export class InvalidContinuationTokenError extends Error {
+  override readonly name = 'InvalidContinuationTokenError';
+  /** Why, for the log: the client always sees the same fixed message. */
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`invalid continuation token: ${reason}`);
+    this.reason = reason;
   }
 }

@@ -4,6 +4,7 @@ import { type EventCursor, IndexCursor, MAX_READ_BATCH, ScanCursor } from './eve
 import { eventConstraints, eventMatcher } from './eventMatcher.js';
 import { type PlanName, planQuery } from './eventPlanner.js';
 import { decodeEventRecord, type StoredEvent } from './eventRecord.js';
+import { bytesToHex64 } from './felt.js';
 import type { EventPosition } from './keys.js';
 import type { StarknetStore } from './store.js';
 
@@ -11,17 +12,18 @@ import type { StarknetStore } from './store.js';
  * The store-side `starknet_getEvents` query: a filter and a block range in, one page of events
  * and the continuation token of the next page out. It checks the limits, resolves the range,
  * asks the planner (`eventPlanner.ts`) which cursor (`eventCursors.ts`) to read, and fills the
- * page plus one look-ahead event.
+ * page plus one look-ahead event. It speaks domain errors (`errors.ts`), never JSON-RPC.
  * Spec: starkware-libs/starknet-specs `api/starknet_api_openrpc.json`, `starknet_getEvents`.
  */
 
-/** Largest `chunk_size` (pathfinder's `EVENT_PAGE_SIZE_LIMIT`); above it → 31. */
+/** Largest `chunk_size` (pathfinder's `EVENT_PAGE_SIZE_LIMIT`); above it → {@link PageSizeTooBigError}. */
 export const EVENT_PAGE_SIZE_LIMIT = 1024;
 
 /**
  * Most key positions in a filter (pathfinder's `EVENT_KEY_FILTER_LIMIT`, counted as
- * `keys.length`); above it → 34. Juno allows 1024 counted as positions plus values; the lower
- * limit bounds the per-event matching work and lets the `K` index stop at 16 positions.
+ * `keys.length`); above it → {@link TooManyKeysInFilterError}. Juno allows 1024 counted as
+ * positions plus values; the lower limit bounds the per-event matching work and lets the `K`
+ * index stop at 16 positions.
  */
 export const EVENT_KEY_FILTER_LIMIT = 16;
 
@@ -70,35 +72,40 @@ export interface GetEventsOptions {
 }
 
 /**
- * Returns one page of events matching `filter`, in block, transaction, event order.
+ * Returns one page of events matching `filter`, in block, transaction, event order. The errors
+ * are domain errors (`errors.ts`); the wire codes in parentheses are what `methods/errors.ts` makes
+ * of them.
  *
- * Checks first, before any read: `chunkSize` > {@link EVENT_PAGE_SIZE_LIMIT} → 31; more than
- * {@link EVENT_KEY_FILTER_LIMIT} key positions → 34; an unparsable token → 33. Then an unknown
- * block → 24, and the range and the token decide where to start:
+ * Checks first, before any read: `chunkSize` > {@link EVENT_PAGE_SIZE_LIMIT} →
+ * {@link PageSizeTooBigError} (31); more than {@link EVENT_KEY_FILTER_LIMIT} key positions →
+ * {@link TooManyKeysInFilterError} (34); an unparsable token → {@link InvalidContinuationTokenError}
+ * (33). Then an unknown block → {@link BlockNotFoundError} (24), and the range and the token
+ * decide where to start:
  *
  * 1. `from > to` (including a `pending`/`pre_confirmed` start, see {@link resolveRange}) → an
  *    empty page without token, whatever the token says (no page of an empty range can exist).
  * 2. No token → start at the first event of block `from`.
- * 3. A token whose block lies outside `from..to` → 33: it belongs to another filter's range.
+ * 3. A token whose block lies outside `from..to` → invalid token (33): it belongs to another
+ *    filter's range.
  * 4. A token inside the range → start at the event it points at (one seek per index stream, so
  *    the 100th page costs what the first does). We only issue tokens that point at the next
  *    matching event, so that event must exist and match this filter; when it does not, the token
- *    came from another filter (or was made up) → 33.
+ *    came from another filter (or was made up) → invalid token (33).
  *
  * The page is filled with `chunkSize` matches and one more is looked for: if it exists, the
  * token points at it, so a page ending on the last event of a block, or of the range, gets a
  * token exactly when a match follows (the bug class of eqlabs/pathfinder#1844).
  */
 export async function getEvents(store: StarknetStore, filter: EventFilter, opts: GetEventsOptions = {}): Promise<EventsPage> {
-  if (filter.chunkSize > EVENT_PAGE_SIZE_LIMIT) throw new PageSizeTooBigError();
+  if (filter.chunkSize > EVENT_PAGE_SIZE_LIMIT) throw new PageSizeTooBigError(filter.chunkSize, EVENT_PAGE_SIZE_LIMIT);
   const keys = filter.keys ?? [];
-  if (keys.length > EVENT_KEY_FILTER_LIMIT) throw new TooManyKeysInFilterError();
+  if (keys.length > EVENT_KEY_FILTER_LIMIT) throw new TooManyKeysInFilterError(keys.length, EVENT_KEY_FILTER_LIMIT);
   if (!Number.isInteger(filter.chunkSize) || filter.chunkSize < 1) throw new RangeError('chunkSize must be an integer ≥ 1');
   const token = filter.continuationToken === undefined ? undefined : parseContinuationToken(filter.continuationToken);
 
   const range = await resolveRange(store, filter.fromBlock, filter.toBlock);
   if (range === undefined) return { events: [] };
-  if (token && (token.block < range.from || token.block > range.to)) throw new InvalidContinuationTokenError();
+  if (token && (token.block < range.from || token.block > range.to)) throw new InvalidContinuationTokenError('block outside the range');
   const start: EventPosition = token ? { block: token.block, index: token.offset } : { block: range.from, index: 0 };
 
   const constraints = eventConstraints(filter.addresses ?? [], keys);
@@ -117,10 +124,10 @@ export async function getEvents(store: StarknetStore, filter: EventFilter, opts:
 /**
  * Resolves `from_block` / `to_block` to an inclusive block range, or undefined when it is empty.
  *
- * - `{block_number}` / `{block_hash}`: the block must be stored, else 24 (blocks need not be
- *   contiguous: a number inside a gap is unknown too).
+ * - `{block_number}` / `{block_hash}`: the block must be stored, else {@link BlockNotFoundError}
+ *   (blocks need not be contiguous: a number inside a gap is unknown too).
  * - `latest`: the highest stored block; `l1_accepted`: the highest stored block whose status is
- *   ACCEPTED_ON_L1. Either → 24 when there is none.
+ *   ACCEPTED_ON_L1. Either → {@link BlockNotFoundError} when there is none.
  * - `pending` (spec ≤ 0.8) and `pre_confirmed` (0.9+): the block being built after `latest`. An
  *   imported node never has one, so it holds no events: as `from_block` the range starts after
  *   the latest block (empty); as `to_block` it ends at the latest block, like `latest` — the same
@@ -145,8 +152,15 @@ async function resolveBlock(store: StarknetStore, ref: BlockRef): Promise<number
   else if ('hash' in ref) n = await store.blockNumberByHash(ref.hash);
   else if (ref.tag === 'latest') n = await store.latestNumber();
   else if (ref.tag === 'l1_accepted') n = await store.l1AcceptedNumber();
-  if (n === undefined) throw new BlockNotFoundError();
+  if (n === undefined) throw new BlockNotFoundError(describeBlockRef(ref));
   return n;
+}
+
+/** A block reference as the domain error names it: `number 7`, `hash 0x…` (64 digits), `tag latest`. */
+function describeBlockRef(ref: BlockRef): string {
+  if ('number' in ref) return `number ${ref.number}`;
+  if ('hash' in ref) return `hash 0x${bytesToHex64(ref.hash)}`;
+  return `tag ${ref.tag}`;
 }
 
 /**
@@ -173,7 +187,8 @@ async function readPage(
       const pos = positions[i];
       const ev = decodeEventRecord(records[i]);
       if (checkToken) {
-        if (pos.block !== token!.block || pos.index !== token!.offset || !matches(ev)) throw new InvalidContinuationTokenError();
+        if (pos.block !== token!.block || pos.index !== token!.offset || !matches(ev))
+          throw new InvalidContinuationTokenError('not the next match of this filter');
         checkToken = false;
       } else if (!matches(ev)) {
         continue;
@@ -185,7 +200,7 @@ async function readPage(
       found.push({ pos, ev });
     }
   }
-  if (checkToken) throw new InvalidContinuationTokenError();
+  if (checkToken) throw new InvalidContinuationTokenError('no event of this filter at its position');
 
   const blocks = await store.blocks(found.map((f) => f.pos.block));
   const events = found.map(({ pos, ev }, i): EmittedEvent => {

@@ -1,5 +1,6 @@
 import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
+import { NoBlocksError } from './errors.js';
 import { encodeEventRecord } from './eventRecord.js';
 import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
 import {
@@ -145,6 +146,13 @@ export class StarknetStore {
   async latestNumber(): Promise<number | undefined> {
     if (this.latestCache === undefined) this.latestCache = (await this.lastNumberIn(SN_PREFIX.block)) ?? null;
     return this.latestCache ?? undefined;
+  }
+
+  /** The highest stored block number; {@link NoBlocksError} when there is no block. */
+  async requireLatestNumber(): Promise<number> {
+    const latest = await this.latestNumber();
+    if (latest === undefined) throw new NoBlocksError();
+    return latest;
   }
 
   /** The highest stored block whose status is ACCEPTED_ON_L1, or undefined. */

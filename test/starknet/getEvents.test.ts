@@ -7,9 +7,11 @@ import { type Level, openDatabase } from '../../src/db/database.js';
 import { META } from '../../src/db/keys.js';
 import type { RpcEmittedEvent } from '../../src/methods/starknet/getEvents.js';
 import { createStarknetContext, type StarknetNetworkContext, starknetMethods } from '../../src/methods/starknet.js';
+import { RpcError } from '../../src/rpc/errors.js';
+import { PageSizeTooBigError, TooManyKeysInFilterError } from '../../src/starknet/errors.js';
 import type { PlanName } from '../../src/starknet/eventPlanner.js';
 import { feltToBytes } from '../../src/starknet/felt.js';
-import { getEvents as storeGetEvents } from '../../src/starknet/getEvents.js';
+import { type EventFilter, getEvents as storeGetEvents } from '../../src/starknet/getEvents.js';
 import { importStarknetBlocks, readFileLines, StarknetImportError } from '../../src/starknet/importBlocks.js';
 import { DATADIR_KIND_KEY } from '../../src/starknet/keys.js';
 import { openStarknetStore, StarknetStore } from '../../src/starknet/store.js';
@@ -335,6 +337,31 @@ describe('starknet_getEvents: errors', () => {
     expect(await rpcError(ctx(), { filter: { chunk_size: 1, to_block: { block_number: 2 ** 60 } } })).toEqual(BLOCK);
     expect(await rpcError(ctx(), { filter: { chunk_size: 1, from_block: { block_hash: '0x1234' } } })).toEqual(BLOCK);
     expect(await rpcError(ctx(), { filter: { chunk_size: 1, to_block: { block_hash: '0x1234' } } })).toEqual(BLOCK);
+  });
+
+  it('the store-side query throws domain errors, which the method table maps to these codes', async () => {
+    const store = ctx().store;
+    const domain = async (filter: EventFilter) => {
+      const err: unknown = await storeGetEvents(store, filter).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).not.toBeInstanceOf(RpcError);
+      return err;
+    };
+    expect(await domain({ chunkSize: 1025 })).toBeInstanceOf(PageSizeTooBigError);
+    expect(await domain({ chunkSize: 1, keys: Array.from({ length: 17 }, () => []) })).toBeInstanceOf(TooManyKeysInFilterError);
+    expect(await domain({ chunkSize: 1, fromBlock: { number: 1000 } })).toMatchObject({ name: 'BlockNotFoundError', block: 'number 1000' });
+    expect(await domain({ chunkSize: 1, continuationToken: 'abc' })).toMatchObject({ name: 'InvalidContinuationTokenError', reason: 'not a token' });
+    const range = { fromBlock: { number: 2240 }, toBlock: { number: 2800 }, chunkSize: 5 };
+    expect(await domain({ ...range, continuationToken: '65000-0' })).toMatchObject({
+      name: 'InvalidContinuationTokenError',
+      reason: 'block outside the range',
+    });
+    expect(await domain({ ...range, continuationToken: '2240-38' })).toMatchObject({
+      name: 'InvalidContinuationTokenError',
+      reason: 'not the next match of this filter',
+    });
   });
 
   it('33: garbage, negative, non-canonical tokens', async () => {

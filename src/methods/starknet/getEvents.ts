@@ -10,7 +10,8 @@ import type { StarknetContext } from './context.js';
  * list; results carry `transaction_index` and `event_index`). Params: `{"filter": {…}}` or
  * `[{…}]`, the filter being EVENT_FILTER ∪ RESULT_PAGE_REQUEST. Errors: -32602 for a filter that
  * does not decode (unknown field, bad felt, `chunk_size` missing or < 1, …); 31, 33, 24, 34
- * from the store-side query (`starknet/getEvents.ts`), which owns limits and pagination.
+ * from the store-side query (`starknet/getEvents.ts`), which owns limits and pagination and
+ * throws domain errors that `methods/errors.ts` maps to these codes.
  */
 
 /** A FELT, decoded to its 32-byte value (leading zeros and case do not matter). */

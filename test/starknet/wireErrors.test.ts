@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { toRpcError } from '../../src/methods/errors.js';
+import {
+  RpcError,
+  ServerError,
+  StarknetBlockNotFoundError,
+  StarknetInvalidContinuationTokenError,
+  StarknetNoBlocksError,
+  StarknetPageSizeTooBigError,
+  StarknetTooManyKeysInFilterError,
+} from '../../src/rpc/errors.js';
+import { createMethodTable, type MethodDefinition } from '../../src/rpc/method.js';
+import { BlockNotFoundError, InvalidContinuationTokenError, NoBlocksError, PageSizeTooBigError, TooManyKeysInFilterError } from '../../src/starknet/errors.js';
+import { FeltError } from '../../src/starknet/felt.js';
+import { wireError } from '../helpers/wireError.js';
+
+/**
+ * Starknet domain errors on the wire: `toRpcError` gives each the code and message of
+ * starkware-libs/starknet-specs `api/starknet_api_openrpc.json` (`components/errors`), and a
+ * method table built with it applies it to whatever a handler throws.
+ */
+describe('toRpcError: Starknet domain errors', () => {
+  it.each([
+    ['BlockNotFoundError', new BlockNotFoundError('number 1000'), StarknetBlockNotFoundError, { code: 24, message: 'Block not found' }],
+    ['PageSizeTooBigError', new PageSizeTooBigError(1025, 1024), StarknetPageSizeTooBigError, { code: 31, message: 'Requested page size is too big' }],
+    ['NoBlocksError', new NoBlocksError(), StarknetNoBlocksError, { code: 32, message: 'There are no blocks' }],
+    [
+      'InvalidContinuationTokenError',
+      new InvalidContinuationTokenError('not a token'),
+      StarknetInvalidContinuationTokenError,
+      { code: 33, message: 'The supplied continuation token is invalid or unknown' },
+    ],
+    [
+      'TooManyKeysInFilterError',
+      new TooManyKeysInFilterError(17, 16),
+      StarknetTooManyKeysInFilterError,
+      { code: 34, message: 'Too many keys provided in a filter' },
+    ],
+  ])('%s → exact code and message, no data', (name, domain, Wire, json) => {
+    expect(domain.name).toBe(name);
+    expect(domain).not.toBeInstanceOf(RpcError);
+    const wire = toRpcError(domain);
+    expect(wire).toBeInstanceOf(Wire);
+    expect(wire?.code).toBe(Wire.code);
+    // toStrictEqual: no `data` key at all (the spec defines none for these errors).
+    expect(wire?.toJSON()).toStrictEqual(json);
+    expect(wire?.httpStatus).toBe(200);
+  });
+
+  it('the domain message says what happened; the wire message stays fixed', () => {
+    expect(new BlockNotFoundError('hash 0x1234').message).toBe('block hash 0x1234 is not stored');
+    expect(new PageSizeTooBigError(1025, 1024).message).toBe('page size 1025 is above the limit of 1024');
+    expect(new TooManyKeysInFilterError(17, 16).message).toBe('17 key positions in the filter, above the limit of 16');
+    expect(new InvalidContinuationTokenError('block outside the range').message).toBe('invalid continuation token: block outside the range');
+    expect(toRpcError(new BlockNotFoundError('hash 0x1234'))?.message).toBe('Block not found');
+  });
+
+  it.each([
+    ['a plain Error', new Error('boom')],
+    ['a wire error', new ServerError('custom')],
+    ['another domain error', new FeltError('invalid felt')],
+    ['a string', 'boom'],
+    ['undefined', undefined],
+  ])('%s is not mapped', (_name, err) => {
+    expect(toRpcError(err)).toBeUndefined();
+  });
+});
+
+describe('createMethodTable: mapError', () => {
+  const failure = new NoBlocksError();
+  const other = new Error('not a domain error');
+  const ok: MethodDefinition<unknown> = { name: 'test_ok', call: async (_ctx, params) => params };
+  const mapped: MethodDefinition<unknown> = {
+    name: 'test_mapped',
+    call: async () => {
+      throw failure;
+    },
+  };
+  const unmapped: MethodDefinition<unknown> = {
+    name: 'test_unmapped',
+    call: async () => {
+      throw other;
+    },
+  };
+
+  it('without mapError the definitions are used as they are', () => {
+    const table = createMethodTable([ok, mapped]);
+    expect(table.get('test_ok')).toBe(ok);
+    expect(table.get('test_mapped')).toBe(mapped);
+  });
+
+  it('a thrown domain error becomes the wire error mapError returns', async () => {
+    const table = createMethodTable([mapped], toRpcError);
+    expect(await wireError(table.get('test_mapped')!.call(undefined, []))).toStrictEqual({ code: 32, message: 'There are no blocks' });
+  });
+
+  it('an error mapError does not know is rethrown as it is', async () => {
+    const table = createMethodTable([unmapped], toRpcError);
+    await expect(table.get('test_unmapped')!.call(undefined, [])).rejects.toBe(other);
+  });
+
+  it('results pass through; names and duplicates are checked as without it', async () => {
+    const table = createMethodTable([ok], toRpcError);
+    expect(table.get('test_ok')!.name).toBe('test_ok');
+    expect(await table.get('test_ok')!.call(undefined, [1, 2])).toEqual([1, 2]);
+    expect(() => createMethodTable([ok, ok], toRpcError)).toThrow('duplicate method test_ok');
+  });
+});
