@@ -1,4 +1,5 @@
 import type { EVM } from '@ethereumjs/evm';
+import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
 
 /**
  * Runs a hook before chosen opcodes of an @ethereumjs/evm instance, by wrapping their handlers in
@@ -6,19 +7,13 @@ import type { EVM } from '@ethereumjs/evm';
  * `step` listener makes every opcode build an event object with stack and memory copies (~8×
  * slower, measured on @ethereumjs/evm 10.1.3); a wrapped handler costs one function call.
  *
- * The table (`_opcodeMap`) is private to @ethereumjs/evm and rebuilt when the EVM changes
+ * The table is private to @ethereumjs/evm (read through `ethereumjsInternals.ts`, which refuses
+ * an EVM without it rather than leave it silently unhooked) and rebuilt when the EVM changes
  * hardfork, so the returned `ensure()` must be called before each run: it wraps entries not yet
- * wrapped and is cheap when nothing changed. An EVM without that table is refused with a clear
- * error rather than silently unhooked (a future ethereumjs may rename it).
+ * wrapped and is cheap when nothing changed.
  */
 export interface OpcodeHooks {
   ensure(): void;
-}
-
-/** The parts of @ethereumjs/evm's opcode table entry we touch. */
-interface OpcodeEntry {
-  opcodeInfo: { code: number; name: string; isAsync: boolean };
-  opHandler: (runState: never, common: unknown) => unknown;
 }
 
 /**
@@ -34,8 +29,7 @@ export function hookOpcodes<RunState>(
 ): OpcodeHooks {
   const wrappers = new WeakSet<object>();
   const ensure = (): void => {
-    const table = (evm as unknown as { _opcodeMap?: OpcodeEntry[] })._opcodeMap;
-    if (!Array.isArray(table)) throw new Error('unsupported @ethereumjs/evm: no opcode table to hook');
+    const table = opcodeTable(evm);
     for (const [code, name] of names) {
       const entry = table[code];
       if (!entry || entry.opcodeInfo.code !== code || entry.opcodeInfo.name !== name) continue;
