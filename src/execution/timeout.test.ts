@@ -6,7 +6,7 @@ import type { EthereumChain } from '../chain/open.js';
 import { bytesToData } from '../codec/hex.js';
 import { callMethods } from '../methods/callMethods.js';
 import { createEthContext, type EthContext } from '../methods/context.js';
-import { createCallEngine } from './call.js';
+import { createCallEngine } from './callEngine.js';
 
 /** An endless loop: JUMPDEST PUSH1 0 JUMP. */
 const LOOP = '0x5b600056';

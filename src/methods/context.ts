@@ -1,5 +1,5 @@
 import type { EthereumChain } from '../chain/open.js';
-import type { CallEngine } from '../execution/call.js';
+import type { CallEngine } from '../execution/callEngine.js';
 import type { StateReader } from '../state/stateReader.js';
 import type { TraceService } from '../tracing/replay.js';
 
@@ -29,7 +29,7 @@ export interface EthContext {
 export async function createEthContext(chain: EthereumChain, clientVersion: string, opts: { traceLimits?: Partial<TraceLimits> } = {}): Promise<EthContext> {
   const [{ StateReader }, { createCallEngine }, { createTraceService }, { MAX_TRACE_FILTER_RESULTS, DEFAULT_MAX_TRACE_FILTER_BLOCKS }] = await Promise.all([
     import('../state/stateReader.js'),
-    import('../execution/call.js'),
+    import('../execution/callEngine.js'),
     import('../tracing/replay.js'),
     import('./trace/_shared.js'),
   ]);

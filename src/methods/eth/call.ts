@@ -1,7 +1,7 @@
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { bytesToData } from '../../codec/hex.js';
-import { CallError, type CallResult, ExecutionFailedError } from '../../execution/call.js';
 import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/callArgs.js';
+import { CallError, type CallResult, ExecutionFailedError } from '../../execution/callResult.js';
 import { revertMessage } from '../../execution/revert.js';
 import { ExecutionRevertedError, type RpcError, ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';

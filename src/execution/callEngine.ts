@@ -1,0 +1,158 @@
+import type { BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { Address } from '@ethereumjs/util';
+import type { ChainStore } from '../chain/store.js';
+import type { StateReadCache } from '../state/readCache.js';
+import { blockContext } from './blockContext.js';
+import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
+import { CallError, type CallResult, MessageError } from './callResult.js';
+import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
+import { CALL_TIMEOUT_MS, EvmPool } from './evmPool.js';
+import { Forks } from './forks.js';
+import { callMessage } from './message.js';
+import { overriddenState, precompileEdits } from './stateOverrides.js';
+import { type PreparedCall, runMessage } from './transition.js';
+
+/**
+ * The call engine: runs a message on the archived state of a block the way geth's `eth_call` and
+ * `eth_estimateGas` do (ethereum/go-ethereum `internal/ethapi/api.go` doCall,
+ * `internal/ethapi/transaction_args.go` CallDefaults/ToMessage, `core/state_transition.go` with
+ * SkipNonceChecks, SkipTransactionChecks and NoBaseFee, `eth/gasestimator`), on top of the
+ * @ethereumjs/evm interpreter.
+ *
+ * Each run gets its own overlay of the state, so nothing it writes outlives it; reads of archived
+ * state go through one {@link StateReadCache} shared by all calls. What is expensive to build is
+ * built once and reused: the rules of each hardfork (`forks.ts`) and EVM instances, pooled per
+ * hardfork (`evmPool.ts`).
+ */
+
+/**
+ * The gas cap of a call is this many times the gas limit of the block it runs in. Infura documents
+ * "10× the current block gas limit" for eth_call/eth_estimateGas (MetaMask docs, eth_estimateGas,
+ * "Gas parameter is capped"); geth's equivalent is the fixed `--rpc.gascap` (50,000,000).
+ */
+export const GAS_CAP_BLOCK_GAS_LIMIT_FACTOR = 10n;
+
+/** State and block overrides of one request. */
+export interface CallOverrides {
+  state?: AccountOverride[];
+  block?: BlockOverrides;
+}
+
+/** What the engine needs from an opened chain. */
+export interface CallEngineOptions {
+  store: ChainStore;
+  /** The chain's Common (fork schedule, chain id, crypto); copied per hardfork, never mutated. */
+  common: Common;
+  /** The network's state read cache (shared with the state methods). */
+  reads: StateReadCache;
+  /** Overrides {@link GAS_CAP_BLOCK_GAS_LIMIT_FACTOR} (tests). */
+  gasCapFactor?: bigint;
+  /** Overrides {@link CALL_TIMEOUT_MS} (tests). */
+  timeoutMs?: number;
+}
+
+/** Builds a call engine for an opened chain. */
+export function createCallEngine(opts: CallEngineOptions): CallEngine {
+  return new CallEngine(opts);
+}
+
+/** Runs `eth_call` and `eth_estimateGas` requests. Safe for concurrent use. */
+export class CallEngine {
+  private readonly store: ChainStore;
+  private readonly reads: StateReadCache;
+  private readonly capFactor: bigint;
+  private readonly forks: Forks;
+  private readonly evms: EvmPool;
+
+  constructor(opts: CallEngineOptions) {
+    this.store = opts.store;
+    this.reads = opts.reads;
+    this.capFactor = opts.gasCapFactor ?? GAS_CAP_BLOCK_GAS_LIMIT_FACTOR;
+    this.forks = new Forks(opts.common);
+    this.evms = new EvmPool(opts.store, opts.reads, opts.timeoutMs ?? CALL_TIMEOUT_MS);
+  }
+
+  /** The gas cap at a block: the default and the maximum gas of a call there. */
+  gasCap(header: BlockHeader): bigint {
+    return header.gasLimit * this.capFactor;
+  }
+
+  /**
+   * Runs a call at `header` (the state after that block) and returns its result; reverts and EVM
+   * failures are results, message-validation failures throw {@link MessageError}, bad overrides
+   * and fee-field combinations throw {@link CallError}.
+   */
+  async call(header: BlockHeader, request: CallRequest, overrides: CallOverrides = {}): Promise<CallResult> {
+    const prepared = this.prepare(header, request, overrides);
+    return this.evms.withEvm(prepared.ctx.fork.common, prepared.precompileEdits, (evm) =>
+      runMessage(evm, this.store, this.reads, prepared, prepared.msg.gasLimit),
+    );
+  }
+
+  /**
+   * The smallest gas limit (within geth's 1.5% tolerance) with which the call succeeds, found by
+   * geth's binary search (`estimate.ts`). Throws {@link ExecutionFailedError} when the call fails
+   * for a reason other than gas, and {@link CallError} with geth's texts otherwise.
+   */
+  async estimateGas(header: BlockHeader, request: CallRequest, overrides: CallOverrides = {}): Promise<bigint> {
+    // geth: a missing gas becomes 0 here, so that the cap is not taken as the caller's own limit.
+    const prepared = this.prepare(header, { ...request, gas: request.gas ?? 0n }, overrides);
+    const { msg, ctx } = prepared;
+    const { params } = ctx.fork;
+    return this.evms.withEvm(ctx.fork.common, prepared.precompileEdits, async (evm) => {
+      // The upper bound: the caller's gas (else the block's), EIP-7825's cap, what the sender's
+      // balance can pay for at the fee cap, and the engine's cap.
+      let hi = msg.gasLimit >= params.txGas ? msg.gasLimit : ctx.gasLimit;
+      if (params.maxTransactionGasLimit !== undefined && hi > params.maxTransactionGasLimit) hi = params.maxTransactionGasLimit;
+      if (msg.feeCap !== 0n) {
+        const sm = await overriddenState(this.reads, ctx.header.stateRoot, prepared.state);
+        let available = (await sm.getAccount(new Address(msg.from)))?.balance ?? 0n;
+        if (msg.value >= available) throw new CallError('insufficient funds for transfer');
+        available -= msg.value;
+        if (params.blobGasPerBlob !== 0n && msg.blobHashes && msg.blobHashes.length > 0) {
+          const blobCost = BigInt(msg.blobHashes.length) * params.blobGasPerBlob * (msg.blobFeeCap ?? 0n);
+          if (blobCost >= available) throw new CallError('insufficient funds for gas * price + value');
+          available -= blobCost;
+        }
+        const allowance = available / msg.feeCap;
+        if (allowance < 1n << 64n && hi > allowance) hi = allowance;
+      }
+      const cap = this.gasCap(header);
+      if (hi > cap) hi = cap;
+
+      // Runs at `gas`; a gas limit below the intrinsic gas is a failure more gas may fix.
+      const attempt = async (gas: bigint): Promise<CallResult> => {
+        try {
+          return await runMessage(evm, this.store, this.reads, prepared, gas);
+        } catch (err) {
+          if (err instanceof MessageError) {
+            if (err.reason.startsWith('intrinsic gas too low')) return INTRINSIC_GAS_TOO_LOW;
+            throw new CallError(`failed with ${gas} gas: ${err.reason}`);
+          }
+          throw err;
+        }
+      };
+
+      // A plain transfer to an account without code: the search tries the minimum first.
+      let transferGas: bigint | undefined;
+      if (msg.data.length === 0 && msg.to !== undefined) {
+        const sm = await overriddenState(this.reads, ctx.header.stateRoot, prepared.state);
+        if ((await sm.getCode(new Address(msg.to))).length === 0) transferGas = params.txGas;
+      }
+      return searchGasLimit(attempt, hi, transferGas);
+    });
+  }
+
+  /**
+   * Block context, override checks and the message, in geth's order: block overrides, state
+   * overrides (doCall), then CallDefaults and ToMessage (applyMessage).
+   */
+  private prepare(header: BlockHeader, request: CallRequest, overrides: CallOverrides): PreparedCall {
+    const ctx = blockContext(header, overrides.block, this.forks);
+    const state = overrides.state ?? [];
+    const edits = precompileEdits(ctx.fork, state);
+    const msg = callMessage(request, ctx, this.gasCap(header));
+    return { ctx, msg, state, precompileEdits: edits };
+  }
+}

@@ -1,0 +1,111 @@
+import type { Common } from '@ethereumjs/common';
+import { createEVM, type EVM } from '@ethereumjs/evm';
+import { evmBlockchain } from '../chain/blockHashes.js';
+import type { ChainStore } from '../chain/store.js';
+import type { StateReadCache } from '../state/readCache.js';
+import { CallError, CallTimeoutError, ExecutionFailedError } from './callResult.js';
+import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
+import { OverlayState } from './overlayDb.js';
+import type { PrecompileEdit } from './stateOverrides.js';
+
+/**
+ * @ethereumjs/evm instances for calls, pooled per hardfork: building one (opcode table,
+ * precompiles) costs ~0.5 ms, so idle EVMs are kept and re-pointed at each run's state; a pooled
+ * EVM serves one run at a time. Each EVM carries a deadline guard that aborts a run past
+ * {@link CALL_TIMEOUT_MS}, as geth's `--rpc.evmtimeout` does (ethereum/go-ethereum
+ * `internal/ethapi/api.go` doCall).
+ */
+
+/**
+ * Idle EVM instances kept per hardfork. One EVM serves one run at a time and more are built on
+ * demand, so this should cover the server's concurrent eth_call limit.
+ */
+export const EVM_POOL_SIZE_PER_HARDFORK = 64;
+
+/**
+ * Longest a single eth_call / eth_estimateGas may execute, geth's `--rpc.evmtimeout` default. The
+ * interpreter does not yield to the event loop while it runs, so this also bounds how long one
+ * request can hold the server.
+ */
+export const CALL_TIMEOUT_MS = 5_000;
+/** The deadline is checked every this many JUMP/JUMPI (every loop iteration passes one). */
+const TIMEOUT_CHECK_EVERY_JUMPS = 1024;
+const JUMP_OPCODES: ReadonlyMap<number, string> = new Map([
+  [0x56, 'JUMP'],
+  [0x57, 'JUMPI'],
+]);
+const ZERO_HASH = new Uint8Array(32);
+
+/** An EVM's deadline guard: JUMP/JUMPI hooks that abort a run past its deadline. */
+interface DeadlineGuard {
+  deadline: number;
+  jumps: number;
+  hooks: OpcodeHooks;
+}
+
+/** The EVMs of one chain. Safe for concurrent use. */
+export class EvmPool {
+  private readonly idle = new Map<string, EVM[]>();
+  private readonly guards = new WeakMap<EVM, DeadlineGuard>();
+
+  constructor(
+    private readonly store: ChainStore,
+    private readonly reads: StateReadCache,
+    private readonly timeoutMs: number = CALL_TIMEOUT_MS,
+  ) {}
+
+  /**
+   * Runs `fn` with an EVM for `common`'s fork, under the deadline. With precompile edits (state
+   * overrides that move or replace precompiles) the EVM is a private one with the edited map.
+   */
+  async withEvm<T>(common: Common, edits: PrecompileEdit[], fn: (evm: EVM) => Promise<T>): Promise<T> {
+    const key = common.hardfork();
+    if (edits.length > 0) {
+      // Rare: a private EVM with the edited precompile map.
+      const evm = await this.newEvm(common, edits);
+      const guard = this.guards.get(evm)!;
+      guard.deadline = performance.now() + this.timeoutMs;
+      return fn(evm);
+    }
+    const evm = this.idle.get(key)?.pop() ?? (await this.newEvm(common, []));
+    const release = () => {
+      const list = this.idle.get(key) ?? [];
+      if (list.length < EVM_POOL_SIZE_PER_HARDFORK) list.push(evm);
+      this.idle.set(key, list);
+    };
+    const guard = this.guards.get(evm);
+    guard?.hooks.ensure();
+    if (guard) guard.deadline = performance.now() + this.timeoutMs;
+    try {
+      const result = await fn(evm);
+      release();
+      return result;
+    } catch (err) {
+      // Message-validation errors leave the EVM untouched; after anything else (a timeout
+      // included) it may be mid-run, so it is dropped.
+      if ((err instanceof CallError && !(err instanceof CallTimeoutError)) || err instanceof ExecutionFailedError) release();
+      throw err;
+    } finally {
+      if (guard) guard.deadline = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  private async newEvm(common: Common, edits: PrecompileEdit[]): Promise<EVM> {
+    const customPrecompiles = edits.map((e) =>
+      e.fn === undefined ? { address: `0x${e.address}` as const } : { address: `0x${e.address}` as const, function: e.fn },
+    );
+    const evm = await createEVM({
+      common,
+      stateManager: new OverlayState(this.reads, ZERO_HASH),
+      blockchain: evmBlockchain(this.store),
+      customPrecompiles: customPrecompiles.length > 0 ? customPrecompiles : undefined,
+    });
+    const guard: DeadlineGuard = { deadline: Number.POSITIVE_INFINITY, jumps: 0, hooks: undefined as unknown as OpcodeHooks };
+    const timeoutMs = this.timeoutMs;
+    guard.hooks = hookOpcodes(evm, JUMP_OPCODES, () => {
+      if (++guard.jumps % TIMEOUT_CHECK_EVERY_JUMPS === 0 && performance.now() > guard.deadline) throw new CallTimeoutError(timeoutMs);
+    });
+    this.guards.set(evm, guard);
+    return evm;
+  }
+}

@@ -1,0 +1,188 @@
+import { type EVM, EVMError, type EVMResult } from '@ethereumjs/evm';
+import { Account, Address, bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
+import type { ChainStore } from '../chain/store.js';
+import type { StateReadCache } from '../state/readCache.js';
+import { applyAuthorizations, isDelegation } from './authorizations.js';
+import { type BlockContext, blockchainBelow } from './blockContext.js';
+import type { AccountOverride } from './callArgs.js';
+import { type CallResult, checksum, MessageError } from './callResult.js';
+import { pointEvmAt } from './ethereumjsInternals.js';
+import { type FailedFrame, gethErrorText, type PrecompileContext } from './evmErrors.js';
+import { floorDataGas, intrinsicGas, type Message } from './message.js';
+import { overriddenState, type PrecompileEdit } from './stateOverrides.js';
+
+/**
+ * One message run on an EVM over a fresh overlay of the block's state, as geth's state transition
+ * runs it for a call (ethereum/go-ethereum `core/state_transition.go` with SkipNonceChecks,
+ * SkipTransactionChecks and NoBaseFee: preCheck, buyGas, intrinsic gas, Prepare, the call, refunds
+ * and the EIP-7623 floor). Nothing the run writes outlives it.
+ */
+
+const UINT256_LIMIT = 1n << 256n;
+
+/** Everything a run needs besides the gas limit: the call, prepared once per request. */
+export interface PreparedCall {
+  ctx: BlockContext;
+  msg: Message;
+  state: AccountOverride[];
+  /** Precompile map edits the state overrides imply (moves, and precompile addresses overridden). */
+  precompileEdits: PrecompileEdit[];
+}
+
+/**
+ * geth's state transition for one message with `gasLimit` (pre-Amsterdam rules) on `evm`, over
+ * the state after `prepared.ctx.header` with the state overrides applied. Reverts and EVM failures
+ * are results; message-validation failures throw {@link MessageError}.
+ */
+export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCache, prepared: PreparedCall, gasLimit: bigint): Promise<CallResult> {
+  const { ctx, msg } = prepared;
+  const { common, params } = ctx.fork;
+  const sm = await overriddenState(reads, ctx.header.stateRoot, prepared.state);
+  const from = new Address(msg.from);
+  let fromChecksum: string | undefined;
+  const fromHex = () => (fromChecksum ??= checksum(msg.from));
+  const fail = (reason: string): never => {
+    throw new MessageError(reason, gasLimit);
+  };
+
+  // preCheck: fee fields (London), blobs, authorizations
+  if (common.isActivatedEIP(1559)) {
+    const skip = msg.feeCap === 0n && msg.tipCap === 0n;
+    if (!skip) {
+      if (msg.feeCap < msg.tipCap) {
+        fail(`max priority fee per gas higher than max fee per gas: address ${fromHex()}, maxPriorityFeePerGas: ${msg.tipCap}, maxFeePerGas: ${msg.feeCap}`);
+      }
+      if (msg.feeCap < (ctx.baseFee ?? 0n)) {
+        fail(`max fee per gas less than block base fee: address ${fromHex()}, maxFeePerGas: ${msg.feeCap}, baseFee: ${ctx.baseFee}`);
+      }
+    }
+  }
+  if (msg.blobHashes !== undefined) {
+    if (msg.to === undefined) fail('blob transaction of type create');
+    if (msg.blobHashes.length === 0) fail('blob transaction missing blob hashes');
+    if (params.maxBlobsPerTx !== undefined && msg.blobHashes.length > params.maxBlobsPerTx) fail('blob transaction has too many blobs');
+    msg.blobHashes.forEach((h, i) => {
+      if (h[0] !== 0x01) fail(`blob ${i} has invalid hash version`);
+    });
+  }
+  const blobGas = BigInt(msg.blobHashes?.length ?? 0) * params.blobGasPerBlob;
+  if (blobGas > 0n && msg.blobFeeCap !== 0n && (msg.blobFeeCap ?? 0n) < (ctx.blobBaseFee ?? 0n)) {
+    fail(`max fee per blob gas less than block blob gas fee: address ${fromHex()} blobGasFeeCap: ${msg.blobFeeCap}, blobBaseFee: ${ctx.blobBaseFee}`);
+  }
+  if (msg.authorizations !== undefined) {
+    if (msg.to === undefined) fail(`EIP-7702 transaction cannot be used to create contract (sender ${fromHex()})`);
+    if (msg.authorizations.length === 0) fail(`EIP-7702 transaction with empty auth list (sender ${fromHex()})`);
+  }
+
+  // buyGas: the balance must cover gas * feeCap + value (+ blob gas * blob fee cap)
+  let mgval = gasLimit * msg.gasPrice;
+  let balanceCheck = gasLimit * msg.feeCap + msg.value;
+  if (blobGas > 0n) {
+    balanceCheck += blobGas * (msg.blobFeeCap ?? 0n);
+    mgval += blobGas * (ctx.blobBaseFee ?? 0n);
+  }
+  const sender = (await sm.getAccount(from)) ?? new Account();
+  if (balanceCheck >= UINT256_LIMIT) fail(`insufficient funds for gas * price + value: address ${fromHex()} required balance exceeds 256 bits`);
+  if (sender.balance < balanceCheck) {
+    fail(`insufficient funds for gas * price + value: address ${fromHex()} have ${sender.balance} want ${balanceCheck}`);
+  }
+  sender.balance -= mgval;
+
+  // intrinsic gas and the EIP-7623 floor
+  const isCreate = msg.to === undefined;
+  const intrinsic = intrinsicGas(params, msg, isCreate);
+  if (gasLimit < intrinsic) fail(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
+  const floor = floorDataGas(params, msg.data);
+  if (gasLimit < floor) fail(`intrinsic gas too low: have ${gasLimit}, want ${floor}`);
+  if (msg.value > 0n && sender.balance < msg.value) fail(`insufficient funds for transfer: address ${fromHex()}`);
+  if (isCreate && params.maxInitCodeSize !== undefined && BigInt(msg.data.length) > params.maxInitCodeSize) {
+    fail(`max initcode size exceeded: code size ${msg.data.length} limit ${params.maxInitCodeSize}`);
+  }
+
+  // point the pooled EVM at this run's state and block
+  pointEvmAt(evm, sm);
+  evm.blockchain = blockchainBelow(store, ctx.header.number);
+
+  // Prepare: warm sender, recipient, precompiles, coinbase (EIP-3651) and the access list
+  if (common.isActivatedEIP(2929)) {
+    for (const address of ctx.fork.precompileAddresses) evm.journal.addAlwaysWarmAddress(address);
+    evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(msg.from));
+    if (msg.to !== undefined) evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(msg.to));
+    if (common.isActivatedEIP(3651)) evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(ctx.coinbase));
+    for (const entry of msg.accessList) {
+      const address = bytesToUnprefixedHex(entry.address);
+      evm.journal.addAlwaysWarmAddress(address);
+      for (const key of entry.storageKeys) evm.journal.addAlwaysWarmSlot(address, bytesToUnprefixedHex(key));
+    }
+  }
+
+  // the sender's nonce goes up before the call (a CREATE derives its address from the old one)
+  sender.nonce += 1n;
+  await sm.putAccount(from, sender);
+
+  let authRefund = 0n;
+  if (!isCreate && msg.authorizations !== undefined) authRefund = await applyAuthorizations(evm, sm, common, params, msg.authorizations);
+  if (!isCreate) {
+    const code = await sm.getCode(new Address(msg.to!));
+    if (isDelegation(code)) evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(code.subarray(3, 23)));
+  }
+
+  const block = {
+    header: {
+      number: ctx.number,
+      coinbase: new Address(ctx.coinbase),
+      timestamp: ctx.timestamp,
+      difficulty: ctx.difficulty,
+      prevRandao: ctx.prevRandao,
+      gasLimit: ctx.gasLimit,
+      baseFeePerGas: ctx.baseFee,
+      slotNumber: 0n,
+      getBlobGasPrice: () => ctx.blobBaseFee,
+    },
+  };
+  const executionGas = gasLimit - intrinsic;
+  const result: EVMResult = await evm.runCall({
+    block: block as never,
+    gasPrice: msg.gasPrice,
+    origin: from,
+    caller: from,
+    gasLimit: executionGas,
+    to: msg.to === undefined ? undefined : new Address(msg.to),
+    value: msg.value,
+    data: msg.data,
+    blobVersionedHashes: msg.blobHashes?.map((h) => bytesToHex(h)),
+    skipNonceIncrement: true,
+  });
+  const exec = result.execResult;
+
+  // gas: refunds (capped: 1/2 before London, 1/5 after) and the EIP-7623 floor
+  let peak = intrinsic + exec.executionGasUsed;
+  const quotient = common.isActivatedEIP(3529) ? 5n : 2n;
+  let refund = authRefund + (exec.exceptionError ? 0n : (exec.gasRefund ?? 0n));
+  if (refund > peak / quotient) refund = peak / quotient;
+  let used = peak - refund;
+  if (used < floor) used = floor;
+  if (peak < floor) peak = floor;
+
+  const err = exec.exceptionError;
+  if (!err) return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak };
+  if (err.error === EVMError.errorMessages.REVERT) {
+    return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak, failure: { kind: 'revert' } };
+  }
+  const frame = (exec as { runState?: FailedFrame }).runState;
+  const message = gethErrorText(err, frame, precompileContext(evm, msg));
+  return {
+    returnValue: new Uint8Array(),
+    gasUsed: used,
+    peakGasUsed: peak,
+    failure: { kind: 'halt', message, outOfGas: message === 'out of gas' },
+  };
+}
+
+/** The precompile the top frame called, for precompile-specific error texts. */
+function precompileContext(evm: EVM, msg: Message): PrecompileContext {
+  if (msg.to === undefined || evm.precompiles.get(bytesToUnprefixedHex(msg.to)) === undefined) return undefined;
+  let address = 0;
+  for (const b of msg.to) address = address * 256 + b;
+  return { address, input: msg.data };
+}
