@@ -3,6 +3,8 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type BatchDBOp, bytesToHex, type DB, type EncodingOpts, ValueEncoding } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
+import { LRUCache } from 'lru-cache';
+import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
@@ -113,7 +115,6 @@ export interface TraceServiceOptions {
 
 /** Traces blocks for the RPC methods: cached, deduplicated, under a concurrency limit. */
 export interface TraceService {
-  readonly chain: EthereumChain;
   /** The traces of a stored block (the genesis has none). */
   blockTraces(block: Block): Promise<BlockTraces>;
   /**
@@ -128,44 +129,28 @@ export interface TraceService {
 /** Builds the trace service of an opened chain. */
 export function createTraceService(chain: EthereumChain, opts: TraceServiceOptions): TraceService {
   const maxBytes = opts.cacheBytes ?? TRACE_CACHE_BYTES;
-  const limit = createLimiter(opts.maxConcurrentReplays ?? MAX_CONCURRENT_REPLAYS);
-  // Map order is recency order: a hit is moved to the end, eviction takes from the front.
-  const cache = new Map<string, { traces: BlockTraces; bytes: number }>();
+  const limit = pLimit(opts.maxConcurrentReplays ?? MAX_CONCURRENT_REPLAYS);
+  // A strict byte budget (lru-cache's maxSize): a trace replay costs milliseconds, so the
+  // reordering on each hit that the request path's two-generation LruCache avoids costs nothing here.
+  const cache = new LRUCache<string, { traces: BlockTraces; bytes: number }>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
   const inFlight = new Map<string, Promise<BlockTraces>>();
-  let cachedBytes = 0;
 
   const remember = (key: string, traces: BlockTraces): void => {
     const bytes = estimateTraceBytes(traces.txs) + FRAME_OVERHEAD_BYTES * (traces.rewards.length + 1);
-    if (bytes > maxBytes) return;
-    cache.set(key, { traces, bytes });
-    cachedBytes += bytes;
-    for (const [oldKey, entry] of cache) {
-      if (cachedBytes <= maxBytes) break;
-      cache.delete(oldKey);
-      cachedBytes -= entry.bytes;
-    }
-  };
-
-  const cached = (key: string): BlockTraces | undefined => {
-    const hit = cache.get(key);
-    if (!hit) return undefined;
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit.traces;
+    if (bytes <= maxBytes) cache.set(key, { traces, bytes });
   };
 
   const service: TraceService = {
-    chain,
     async tracesByHash(hash: Uint8Array): Promise<BlockTraces | undefined> {
-      const hit = cached(bytesToHex(hash));
-      if (hit) return hit;
+      const hit = cache.get(bytesToHex(hash));
+      if (hit) return hit.traces;
       const block = await chain.store.blockByHash(hash);
       return block ? service.blockTraces(block) : undefined;
     },
     async blockTraces(block: Block): Promise<BlockTraces> {
       const key = bytesToHex(block.hash());
-      const hit = cached(key);
-      if (hit) return hit;
+      const hit = cache.get(key);
+      if (hit) return hit.traces;
       const running = inFlight.get(key);
       if (running) return running;
       const promise = (async () => {
@@ -182,25 +167,8 @@ export function createTraceService(chain: EthereumChain, opts: TraceServiceOptio
       }
     },
     cacheStats() {
-      return { blocks: cache.size, bytes: cachedBytes };
+      return { blocks: cache.size, bytes: cache.calculatedSize };
     },
   };
   return service;
-}
-
-/** A FIFO semaphore: runs at most `max` tasks at once. */
-function createLimiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    else active++;
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
-  };
 }

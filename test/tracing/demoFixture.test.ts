@@ -100,7 +100,6 @@ describe.skipIf(!existsSync(join(DEMO_DIR, 'chain.rlp')))('traces on the bundled
     const asked: bigint[] = [];
     const inner = tracerOf(ctx);
     const counting: TraceService = {
-      chain: inner.chain,
       blockTraces: (block: Block) => {
         asked.push(block.header.number);
         return inner.blockTraces(block);

@@ -107,7 +107,6 @@ function* product(opts: {
 function countingTracer(inner: TraceService): TraceService & { asked: bigint[] } {
   const asked: bigint[] = [];
   return {
-    chain: inner.chain,
     asked,
     async blockTraces(block: Block) {
       asked.push(block.header.number);
