@@ -86,23 +86,6 @@ export function hexDigitsToBytes(digits: string): Uint8Array {
   return out;
 }
 
-/** bigint → big-endian bytes of exactly `size` bytes. */
-export function bigIntToFixedBytes(value: bigint, size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let v = value;
-  for (let i = size - 1; i >= 0 && v > 0n; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
-}
-
-/** Big-endian bytes → bigint (empty = 0). */
-export function bytesToBigInt(bytes: Uint8Array): bigint {
-  if (bytes.length === 0) return 0n;
-  return BigInt(bytesToData(bytes));
-}
-
 /** Big-endian bytes (at most 32) → 32-byte data hex, left-padded with zeros (storage values). */
 export function bytesToData32(bytes: Uint8Array): string {
   return `0x${hexKey(bytes).padStart(64, '0')}`;

@@ -26,9 +26,3 @@ export async function openDatabase(datadir: string): Promise<Level> {
   }
   return db;
 }
-
-/** Reads a key, `undefined` when absent. */
-export async function getOrUndefined(db: Level, key: Uint8Array): Promise<Uint8Array | undefined> {
-  const value = await db.get(key);
-  return value ?? undefined;
-}

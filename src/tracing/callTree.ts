@@ -83,8 +83,3 @@ export interface TxCallTree {
   txIndex: number;
   root: CallFrame;
 }
-
-/** Narrowing helper. */
-export function isSelfdestruct(node: TraceNode): node is SelfdestructNode {
-  return node.kind === 'selfdestruct';
-}

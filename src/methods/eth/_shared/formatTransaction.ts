@@ -1,8 +1,9 @@
 import type { Block } from '@ethereumjs/block';
 import type { AccessListBytes } from '@ethereumjs/tx';
 import { isAccessList2930Tx, isBlob4844Tx, isEOACode7702Tx, isFeeMarket1559Tx, isLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
+import { bytesToBigInt } from '@ethereumjs/util';
 import { LruCache } from '../../../chain/lru.js';
-import { bigIntToQuantity, bytesToBigInt, bytesToData, dataToBytes } from '../../../codec/hex.js';
+import { bigIntToQuantity, bytesToData, dataToBytes } from '../../../codec/hex.js';
 
 /** An access-list entry on the wire. */
 export interface RpcAccessListEntry {
