@@ -1,30 +1,26 @@
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import type { RawData, WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from '../config/limits.js';
 import { createLogger, redactUrl } from '../log/logger.js';
+import { createKeyChecker } from './apiKeys.js';
 import { type DispatchLimits, dispatch } from './dispatch.js';
-import { InternalError, InvalidRequestError, LimitExceededError, ResourceNotFoundError, RpcError } from './errors.js';
+import { InvalidRequestError, ResourceNotFoundError } from './errors.js';
 import { createFastPath } from './fastPath.js';
-import type { MethodTable } from './method.js';
+import { createNetworkSelector, type NetworkHandle } from './networks.js';
+import { ACCEPTED_CONTENT_TYPES, isAcceptedContentType, sendTransportError, unsupportedMediaType, writeClientError } from './transportErrors.js';
+import { closeWebSockets, serveWebSocket } from './websocket.js';
 
 export type { TransportLimits } from '../config/limits.js';
+export type { NetworkHandle } from './networks.js';
 
 /**
- * One network the server hosts (one datadir): its methods and the context they run with.
- * The Host header picks the network, as hosted providers do (`mainnet.localhost`, …).
+ * The server: Fastify with its routes (JSON-RPC over HTTP and WebSocket, /health), auth in
+ * `onRequest`, the HTTP fast path in front, request logging with keys redacted, clean shutdown.
+ * Keys, networks, WebSocket sessions and transport errors live in their own modules beside it.
  */
-export interface NetworkHandle {
-  name: string; // e.g. 'mainnet'
-  hostnames: readonly string[]; // Host names routed here (case-insensitive, port ignored; a dot-less name matches the first label); may be empty
-  methods: MethodTable<unknown>;
-  context: unknown; // passed as ctx to MethodDefinition.call
-  health(): Promise<{ ok: boolean } & Record<string, unknown>>;
-}
 
 /** Options of {@link buildServer}. */
 export interface ServerOptions {
@@ -35,17 +31,8 @@ export interface ServerOptions {
   fastPath?: boolean; // answer well-formed RPC POSTs before Fastify's router (default true; see fastPath.ts)
 }
 
-/** Media types geth accepts for a JSON-RPC POST (parameters such as `charset` are ignored). */
-const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
-
-/** Keys are compared over at least this many characters (see createKeyChecker); `serve` allows 128. */
-const KEY_COMPARE_WIDTH = 128;
-
 /** Fastify's default keep-alive timeout, which its own server factory sets (72 s). */
 const FASTIFY_KEEP_ALIVE_TIMEOUT_MS = 72_000;
-
-/** WebSocket close code sent to every open socket by `app.close()` (RFC 6455: "going away"). */
-const WS_CLOSE_GOING_AWAY = 1001;
 
 /**
  * Builds the JSON-RPC server without listening; the CLI calls `listen`, tests bind 127.0.0.1:0.
@@ -261,193 +248,4 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     });
   }
   return app;
-}
-
-/**
- * One WebSocket session. Messages are dispatched as they arrive (responses may come out of
- * order; clients match by id). Over `maxInFlight` unanswered messages the socket stops reading
- * until one finishes. Messages over the size limit are refused by ws itself, which closes the
- * connection with 1009 (message too big): the frame never reaches us, so there is no request to
- * answer, and geth likewise drops connections that exceed its read limit.
- */
-function serveWebSocket(socket: WebSocket, req: FastifyRequest, network: NetworkHandle, limits: DispatchLimits, maxInFlight: number): void {
-  const log = req.log;
-  log.debug({ url: redactUrl(req.url), network: network.name }, 'websocket open');
-  let inFlight = 0;
-  let paused = false;
-  socket.on('message', (data: RawData) => {
-    inFlight++;
-    if (inFlight >= maxInFlight && !paused) {
-      paused = true;
-      socket.pause();
-    }
-    // Text frames arrive already UTF-8-checked by ws (else 1007); binary ones are decoded
-    // strictly by dispatch, so invalid UTF-8 there is a -32700.
-    dispatch(toBuffer(data), network, log, limits)
-      .then((out) => {
-        if (out !== undefined && socket.readyState === socket.OPEN) socket.send(out);
-      })
-      .catch((err: unknown) => log.error({ err }, 'websocket dispatch failed'))
-      .finally(() => {
-        inFlight--;
-        if (paused && inFlight < maxInFlight) {
-          paused = false;
-          socket.resume();
-        }
-      });
-  });
-  socket.on('close', (code: number) => log.debug({ code, network: network.name }, 'websocket closed'));
-}
-
-function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
-}
-
-/** Sends 1001 to every socket and waits for them to close, cutting the stragglers after `graceMs`. */
-async function closeWebSockets(clients: Iterable<WebSocket>, graceMs: number): Promise<void> {
-  await Promise.all(
-    [...clients].map(
-      (socket) =>
-        new Promise<void>((resolve) => {
-          if (socket.readyState === socket.CLOSED) return resolve();
-          const timer = setTimeout(() => socket.terminate(), graceMs);
-          socket.once('close', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          if (socket.readyState !== socket.CLOSING) socket.close(WS_CLOSE_GOING_AWAY, 'server shutting down');
-        }),
-    ),
-  );
-}
-
-/**
- * Writes a transport-level failure as a JSON-RPC error body with its HTTP status. RpcErrors keep
- * their `httpStatus`; Fastify's errors are mapped by code; anything unknown is a 500 whose
- * details go to the log only. Expected failures are not logged here (the response line shows
- * them); unexpected ones are logged at error with their stack.
- */
-function sendTransportError(req: FastifyRequest, reply: FastifyReply, err: unknown): void {
-  const { status, error } = classify(err, req.log);
-  // A refused WebSocket upgrade: nothing else may follow on this connection.
-  if (req.headers.upgrade !== undefined) reply.raw.once('finish', () => req.raw.socket.destroy());
-  reply
-    .code(status)
-    .type('application/json')
-    .send(`{"jsonrpc":"2.0","id":null,"error":${JSON.stringify(error.toJSON())}}`);
-}
-
-function classify(err: unknown, log: FastifyBaseLogger): { status: number; error: RpcError } {
-  if (err instanceof RpcError) return { status: err.httpStatus, error: err };
-  const e = err as Partial<FastifyError>;
-  switch (e.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      // -32005 "limit exceeded" (Ethereum extended codes) rather than -32600: the request may be
-      // well formed, it is only too big. Message after geth's `content length too large`.
-      return { status: 413, error: new LimitExceededError('content length too large', undefined, 413) };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, error: unsupportedMediaType() };
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      // Only /v3/:apiKey and /ws/v3/:apiKey have params: a key this long is no key of ours.
-      return { status: 401, error: new ResourceNotFoundError('invalid project id', 401) };
-  }
-  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return { status: e.statusCode, error: new InvalidRequestError('invalid request', e.statusCode) };
-  }
-  log.error({ err }, 'unexpected error in the HTTP layer');
-  return { status: 500, error: new InternalError() };
-}
-
-/**
- * Answers a request Node's HTTP parser rejected (malformed request line or headers, header
- * overflow, timeout) in our JSON-RPC error shape, then drops the connection, as Node does.
- */
-function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, text, message] =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', 'request timeout']
-      : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'request headers too large']
-        : [400, 'Bad Request', 'malformed HTTP request'];
-  const body = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"${message}"}}`;
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
-  }
-  socket.destroy();
-}
-
-function unsupportedMediaType(): RpcError {
-  return new InvalidRequestError('invalid content type, only application/json is supported', 415);
-}
-
-function isAcceptedContentType(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const type = header.split(';')[0].trim().toLowerCase();
-  return ACCEPTED_CONTENT_TYPES.includes(type);
-}
-
-/** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */
-function normalizeHost(host: string): string {
-  let h = host.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    return end < 0 ? h : h.slice(0, end + 1);
-  }
-  const colon = h.indexOf(':');
-  if (colon >= 0) h = h.slice(0, colon);
-  return h.endsWith('.') ? h.slice(0, -1) : h;
-}
-
-function createNetworkSelector(networks: readonly NetworkHandle[]): (host: string | undefined) => NetworkHandle {
-  const byHost = new Map<string, NetworkHandle>();
-  for (const network of networks) {
-    for (const name of network.hostnames) {
-      const key = normalizeHost(name);
-      const other = byHost.get(key);
-      if (other !== undefined && other !== network) throw new Error(`buildServer: host ${name} is claimed by ${other.name} and ${network.name}`);
-      byHost.set(key, network);
-    }
-  }
-  const fallback = networks[0];
-  // An exact host name wins; otherwise a dot-less entry matches the host's first label, as hosted
-  // providers name networks (`mainnet.example.net`, `starknet-mainnet.localhost`).
-  return (host) => {
-    if (host === undefined) return fallback;
-    const name = normalizeHost(host);
-    return byHost.get(name) ?? byHost.get(name.split('.')[0]) ?? fallback;
-  };
-}
-
-/**
- * Key check in constant time. The presented key is written into a zeroed buffer of a fixed width
- * (the longest key, at least {@link KEY_COMPARE_WIDTH} bytes) and compared with every configured
- * key, padded the same way, by `crypto.timingSafeEqual`; the lengths are compared separately and
- * the results folded without branching. So the time does not depend on how much of a key the
- * presented one matches, nor on the keys' lengths. A presented key longer than the width cannot
- * match and is refused at once: that shows only the width, a constant unless a configured key is
- * longer than 128 bytes.
- *
- * Not digests: hashing the presented key (HMAC or SHA-256) cost several µs a request under load,
- * more than the rest of the HTTP fast path's own work.
- */
-function createKeyChecker(apiKeys: readonly string[]): (key: string) => boolean {
-  const width = Math.max(KEY_COMPARE_WIDTH, ...apiKeys.map((k) => Buffer.byteLength(k)));
-  const known = apiKeys.map((k) => {
-    const padded = Buffer.alloc(width);
-    padded.write(k);
-    return { padded, length: Buffer.byteLength(k) };
-  });
-  const scratch = Buffer.alloc(width);
-  return (key) => {
-    const length = Buffer.byteLength(key);
-    if (length > width) return false;
-    scratch.fill(0);
-    scratch.write(key);
-    let matches = 0;
-    for (const k of known) matches |= Number(timingSafeEqual(scratch, k.padded)) & Number(k.length === length);
-    return matches === 1;
-  };
 }

@@ -1,0 +1,51 @@
+import type { MethodTable } from './method.js';
+
+/**
+ * The networks a server hosts and how a request picks one: by its Host name, as hosted providers
+ * name networks (`mainnet.example.net`, `starknet-mainnet.localhost`).
+ */
+
+/**
+ * One network the server hosts (one datadir): its methods and the context they run with.
+ * The Host header picks the network, as hosted providers do (`mainnet.localhost`, …).
+ */
+export interface NetworkHandle {
+  name: string; // e.g. 'mainnet'
+  hostnames: readonly string[]; // Host names routed here (case-insensitive, port ignored; a dot-less name matches the first label); may be empty
+  methods: MethodTable<unknown>;
+  context: unknown; // passed as ctx to MethodDefinition.call
+  health(): Promise<{ ok: boolean } & Record<string, unknown>>;
+}
+
+/** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */
+function normalizeHost(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    return end < 0 ? h : h.slice(0, end + 1);
+  }
+  const colon = h.indexOf(':');
+  if (colon >= 0) h = h.slice(0, colon);
+  return h.endsWith('.') ? h.slice(0, -1) : h;
+}
+
+/** The network a Host header names; the first network when it names none. */
+export function createNetworkSelector(networks: readonly NetworkHandle[]): (host: string | undefined) => NetworkHandle {
+  const byHost = new Map<string, NetworkHandle>();
+  for (const network of networks) {
+    for (const name of network.hostnames) {
+      const key = normalizeHost(name);
+      const other = byHost.get(key);
+      if (other !== undefined && other !== network) throw new Error(`buildServer: host ${name} is claimed by ${other.name} and ${network.name}`);
+      byHost.set(key, network);
+    }
+  }
+  const fallback = networks[0];
+  // An exact host name wins; otherwise a dot-less entry matches the host's first label, as hosted
+  // providers name networks (`mainnet.example.net`, `starknet-mainnet.localhost`).
+  return (host) => {
+    if (host === undefined) return fallback;
+    const name = normalizeHost(host);
+    return byHost.get(name) ?? byHost.get(name.split('.')[0]) ?? fallback;
+  };
+}
