@@ -1,9 +1,10 @@
 import type { EthereumChain } from '../chain/open.js';
-import type { CallEngine } from '../execution/callEngine.js';
-import type { StateReader } from '../state/stateReader.js';
-import type { TraceService } from '../tracing/replay.js';
+import { DEFAULT_MAX_TRACE_FILTER_BLOCKS, MAX_TRACE_FILTER_RESULTS } from '../config/limits.js';
+import { type CallEngine, createCallEngine } from '../execution/callEngine.js';
+import { StateReader } from '../state/stateReader.js';
+import { createTraceService, type TraceService } from '../tracing/replay.js';
 
-/** Limits of the trace methods (defaults in `methods/trace/_shared.ts`). */
+/** Limits of the trace methods (defaults in `config/limits.ts`). */
 export interface TraceLimits {
   /** Most traces in one trace_filter answer. */
   maxFilterResults: number;
@@ -27,12 +28,6 @@ export interface EthContext {
 
 /** Builds the context of an opened chain. */
 export async function createEthContext(chain: EthereumChain, clientVersion: string, opts: { traceLimits?: Partial<TraceLimits> } = {}): Promise<EthContext> {
-  const [{ StateReader }, { createCallEngine }, { createTraceService }, { MAX_TRACE_FILTER_RESULTS, DEFAULT_MAX_TRACE_FILTER_BLOCKS }] = await Promise.all([
-    import('../state/stateReader.js'),
-    import('../execution/callEngine.js'),
-    import('../tracing/replay.js'),
-    import('./trace/_shared.js'),
-  ]);
   const state = new StateReader(chain.level);
   return {
     chain,

@@ -3,21 +3,6 @@ import { type BlockId, BlockNumberOrTag } from '../../codec/blockId.js';
 import type { TraceService } from '../../tracing/replay.js';
 import type { EthContext, TraceLimits } from '../context.js';
 
-/**
- * Most traces in one trace_filter response: the 10,000 Infura documented for trace_filter. A
- * query that would return more is refused with -32005 (never a truncated list), so a client can
- * page with `after`/`count` or narrow the range.
- */
-export const MAX_TRACE_FILTER_RESULTS = 10_000;
-
-/**
- * Widest trace_filter block range (toBlock − fromBlock), or undefined for no cap, the default:
- * the address index makes wide ranges cheap when addresses are given, and without addresses the
- * scan stops at the result limit. reth caps at 100 (`--rpc.max-trace-filter-blocks`) because it
- * scans; operators who want that can set it.
- */
-export const DEFAULT_MAX_TRACE_FILTER_BLOCKS: bigint | undefined = undefined;
-
 /** The context's trace service. */
 export function tracerOf(ctx: EthContext): TraceService {
   return ctx.tracer;
