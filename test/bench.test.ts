@@ -1,8 +1,10 @@
-// The benchmark harness (bench/run.ts, `npm run bench`) in --quick mode on a tiny chain: it must
+// The benchmark harness (bench/runBench.ts, `npm run bench`) in --quick mode on a tiny chain: it must
 // produce a well-formed table with non-zero throughput and no wrong answer from any server. Speed
 // is not asserted (the machines are shared); BENCHMARKS.md and bench/results/ are not written.
 import { expect, it } from 'vitest';
-import { badCount, renderTables, runBench } from '../bench/run.js';
+import { renderTables } from '../bench/report.js';
+import { badCount } from '../bench/results.js';
+import { runBench } from '../bench/runBench.js';
 import type { LoadResult } from '../bench/wsLoad.js';
 import { describeWithFoundry } from './helpers/foundry.js';
 

@@ -1,0 +1,209 @@
+/**
+ * The bench's child processes: commands run to completion (tracenode init and import, the raw
+ * execution and Starknet benches) and long-running servers (tracenode, the Fastify floor, the
+ * node:http floor) started on 127.0.0.1 port 0 and ready once their output says where they
+ * listen. Every child is killed when the bench process exits, also on failure. Also: where each
+ * server is reached for each network, and a process's resident memory.
+ *
+ * anvil is started by the chain generator (bench/chains.ts), which keeps the instance that mined
+ * the chain serving it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Network, ServerName } from './results.js';
+
+/** bench/ */
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+/** The repository root: the children's working directory. */
+export const REPO = resolve(BENCH_DIR, '..');
+/** The API key tracenode and the floors accept (`/v3/<key>`). */
+export const API_KEY = 'bench';
+/** Node flags that run a TypeScript file. */
+export const TSX = ['--import', 'tsx'];
+
+/** Node arguments that run tracenode's CLI with `args`. */
+export const tracenodeArgs = (...args: string[]): string[] => [...TSX, join(REPO, 'src/cli.ts'), ...args];
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const children = new Set<ChildProcess>();
+let exitHook = false;
+function trackChild(p: ChildProcess): void {
+  children.add(p);
+  p.once('exit', () => children.delete(p));
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => {
+      for (const c of children) c.kill('SIGKILL');
+    });
+  }
+}
+
+/** Runs a command to completion (bounded by timeoutMs); stdout and stderr as text. */
+export function runCommand(
+  cmd: string,
+  args: string[],
+  opts: { timeoutMs: number; onLine?: (line: string) => void; cwd?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const p = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    trackChild(p);
+    let stdout = '';
+    let stderr = '';
+    let partial = '';
+    const lines = (d: string) => {
+      if (!opts.onLine) return;
+      partial += d;
+      const parts = partial.split(/\r?\n/);
+      partial = parts.pop() ?? '';
+      for (const l of parts) if (l.trim()) opts.onLine(l);
+    };
+    p.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      lines(d);
+    });
+    p.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      lines(d);
+    });
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')}: still running after ${Math.round(opts.timeoutMs / 1000)} s, killed`));
+    }, opts.timeoutMs);
+    p.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    p.once('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A server child that is ready: the match of its ready line, its recent output, and stop(). */
+export interface StartedServer {
+  proc: ChildProcess;
+  match: RegExpExecArray;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/** A long-running Node child: waits for `ready` to match its output; stop() ends it (SIGTERM, then SIGKILL after 5 s). */
+export async function startServer(name: string, args: string[], ready: RegExp, timeoutMs = 60_000): Promise<StartedServer> {
+  const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  trackChild(proc);
+  let out = '';
+  const keep = (d: Buffer) => {
+    out += d.toString();
+    if (out.length > 50_000) out = out.slice(-20_000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  let exited = false;
+  const exitedP = new Promise<void>((r) =>
+    proc.once('exit', () => {
+      exited = true;
+      r();
+    }),
+  );
+  const stop = async () => {
+    if (exited) return;
+    proc.kill('SIGTERM');
+    const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    await exitedP;
+    clearTimeout(t);
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = ready.exec(out);
+    if (m) return { proc, match: m, output: () => out, stop };
+    if (exited) throw new Error(`${name} exited before it was ready:\n${out.slice(-3000)}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} not ready after ${timeoutMs / 1000} s:\n${out.slice(-3000)}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Reads VmRSS of a process, MiB (Linux). */
+export function rssMiB(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a server answers a network: its HTTP URL, its WebSocket URL ('' when it has none) and extra headers. */
+export interface Endpoint {
+  http: string;
+  ws: string;
+  headers: Record<string, string>;
+}
+
+export type Endpoints = Record<ServerName, Record<Network, Endpoint>>;
+
+/** The servers of a run once they listen. */
+export interface Servers {
+  endpoints: Endpoints;
+  tracenode: StartedServer;
+  ports: { tracenode: string; anvil: string; floor: string };
+}
+
+const FLOOR_READY = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
+
+/**
+ * Starts tracenode (`serve` on `datadir`, with `networks` as `--networks` when not empty) and the
+ * two floors, all at once; anvil already listens at `anvilUrl`. The stop of every server that
+ * started is pushed onto `stops`, also when another one fails to start.
+ */
+export async function startServers(o: { datadir: string; networks: string; anvilUrl: string; stops: Array<() => Promise<void>> }): Promise<Servers> {
+  const started = await Promise.allSettled([
+    startServer(
+      'tracenode',
+      tracenodeArgs(
+        'serve',
+        '--datadir',
+        o.datadir,
+        ...(o.networks ? ['--networks', o.networks] : []),
+        '--api-keys',
+        API_KEY,
+        '--port',
+        '0',
+        '--log-level',
+        'warn',
+      ),
+      /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,
+      120_000,
+    ),
+    startServer('floor', [...TSX, join(BENCH_DIR, 'floor.ts'), '--port', '0', '--key', API_KEY], FLOOR_READY),
+    startServer('nodeFloor', [...TSX, join(BENCH_DIR, 'floor.ts'), '--port', '0', '--key', API_KEY, '--node'], FLOOR_READY),
+  ]);
+  for (const s of started) if (s.status === 'fulfilled') o.stops.push(s.value.stop);
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [tracenode, floor, nodeFloor] = started.map((s) => (s as PromiseFulfilledResult<StartedServer>).value);
+
+  const tnPort = tracenode.match[1];
+  const anvilPort = new URL(o.anvilUrl).port;
+  const tn = (headers: Record<string, string>): Endpoint => ({
+    http: `http://127.0.0.1:${tnPort}/v3/${API_KEY}`,
+    ws: `ws://127.0.0.1:${tnPort}/ws/v3/${API_KEY}`,
+    headers,
+  });
+  const perNetwork = (e: Endpoint): Record<Network, Endpoint> => ({ mainnet: e, demo: e, starknet: e });
+  const endpoints: Endpoints = {
+    // tracenode picks the network by Host name; the default network is the bench chain
+    tracenode: { mainnet: tn({}), demo: tn({ host: `demo.localhost:${tnPort}` }), starknet: tn({ host: `starknet-mainnet.localhost:${tnPort}` }) },
+    anvil: perNetwork({ http: `http://127.0.0.1:${anvilPort}/`, ws: `ws://127.0.0.1:${anvilPort}/`, headers: {} }),
+    floor: perNetwork({ http: `http://127.0.0.1:${floor.match[1]}/v3/${API_KEY}`, ws: `ws://127.0.0.1:${floor.match[1]}/ws/v3/${API_KEY}`, headers: {} }),
+    nodeFloor: perNetwork({ http: `http://127.0.0.1:${nodeFloor.match[1]}/v3/${API_KEY}`, ws: '', headers: {} }), // HTTP only
+  };
+  return { endpoints, tracenode, ports: { tracenode: tnPort, anvil: anvilPort, floor: floor.match[1] } };
+}

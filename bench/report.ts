@@ -1,0 +1,160 @@
+/**
+ * A run's results as text: the markdown tables printed on the terminal (ratios first, then
+ * absolute figures, import, memory, the Starknet bench, the targets, problems) and BENCHMARKS.md,
+ * which wraps them with the machine, the chain, the method and how to reproduce.
+ */
+import { DEFAULTS } from './options.js';
+import { type BenchReport, badCount, type CaseResult, SERVERS, type ServerName, type Transport } from './results.js';
+import type { LoadResult } from './wsLoad.js';
+
+/** Requests per second, with fewer decimals as the number grows. */
+export function fmtRps(x: number): string {
+  return x >= 100 ? Math.round(x).toString() : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+/** Milliseconds, with fewer decimals as the number grows. */
+export function fmtMs(x: number): string {
+  return x >= 100 ? Math.round(x).toString() : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+function fmtRatio(a?: number, b?: number): string {
+  return a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}×` : '–';
+}
+
+function mdTable(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** The tables: ratios, absolute figures, import, memory, Starknet bench, targets. */
+export function renderTables(rep: BenchReport): string {
+  const parts: string[] = [];
+  const ratioRows = rep.cases.map((k) => {
+    const s = k.servers;
+    return [
+      k.name,
+      fmtRatio(s.tracenode?.http?.rps, s.floor?.http?.rps),
+      fmtRatio(s.tracenode?.http?.rps, s.nodeFloor?.http?.rps),
+      fmtRatio(s.tracenode?.http?.rps, s.anvil?.http?.rps),
+      fmtRatio(s.tracenode?.ws?.rps, s.floor?.ws?.rps),
+      fmtRatio(s.tracenode?.ws?.rps, s.anvil?.ws?.rps),
+      fmtRatio(s.tracenode?.c1?.p50, s.anvil?.c1?.p50),
+      k.crossCheck.startsWith('equal') ? 'equal' : k.crossCheck.startsWith('differs') ? 'DIFFERS' : '–',
+    ];
+  });
+  parts.push(
+    '### Ratios (throughput: higher is better for tracenode; latency: lower is better)\n\n' +
+      mdTable(
+        ['case', 'HTTP tn/floor', 'HTTP tn/node floor', 'HTTP tn/anvil', 'WS tn/floor', 'WS tn/anvil', 'p50 latency tn/anvil (1 conn)', 'answer vs anvil'],
+        ratioRows,
+      ),
+  );
+  const cell = (r?: LoadResult) => (r ? `${fmtRps(r.rps)} (${fmtMs(r.p50)} / ${fmtMs(r.p99)})` : '–');
+  const errs = (k: CaseResult, tr: Transport) =>
+    SERVERS.filter((s) => k.servers[s])
+      .map((s) => String(badCount(k.servers[s]![tr])))
+      .join('/');
+  const absRows: string[][] = [];
+  for (const k of rep.cases) {
+    for (const tr of ['http', 'ws'] as const) {
+      absRows.push([
+        tr === 'http' ? k.name : '',
+        tr.toUpperCase(),
+        cell(k.servers.tracenode?.[tr]),
+        cell(k.servers.anvil?.[tr]),
+        cell(k.servers.floor?.[tr]),
+        cell(k.servers.nodeFloor?.[tr]),
+        errs(k, tr),
+      ]);
+    }
+    const c1 = (s: ServerName) => {
+      const probe = k.servers[s]?.c1;
+      return probe ? `${fmtMs(probe.p50)} / ${fmtMs(probe.p99)}` : '–';
+    };
+    absRows.push(['', '1 conn p50/p99', c1('tracenode'), c1('anvil'), c1('floor'), c1('nodeFloor'), '']);
+  }
+  parts.push(
+    `### Absolute figures: req/s (p50 / p99 ms), ${rep.settings.connections} connections${rep.settings.connections > 1 ? ' or sockets' : ''}; errors = wrong or failed answers\n\n` +
+      mdTable(['case', 'transport', 'tracenode', 'anvil', 'floor', 'node floor', `errors (${SERVERS.join('/')})`], absRows),
+  );
+  if (rep.import) {
+    const i = rep.import;
+    parts.push(
+      `### Import (${rep.chain.head} blocks, ${rep.chain.transactions} transactions, ${(i.raw.gasUsed / 1e6).toFixed(0)} Mgas; measured ${i.measuredAt.slice(0, 16).replace('T', ' ')} UTC)\n\n` +
+        mdTable(
+          ['', 'blocks/s', 'Mgas/s', 'seconds'],
+          [
+            [
+              'tracenode import (execute + verify + write LevelDB)',
+              String(i.tracenode.blocksPerSecond),
+              String(i.tracenode.mgasPerSecond),
+              String(i.tracenode.seconds),
+            ],
+            ['raw @ethereumjs/vm in memory (no database)', String(i.raw.blocksPerSecond), String(i.raw.mgasPerSecond), String(i.raw.seconds)],
+            ['ratio tracenode / raw', `${i.ratio.blocks}×`, `${i.ratio.mgas}×`, ''],
+          ],
+        ),
+    );
+  }
+  const m = rep.memory;
+  parts.push(
+    '### tracenode memory (RSS)\n\n' +
+      mdTable(
+        ['state', 'MiB'],
+        [
+          ['at rest (servers up, no request yet)', m.restMiB !== undefined ? String(m.restMiB) : '–'],
+          [`${m.idleSocketsOpen ?? 0} of ${m.idleSockets ?? 0} idle WebSocket connections open`, m.idleMiB !== undefined ? String(m.idleMiB) : '–'],
+          ['peak under the load above', m.underLoadMiB !== undefined ? String(m.underLoadMiB) : '–'],
+        ],
+      ),
+  );
+  if (rep.starknetBench) {
+    parts.push(
+      `### starknet_getEvents in process (bench/starknetEvents.ts ${rep.starknetBench.args.filter((a) => a !== '--keep' && !a.includes('/')).join(' ')})\n\n` +
+        (rep.starknetBench.importLine ? `${rep.starknetBench.importLine}\n\n` : '') +
+        mdTable(
+          ['query', 'events', 'median ms', 'p99 ms', 'note'],
+          rep.starknetBench.rows.map((r) => [r.query, r.events, String(r.medianMs), String(r.p99Ms), r.note]),
+        ),
+    );
+  }
+  parts.push(
+    '### Targets (issues 3, 4, 5, 7)\n\n' +
+      mdTable(
+        ['issue', 'target', 'measured', 'met'],
+        rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),
+      ),
+  );
+  const problems = rep.cases.flatMap((k) => k.problems.map((p) => `- ${k.name}: ${p}`));
+  const diffs = rep.cases.filter((k) => k.crossCheck.startsWith('differs')).map((k) => `- ${k.name}: ${k.crossCheck}`);
+  if (problems.length || diffs.length) parts.push(`### Problems\n\n${[...problems, ...diffs].join('\n')}`);
+  return parts.join('\n\n');
+}
+
+/** BENCHMARKS.md for a report; `resultsFile` is where its raw figures are kept. */
+export function renderMarkdown(rep: BenchReport, resultsFile: string | undefined): string {
+  const m = rep.machine;
+  const s = rep.settings;
+  return `# Benchmarks
+
+Produced by \`npm run bench\` (bench/run.ts) on ${rep.date.slice(0, 16).replace('T', ' ')} UTC${m.commit ? ` at commit ${m.commit}` : ''}; this file is rewritten by every full run${resultsFile ? ` (raw figures: \`${resultsFile}\`)` : ''}.
+
+**Machine:** ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}, ${m.anvil}. Load average ${m.loadAverage.start.join(' ')} at the start, ${m.loadAverage.end.join(' ')} at the end (the machine is shared; ratios between servers measured in the same minute are the figures to read, absolute ones move with the load).
+
+**Chain:** the \`bench\` scenario of \`scripts/anvilChain.mjs\`: ${rep.chain.head} blocks, ${rep.chain.transactions} transactions (ERC-20 and ERC-721 transfers, AMM swaps, deployments, reverting transactions), mined on anvil and imported into tracenode. anvil: ${rep.chain.anvilBoot}. Heaviest block ${rep.chain.heaviestBlock} (${rep.chain.heaviestBlockGasUsed} gas); rare address in blocks ${rep.chain.rareBlocks.join(', ')}.
+
+**Method:** every case runs against tracenode, anvil (same chain) and the floor (\`bench/floor.ts\`: a bare Fastify app that parses the JSON-RPC envelope and answers a constant), in turn; the transport-bound cases (eth_blockNumber, eth_getStorageAt at latest) also against the node floor (\`bench/floor.ts --node\`: the same answers from Node's HTTP server with no framework, HTTP only), because tracenode answers well-formed HTTP requests before Fastify's router (src/rpc/fastPath.ts) and so can go below the Fastify floor; both ratios are reported, on 127.0.0.1, with the load generator on the same machine: over HTTP keep-alive with autocannon (${s.connections} connections) and over WebSocket (\`bench/wsLoad.ts\`: ${s.connections} sockets, one request in flight each), ${s.durationS} s measured after a ${s.warmupS} s warm-up; then ${s.probeS} s over one HTTP connection for the unloaded latency (the latency targets use this one: under ${s.connections} connections, a single-threaded server's latency is mostly queueing). Every answer is checked during the run: tracenode's and anvil's against tracenode's answer fetched before the run (cross-checked against anvil's first; a difference is reported under Problems and anvil is then held to its own first answer), the floor's against its constant. A wrong answer counts as an error. Import: \`tracenode import\` on the whole chain vs \`bench/rawExecution.ts\` (@ethereumjs/vm \`runBlock\` on the same blocks, state in memory, no database), measured one after the other when the cache is built. The Starknet cases use the chain of \`bench/starknetEvents.ts\` (its in-process table below), served by the same tracenode process as a second network.
+
+## How to reproduce
+
+\`\`\`sh
+npm ci
+npm run bench                       # full run (${DEFAULTS.full.blocks} blocks; the first run builds bench/.cache — about 40 min on 2 cores, mostly import and the raw-execution floor — later runs reuse it, ~12 min)
+npm run bench -- --blocks 2000      # a smaller chain for a quicker full table (trace_filter then spans fewer blocks than issue 5 asks)
+npm run bench -- --quick            # small chain, ${DEFAULTS.quick.durationS} s per run
+npm run bench -- --only trace_      # cases whose name contains "trace_" (comma-separate several)
+npm run bench -- --duration 10 --connections 32 --fresh   # longer runs, more load, rebuilt cache
+\`\`\`
+
+${renderTables(rep)}
+`;
+}

@@ -1,0 +1,120 @@
+/**
+ * The shape of a bench run's results: what `runBench` returns, what bench/results/<date>.json
+ * holds and what `--render` reads back. Also the names every part of the bench shares: the
+ * servers measured, the transports, the networks of tracenode a case can ask.
+ */
+import type { LoadResult } from './wsLoad.js';
+
+/** The servers of a run, in the order of the tables' error column. */
+export const SERVERS = ['tracenode', 'anvil', 'floor', 'nodeFloor'] as const;
+export type ServerName = (typeof SERVERS)[number];
+export type Transport = 'http' | 'ws';
+/** tracenode's networks a case asks: the bench chain, the demo chain, the Starknet bench chain. */
+export type Network = 'mainnet' | 'demo' | 'starknet';
+
+/** The one-connection HTTP run: unloaded latency, ms. */
+export interface ProbeResult {
+  requests: number;
+  p50: number;
+  p99: number;
+}
+
+export interface ServerRun {
+  http?: LoadResult;
+  ws?: LoadResult;
+  /** One connection, HTTP: unloaded latency. */
+  c1?: ProbeResult;
+  /** Size of the answer, bytes. */
+  answerBytes?: number;
+  /** What the answer was checked against during the run. */
+  checkedAgainst?: string;
+}
+
+export interface CaseResult {
+  name: string;
+  issue: number;
+  network: Network;
+  request: string;
+  servers: Partial<Record<ServerName, ServerRun>>;
+  /** tracenode's answer vs anvil's: 'equal', 'equal after …', 'differs: …', or why not compared. */
+  crossCheck: string;
+  /** Problems found before the run (an answer that fails its sanity check, transports that disagree). */
+  problems: string[];
+  note?: string;
+}
+
+/** Import speed of one importer over the bench chain. */
+export interface ImportSpeed {
+  blocks: number;
+  seconds: number;
+  blocksPerSecond: number;
+  mgasPerSecond: number;
+}
+
+/** tracenode's import next to raw @ethereumjs/vm on the same blocks, measured when the cache is built. */
+export interface ImportFigures {
+  measuredAt: string;
+  tracenode: ImportSpeed;
+  raw: ImportSpeed & { gasUsed: number };
+  ratio: { blocks: number; mgas: number };
+}
+
+/** The table bench/starknetEvents.ts prints, parsed. */
+export interface StarknetBenchResult {
+  args: string[];
+  rows: Array<{ query: string; events: string; medianMs: number; p99Ms: number; note: string }>;
+  importLine?: string;
+  seconds: number;
+}
+
+export interface BenchReport {
+  date: string;
+  mode: 'full' | 'quick';
+  settings: { blocks: number; durationS: number; warmupS: number; probeS: number; connections: number; only: string[] };
+  machine: {
+    cores: number;
+    cpu: string;
+    memoryGiB: number;
+    node: string;
+    anvil: string;
+    os: string;
+    loadAverage: { start: number[]; end: number[] };
+    commit?: string;
+  };
+  chain: {
+    key: string;
+    head: number;
+    headHash: string;
+    transactions: number;
+    cached: boolean;
+    anvilBoot: string;
+    rareAddress: string;
+    rareBlocks: number[];
+    heaviestBlock: number;
+    heaviestBlockGasUsed: number;
+    generateSeconds: number;
+  };
+  import?: ImportFigures;
+  memory: { restMiB?: number; idleSockets?: number; idleSocketsOpen?: number; idleMiB?: number; underLoadMiB?: number };
+  cases: CaseResult[];
+  starknetBench?: StarknetBenchResult;
+  targets: Target[];
+  seconds: number;
+}
+
+/** One performance target of an issue and its verdict (`met: null`: information or not run). */
+export interface Target {
+  issue: number;
+  target: string;
+  measured: string;
+  met: boolean | null;
+  note?: string;
+}
+
+/** Rounds to `d` decimals, for the figures a report keeps. */
+export const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
+
+/** Wrong or missing answers of a run: connection errors, timeouts, mismatches, non-2xx. */
+export function badCount(r: LoadResult | undefined): number {
+  return r ? r.errors + r.timeouts + r.mismatches + r.non2xx : 0;
+}

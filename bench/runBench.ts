@@ -1,0 +1,255 @@
+/**
+ * One bench run, start to end (`runBench`): prepares the chains, starts the servers and checks
+ * they serve the same chain, takes tracenode's memory at rest and with idle WebSockets, warms
+ * every server up, then measures each case on each server and transport (answers checked first,
+ * bench/verify.ts) and returns the report. Every server it started is stopped at the end, also
+ * on failure or Ctrl-C.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
+import { bodyFor, byCaseOrder, CASE_NAMES, type CaseDef, ethCases, selectCases, starknetCases } from './cases.js';
+import { anvilVersion, prepareChain, prepareDemo, runStarknetBench } from './chains.js';
+import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
+import { roundLoad, runLoad, runProbe } from './load.js';
+import { type BenchOptions, DEFAULTS } from './options.js';
+import { BENCH_DIR, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
+import { fmtMs, fmtRps } from './report.js';
+import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
+import { evaluateTargets } from './targets.js';
+import { checkAnswers } from './verify.js';
+import { openIdleSockets } from './wsLoad.js';
+
+type Settings = BenchReport['settings'];
+
+function describeMachine(): BenchReport['machine'] {
+  let commit: string | undefined;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
+  } catch {
+    commit = undefined;
+  }
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: round(totalmem() / 2 ** 30, 1),
+    node: process.version,
+    anvil: anvilVersion(),
+    os: `${process.platform} ${release()}`,
+    loadAverage: { start: loadavg().map((x) => round(x)), end: [] },
+    commit,
+  };
+}
+
+/**
+ * One case: its answers checked on every server, then load per transport, each server in turn
+ * (floor, node floor, tracenode, anvil) with the same settings, then the one-connection run.
+ * `measuringTracenode` is told when tracenode's runs start and end (its RSS is sampled then).
+ */
+async function measureCase(
+  def: CaseDef,
+  endpoints: Endpoints,
+  settings: Settings,
+  measuringTracenode: (on: boolean) => void,
+  log: (l: string) => void,
+): Promise<CaseResult> {
+  const servers: ServerName[] = ['floor', ...(def.nodeFloor ? (['nodeFloor'] as const) : []), 'tracenode', ...(def.anvil ? (['anvil'] as const) : [])];
+  const result: CaseResult = {
+    name: def.name,
+    issue: def.issue,
+    network: def.network,
+    request: def.body.length > 400 ? `${def.body.slice(0, 400)}…` : def.body,
+    servers: {},
+    crossCheck: def.anvil ? '' : 'not compared (no anvil counterpart)',
+    problems: [],
+    ...(def.note ? { note: def.note } : {}),
+  };
+  log(`case: ${def.name}`);
+  const verifiers = await checkAnswers(def, servers, endpoints, result);
+
+  for (const tr of ['http', 'ws'] as const) {
+    for (const s of servers) {
+      const verify = verifiers[s][tr];
+      const run = result.servers[s];
+      if (!verify || !run) continue;
+      measuringTracenode(s === 'tracenode');
+      const r = await runLoad(tr, endpoints[s][def.network], bodyFor(def, s), verify, settings.connections, settings.durationS, settings.warmupS);
+      measuringTracenode(false);
+      run[tr] = roundLoad(r);
+      log(
+        `  ${tr.padEnd(4)} ${s.padEnd(9)} ${fmtRps(r.rps).padStart(8)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${badCount(r) ? `  ERRORS ${badCount(r)} ${r.firstMismatch ?? ''}` : ''}`,
+      );
+    }
+  }
+  // Unloaded latency: one connection, HTTP.
+  for (const s of servers) {
+    const verify = verifiers[s].http;
+    const run = result.servers[s];
+    if (!verify || !run || settings.probeS <= 0) continue;
+    const r = await runProbe(endpoints[s][def.network], bodyFor(def, s), verify, settings.probeS);
+    run.c1 = { requests: r.requests, p50: round(r.p50, 3), p99: round(r.p99, 3) };
+    if (badCount(r)) result.problems.push(`${s}: ${badCount(r)} bad answers in the one-connection run: ${r.firstMismatch ?? ''}`);
+  }
+  return result;
+}
+
+/** Runs the bench as `options` say (defaults: a full run) and returns its report; writes no file. */
+export async function runBench(options: BenchOptions = {}): Promise<BenchReport> {
+  const started = performance.now();
+  const sink = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const log = (l: string) => sink(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${l}`);
+  const mode = options.quick ? 'quick' : 'full';
+  const d = DEFAULTS[mode];
+  const settings: Settings = {
+    blocks: options.blocks ?? d.blocks,
+    durationS: options.durationS ?? d.durationS,
+    warmupS: options.warmupS ?? d.warmupS,
+    probeS: options.probeS ?? d.probeS,
+    connections: options.connections ?? d.connections,
+    only: options.only ?? [],
+  };
+  const idleSockets = options.idleSockets ?? d.idleSockets;
+  const cacheRoot = options.cacheDir ?? join(BENCH_DIR, '.cache');
+  mkdirSync(cacheRoot, { recursive: true });
+  const names = new Set<string>(selectCases(options.only));
+  if (names.size === 0) throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
+  const wantDemo = [...names].some((n) => n.includes('demo chain'));
+  const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
+
+  const machine = describeMachine();
+  log(
+    `bench: ${mode}, ${names.size} cases, ${settings.connections} connections, ${settings.durationS} s (+${settings.warmupS} s warm-up) per run; load average ${machine.loadAverage.start.join(' ')}`,
+  );
+
+  // Servers and anything else to stop, newest first.
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (let s = stops.pop(); s; s = stops.pop()) await s().catch(() => {});
+  };
+  const onSignal = () => {
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    // Starknet first: its bench holds the Starknet datadir's LevelDB lock while it runs.
+    const starknet = wantStarknet ? await runStarknetBench(cacheRoot, mode === 'quick', log) : undefined;
+    const demoDir = wantDemo ? await prepareDemo(cacheRoot, log) : undefined;
+    const chain = await prepareChain(cacheRoot, settings.blocks, options.fresh ?? false, log);
+    stops.push(chain.anvil.stop);
+    const e = chain.expected;
+    const head = e.head.number;
+
+    const networks = [demoDir ? `demo=${demoDir}` : '', starknet ? `starknet-mainnet=${starknet.datadir}` : ''].filter(Boolean).join(',');
+    const { endpoints, tracenode, ports } = await startServers({ datadir: chain.datadir, networks, anvilUrl: chain.anvil.url, stops });
+
+    // Same chain on both: head hashes must agree with the generator's.
+    const tnHead = field(await rpcResult(endpoints.tracenode.mainnet.http, 'eth_getBlockByNumber', ['latest', false]), 'hash');
+    const anvilHead = field(await rpcResult(endpoints.anvil.mainnet.http, 'eth_getBlockByNumber', ['latest', false]), 'hash');
+    if (tnHead !== e.head.hash || anvilHead !== e.head.hash) {
+      throw new Error(
+        `head hashes differ: expected ${e.head.hash}, tracenode ${tnHead}, anvil ${anvilHead} (remove ${relative(REPO, chain.dir)} or run with --fresh)`,
+      );
+    }
+    log(
+      `servers: tracenode :${ports.tracenode} (pid ${tracenode.proc.pid}), anvil :${ports.anvil}, floor :${ports.floor}; head ${head} ${e.head.hash.slice(0, 18)}… on both`,
+    );
+
+    // memory at rest, then with idle sockets
+    const memory: BenchReport['memory'] = {};
+    await sleep(1000);
+    memory.restMiB = round(rssMiB(tracenode.proc.pid) ?? 0, 1);
+    if (idleSockets > 0) {
+      const idle = await openIdleSockets(endpoints.tracenode.mainnet.ws, idleSockets);
+      await sleep(1500);
+      memory.idleSockets = idleSockets;
+      memory.idleSocketsOpen = idle.open();
+      memory.idleMiB = round(rssMiB(tracenode.proc.pid) ?? 0, 1);
+      await idle.close();
+      log(`memory: RSS at rest ${memory.restMiB} MiB, with ${memory.idleSocketsOpen}/${idleSockets} idle WebSockets ${memory.idleMiB} MiB`);
+    }
+
+    // one warm-up for all: the first case should not pay for JIT compilation and cold caches
+    const globalWarmupS = options.globalWarmupS ?? d.globalWarmupS;
+    if (globalWarmupS > 0) {
+      const body = requestBody('eth_blockNumber', []);
+      for (const s of SERVERS) {
+        for (const tr of ['http', 'ws'] as const) {
+          if (endpoints[s].mainnet[tr] === '') continue; // the node floor has no WebSocket
+          await runLoad(tr, endpoints[s].mainnet, body, () => true, settings.connections, globalWarmupS, 0);
+        }
+      }
+    }
+
+    const defs = ethCases(names, e, demoDir !== undefined);
+    if (starknet) {
+      const sn = endpoints.tracenode.starknet;
+      const first = await rpcResult(sn.http, 'starknet_getEvents', { filter: { chunk_size: 1 } }, sn.headers);
+      defs.push(...starknetCases(names, listOf(field(first, 'events'))?.[0]));
+    }
+    defs.sort(byCaseOrder);
+
+    // RSS under load: sampled while tracenode is being measured
+    let peak = 0;
+    let sampling = false;
+    const sampler = setInterval(() => {
+      if (!sampling) return;
+      const r = rssMiB(tracenode.proc.pid);
+      if (r !== undefined && r > peak) peak = r;
+    }, 200);
+    stops.push(async () => clearInterval(sampler));
+
+    const cases: CaseResult[] = [];
+    for (const def of defs) {
+      cases.push(
+        await measureCase(
+          def,
+          endpoints,
+          settings,
+          (on) => {
+            sampling = on;
+          },
+          log,
+        ),
+      );
+    }
+    clearInterval(sampler);
+    memory.underLoadMiB = round(peak, 1);
+
+    machine.loadAverage.end = loadavg().map((x) => round(x));
+    const report: BenchReport = {
+      date: new Date().toISOString(),
+      mode,
+      settings,
+      machine,
+      chain: {
+        key: chain.key,
+        head,
+        headHash: e.head.hash,
+        transactions: e.txCount,
+        cached: chain.cached,
+        anvilBoot: chain.anvilBoot,
+        rareAddress: e.rareAddress,
+        rareBlocks: e.rareBlocks,
+        heaviestBlock: e.bench.heaviestBlock,
+        heaviestBlockGasUsed: e.bench.heaviestBlockGasUsed,
+        generateSeconds: round(chain.generateSeconds, 1),
+      },
+      ...(chain.importFigures ? { import: chain.importFigures } : {}),
+      memory,
+      cases,
+      ...(starknet ? { starknetBench: starknet.result } : {}),
+      targets: [],
+      seconds: 0,
+    };
+    report.targets = evaluateTargets(report);
+    report.seconds = round((performance.now() - started) / 1000, 1);
+    return report;
+  } finally {
+    await stopAll();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
