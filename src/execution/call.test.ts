@@ -5,8 +5,8 @@ import { readIoCases } from '../../test/conformance/ioFiles.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
 import type { EthereumChain } from '../chain/open.js';
 import { bigIntToData32, bigIntToQuantity } from '../codec/hex.js';
-import { callMethods } from '../methods/callMethods.js';
 import { createEthContext, type EthContext } from '../methods/context.js';
+import { ethereumMethods } from '../methods/ethereum.js';
 import { RpcError } from '../rpc/errors.js';
 
 /**
@@ -16,7 +16,7 @@ import { RpcError } from '../rpc/errors.js';
  */
 
 const FIXTURE = join(FIXTURES, 'execution-apis');
-const methods = new Map(callMethods.map((m) => [m.name, m]));
+const methods = ethereumMethods;
 
 let chain: EthereumChain;
 let ctx: EthContext;
@@ -36,12 +36,13 @@ afterAll(async () => {
 
 type Wire = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
-/** Calls a method the way the dispatcher does and returns the wire `result` or `error`. */
+/** Calls a method the way the dispatcher does (domain errors through the table's mapping) and returns the wire `result` or `error`. */
 async function rpc(method: string, params: unknown): Promise<Wire> {
   try {
     return { result: await methods.get(method)!.call(ctx, params) };
   } catch (err) {
-    if (err instanceof RpcError) return { error: err.toJSON() };
+    const wire = err instanceof RpcError ? err : methods.mapError?.(err);
+    if (wire) return { error: wire.toJSON() };
     throw err;
   }
 }

@@ -1,5 +1,10 @@
+import { bytesToData } from '../codec/hex.js';
+import { CallError, type CallResult, ExecutionFailedError } from '../execution/callResult.js';
+import { revertMessage } from '../execution/revert.js';
 import {
+  ExecutionRevertedError,
   type RpcError,
+  ServerError,
   StarknetBlockNotFoundError,
   StarknetInvalidContinuationTokenError,
   StarknetNoBlocksError,
@@ -21,6 +26,9 @@ import * as starknet from '../starknet/errors.js';
  * One line per domain error, grouped by domain layer; add new ones to the list.
  */
 export function toRpcError(err: unknown): RpcError | undefined {
+  // Call engine (`execution/callResult.ts`) → geth's eth_call / eth_estimateGas errors.
+  if (err instanceof ExecutionFailedError) return failedRunError(err.result);
+  if (err instanceof CallError) return new ServerError(err.message);
   // Starknet store and event query (`starknet/errors.ts`) → Starknet spec errors.
   if (err instanceof starknet.BlockNotFoundError) return new StarknetBlockNotFoundError();
   if (err instanceof starknet.PageSizeTooBigError) return new StarknetPageSizeTooBigError();
@@ -28,4 +36,16 @@ export function toRpcError(err: unknown): RpcError | undefined {
   if (err instanceof starknet.InvalidContinuationTokenError) return new StarknetInvalidContinuationTokenError();
   if (err instanceof starknet.TooManyKeysInFilterError) return new StarknetTooManyKeysInFilterError();
   return undefined;
+}
+
+/**
+ * The wire error of a failed run, as geth sends it: a revert is code 3 with `execution reverted[:
+ * <reason>]` and the revert bytes as `data` (always present, `0x` when empty); any other EVM
+ * failure is -32000 with geth's text (`out of gas`, `invalid opcode: INVALID`, …).
+ */
+export function failedRunError(result: CallResult): RpcError {
+  if (result.failure?.kind === 'revert') {
+    return new ExecutionRevertedError(revertMessage(result.returnValue), bytesToData(result.returnValue));
+  }
+  return new ServerError(result.failure?.kind === 'halt' ? result.failure.message : 'execution failed');
 }

@@ -3,6 +3,7 @@ import { blockMethods } from './blocks.js';
 import { callMethods } from './callMethods.js';
 import type { EthContext } from './context.js';
 import { coreMethods } from './coreMethods.js';
+import { toRpcError } from './errors.js';
 import { stateMethods } from './stateMethods.js';
 import { traceMethods } from './traceMethods.js';
 
@@ -14,11 +15,9 @@ import { traceMethods } from './traceMethods.js';
  * - blocks: blocks, transactions, receipts, logs, uncles, fees, net_*, and the read-only refusals
  * - call: eth_call, eth_estimateGas
  * - trace: trace_block, trace_filter, trace_transaction
+ * Domain errors the handlers' layers throw become wire errors through `toRpcError`.
  */
-export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>([
-  ...coreMethods,
-  ...stateMethods,
-  ...blockMethods,
-  ...callMethods,
-  ...traceMethods,
-]);
+export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>(
+  [...coreMethods, ...stateMethods, ...blockMethods, ...callMethods, ...traceMethods],
+  toRpcError,
+);

@@ -187,11 +187,15 @@ function errorJson(env: Env, id: string, error: RpcError): string {
   return `{"jsonrpc":"2.0","id":${id},"error":${json}}`;
 }
 
-/** RpcErrors pass through; anything else is a bug: logged with its stack, hidden from the client. */
+/**
+ * RpcErrors pass through; a domain error the table's `mapError` knows becomes its wire error;
+ * anything else is a bug: logged with its stack, hidden from the client.
+ */
 function toRpcError(env: Env, err: unknown, method: string, id: string | undefined): RpcError {
-  if (err instanceof RpcError) {
-    env.log.debug({ rpcMethod: method, rpcId: id, code: err.code }, 'method returned an error');
-    return err;
+  const wire = err instanceof RpcError ? err : env.target.methods.mapError?.(err);
+  if (wire !== undefined) {
+    env.log.debug({ rpcMethod: method, rpcId: id, code: wire.code }, 'method returned an error');
+    return wire;
   }
   env.log.error({ err, rpcMethod: method, rpcId: id }, 'internal error in method');
   return new InternalError();

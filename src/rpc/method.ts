@@ -12,8 +12,14 @@ export interface MethodDefinition<Ctx> {
   call(ctx: Ctx, params: unknown): Promise<unknown>;
 }
 
-/** A network's served methods, by wire name. A name absent from it is "method not found". */
-export type MethodTable<Ctx> = ReadonlyMap<string, MethodDefinition<Ctx>>;
+/**
+ * A network's served methods, by wire name. A name absent from it is "method not found".
+ * `mapError` turns what the handlers' domain layers throw into wire errors (the dispatcher
+ * applies it only when a call fails, so a successful call costs nothing more).
+ */
+export interface MethodTable<Ctx> extends ReadonlyMap<string, MethodDefinition<Ctx>> {
+  readonly mapError?: (err: unknown) => RpcError | undefined;
+}
 
 type Outputs<S extends readonly z.ZodType[]> = { -readonly [K in keyof S]: z.output<S[K]> };
 
@@ -97,31 +103,16 @@ export function describeZodError(error: z.ZodError): string {
 }
 
 /**
- * Builds a method table from definitions, refusing duplicate names. With `mapError`, whatever a
- * definition's call throws is passed to it and the wire error it returns is thrown instead
- * (undefined: the original is rethrown). That is how a network's domain errors become wire errors
- * without this layer knowing them: the table's builder passes `toRpcError` (`methods/errors.ts`).
- * Without it, the definitions are used as they are.
+ * Builds a method table from definitions, refusing duplicate names. `mapError` travels with the
+ * table: the dispatcher passes it whatever a call throws and sends the wire error it returns.
+ * That is how a network's domain errors become wire errors without this layer knowing them: the
+ * table's builder passes `toRpcError` (`methods/errors.ts`).
  */
 export function createMethodTable<Ctx>(defs: readonly MethodDefinition<Ctx>[], mapError?: (err: unknown) => RpcError | undefined): MethodTable<Ctx> {
   const table = new Map<string, MethodDefinition<Ctx>>();
   for (const def of defs) {
     if (table.has(def.name)) throw new Error(`duplicate method ${def.name}`);
-    table.set(def.name, mapError ? withErrorMapping(def, mapError) : def);
+    table.set(def.name, def);
   }
-  return table;
-}
-
-/** `def` whose failures go through `mapError`: one try/catch around the awaited call. */
-function withErrorMapping<Ctx>(def: MethodDefinition<Ctx>, mapError: (err: unknown) => RpcError | undefined): MethodDefinition<Ctx> {
-  return {
-    name: def.name,
-    async call(ctx: Ctx, params: unknown): Promise<unknown> {
-      try {
-        return await def.call(ctx, params);
-      } catch (err) {
-        throw mapError(err) ?? err;
-      }
-    },
-  };
+  return mapError ? Object.assign(table, { mapError }) : table;
 }

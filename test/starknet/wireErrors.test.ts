@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toRpcError } from '../../src/methods/errors.js';
+import { dispatch } from '../../src/rpc/dispatch.js';
 import {
   RpcError,
   ServerError,
@@ -66,9 +67,8 @@ describe('toRpcError: Starknet domain errors', () => {
   });
 });
 
-describe('createMethodTable: mapError', () => {
+describe('createMethodTable: mapError, applied by the dispatcher', () => {
   const failure = new NoBlocksError();
-  const other = new Error('not a domain error');
   const ok: MethodDefinition<unknown> = { name: 'test_ok', call: async (_ctx, params) => params };
   const mapped: MethodDefinition<unknown> = {
     name: 'test_mapped',
@@ -79,30 +79,32 @@ describe('createMethodTable: mapError', () => {
   const unmapped: MethodDefinition<unknown> = {
     name: 'test_unmapped',
     call: async () => {
-      throw other;
+      throw new Error('not a domain error');
     },
   };
+  const quiet = { debug: () => {}, error: () => {} } as unknown as Parameters<typeof dispatch>[2];
+  const run = (table: ReturnType<typeof createMethodTable>, method: string) =>
+    dispatch(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":[1]}`, { methods: table, context: undefined }, quiet).then((out) => JSON.parse(out!));
 
-  it('without mapError the definitions are used as they are', () => {
-    const table = createMethodTable([ok, mapped]);
+  it('the definitions are used as they are, with or without it', () => {
+    const table = createMethodTable([ok, mapped], toRpcError);
     expect(table.get('test_ok')).toBe(ok);
     expect(table.get('test_mapped')).toBe(mapped);
+    expect(table.mapError).toBe(toRpcError);
+    expect(createMethodTable([ok]).mapError).toBeUndefined();
   });
 
-  it('a thrown domain error becomes the wire error mapError returns', async () => {
-    const table = createMethodTable([mapped], toRpcError);
-    expect(await wireError(table.get('test_mapped')!.call(undefined, []))).toStrictEqual({ code: 32, message: 'There are no blocks' });
+  it('a thrown domain error is sent as the wire error mapError returns', async () => {
+    expect((await run(createMethodTable([mapped], toRpcError), 'test_mapped')).error).toStrictEqual({ code: 32, message: 'There are no blocks' });
   });
 
-  it('an error mapError does not know is rethrown as it is', async () => {
-    const table = createMethodTable([unmapped], toRpcError);
-    await expect(table.get('test_unmapped')!.call(undefined, [])).rejects.toBe(other);
+  it('an error mapError does not know, or a table without it, gives -32603', async () => {
+    expect((await run(createMethodTable([unmapped], toRpcError), 'test_unmapped')).error).toStrictEqual({ code: -32603, message: 'internal error' });
+    expect((await run(createMethodTable([mapped]), 'test_mapped')).error).toStrictEqual({ code: -32603, message: 'internal error' });
   });
 
-  it('results pass through; names and duplicates are checked as without it', async () => {
-    const table = createMethodTable([ok], toRpcError);
-    expect(table.get('test_ok')!.name).toBe('test_ok');
-    expect(await table.get('test_ok')!.call(undefined, [1, 2])).toEqual([1, 2]);
+  it('results pass through; duplicates are refused as without it', async () => {
+    expect((await run(createMethodTable([ok], toRpcError), 'test_ok')).result).toEqual([1]);
     expect(() => createMethodTable([ok, ok], toRpcError)).toThrow('duplicate method test_ok');
   });
 });

@@ -4,7 +4,6 @@ import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
-import { callErrorToRpc } from './call.js';
 
 /**
  * `eth_estimateGas(callObject, block?, stateOverrides?, blockOverrides?)`: the gas limit the call
@@ -19,7 +18,7 @@ export const estimateGas = defineMethod({
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides]) => {
     const header = await resolveBlock(ctx, block);
-    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides }).catch(callErrorToRpc);
+    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides });
     return bigIntToQuantity(gas);
   },
 });
