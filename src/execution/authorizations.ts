@@ -12,7 +12,7 @@ import {
   SECP256K1_ORDER_DIV_2,
 } from '@ethereumjs/util';
 import type { Authorization } from './callArgs.js';
-import type { MessageParams } from './message.js';
+import type { MessageParams } from './messageParams.js';
 import type { OverlayState } from './overlayDb.js';
 
 /**

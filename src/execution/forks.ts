@@ -2,7 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type PrecompileFunc } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
 import { fastEipLookup } from './ethereumjsInternals.js';
-import { type MessageParams, messageParams } from './message.js';
+import { type MessageParams, messageParams } from './messageParams.js';
 
 /**
  * What the call engine builds once per hardfork and reuses for every call on it: a Common set to
