@@ -1,7 +1,8 @@
-// The anvil chain generator (scripts/anvilChain.mjs): builds the `state` scenario on a running
-// anvil, then imports the exported chain independently with plain ethereumjs (no tracenode code) and
-// checks every block hash and stateRoot against anvil's; and checks that the committed fixture
-// fixtures/anvil-state is reproduced byte for byte.
+// The anvil chain generator (scripts/anvilChain.ts, scripts/anvil/): builds the `state` and
+// `traces` scenarios on running anvils, then imports the exported chains independently with plain
+// ethereumjs (no tracenode code) and checks every block hash and stateRoot against anvil's; and
+// checks that the committed fixtures fixtures/anvil-state and fixtures/anvil-traces are reproduced
+// byte for byte (so the transactions viem signs are the bytes the fixtures hold).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,8 +12,9 @@ import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex } from '@ethereumjs/util';
 import { createVM, runBlock } from '@ethereumjs/vm';
+import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BuiltChain, buildAnvilChain } from '../scripts/anvilChain.mjs';
+import { type BuiltChain, buildAnvilChain, verifyWithEthereumjs } from '../scripts/anvilChain.js';
 import { splitRlpItems } from '../src/import/rlpFile.js';
 import { describeWithFoundry } from './helpers/foundry.js';
 
@@ -32,18 +34,27 @@ interface Expected {
   contracts: Record<string, string>;
 }
 
-const FIXTURE = resolve(import.meta.dirname, '../fixtures/anvil-state');
-const outDir = mkdtempSync(join(tmpdir(), 'tracenode-anvil-'));
+const FIXTURES = resolve(import.meta.dirname, '../fixtures');
+const FILES = ['genesis.json', 'chain.rlp', 'expected.json', 'README.md'];
+const tmp = mkdtempSync(join(tmpdir(), 'tracenode-anvil-'));
+const outDir = join(tmp, 'state');
+const tracesDir = join(tmp, 'traces');
 let built: BuiltChain;
 
 beforeAll(async () => {
-  built = await buildAnvilChain({ outDir, scenario: 'state', keepRunning: true });
+  [built] = await Promise.all([buildAnvilChain({ outDir, scenario: 'state', keepRunning: true }), buildAnvilChain({ outDir: tracesDir, scenario: 'traces' })]);
 }, 120_000);
 
 afterAll(async () => {
   await built?.anvil?.stop();
-  rmSync(outDir, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true });
 });
+
+/** Whether each generated file equals the committed one, byte for byte. */
+function sameAsFixture(dir: string, fixture: string): Record<string, boolean> {
+  return Object.fromEntries(FILES.map((f) => [f, readFileSync(join(dir, f)).equals(readFileSync(join(FIXTURES, fixture, f)))]));
+}
+const ALL_SAME = Object.fromEntries(FILES.map((f) => [f, true]));
 
 /**
  * Imports genesis.json + chain.rlp with ethereumjs alone: blockchain with validateBlocks (header
@@ -78,7 +89,7 @@ async function importWithEthereumjs(
   return { genesisHash: bytesToHex(blockchain.genesisBlock.hash()), blocks };
 }
 
-describeWithAnvil('scripts/anvilChain.mjs: state scenario', () => {
+describeWithAnvil('scripts/anvilChain.ts', () => {
   it('ethereumjs reproduces every block hash and stateRoot anvil reported', async () => {
     const expected: Expected = JSON.parse(readFileSync(built.expectedPath, 'utf8'));
     expect(expected.head.number).toBeGreaterThanOrEqual(20);
@@ -102,19 +113,21 @@ describeWithAnvil('scripts/anvilChain.mjs: state scenario', () => {
 
   it('anvil stays up with keepRunning and serves the same chain', async () => {
     const expected: Expected = JSON.parse(readFileSync(built.expectedPath, 'utf8'));
-    const rpc = built.anvil!.rpc;
-    expect(Number(await rpc.call('eth_chainId'))).toBe(expected.chainId);
-    const head = await rpc.call('eth_getBlockByNumber', ['latest', false]);
+    const client = createPublicClient({ transport: http(built.anvil!.url) });
+    expect(await client.getChainId()).toBe(expected.chainId);
+    const head = await client.getBlock({ blockTag: 'latest' });
     expect(head.hash).toBe(expected.head.hash);
-    const counter = await rpc.call('eth_getStorageAt', [expected.contracts.StateBox, '0x4', 'latest']);
-    expect(BigInt(counter)).toBeGreaterThan(20n);
+    const counter = await client.getStorageAt({ address: expected.contracts.StateBox as `0x${string}`, slot: '0x4' });
+    expect(BigInt(counter!)).toBeGreaterThan(20n);
   });
 
-  it('reproduces the committed fixtures/anvil-state byte for byte', () => {
-    for (const file of ['genesis.json', 'chain.rlp', 'expected.json', 'README.md']) {
-      const made = readFileSync(join(outDir, file));
-      const committed = readFileSync(join(FIXTURE, file));
-      expect(made.equals(committed), `${file} differs from fixtures/anvil-state/${file}`).toBe(true);
-    }
+  it('state: reproduces the committed fixtures/anvil-state byte for byte', () => {
+    expect(sameAsFixture(outDir, 'anvil-state')).toEqual(ALL_SAME);
   });
+
+  it('traces: reproduces the committed fixtures/anvil-traces byte for byte; ethereumjs reproduces its hashes and stateRoots', async () => {
+    expect(sameAsFixture(tracesDir, 'anvil-traces')).toEqual(ALL_SAME);
+    const expected: Expected = JSON.parse(readFileSync(join(tracesDir, 'expected.json'), 'utf8'));
+    expect(await verifyWithEthereumjs(tracesDir)).toMatchObject({ blocks: expected.head.number });
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.mjs';
+import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.js';
 import { tempDir } from './chains.js';
 import { type EthTestServer, startEthServer } from './ethServer.js';
 
@@ -37,7 +37,7 @@ export interface PeerPair {
 }
 
 /**
- * Registers beforeAll/afterAll that mine `scenario` on anvil (scripts/anvilChain.mjs), import the
+ * Registers beforeAll/afterAll that mine `scenario` on anvil (scripts/anvilChain.ts), import the
  * exported chain into tracenode and serve it; returns a getter for the pair.
  */
 export function usePeerPair(scenario: 'state' | 'traces'): () => PeerPair {

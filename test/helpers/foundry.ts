@@ -1,20 +1,16 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe } from 'vitest';
+import { ANVIL_BIN, CAST_BIN } from '../../scripts/lib/foundry.js';
 
 /**
  * Foundry's anvil and cast, the peers of the differential and client tests (docs/peers.md). They
  * come from the optional dependencies `@foundry-rs/anvil-linux-amd64` and
  * `@foundry-rs/cast-linux-amd64`, which exist for linux x64 only: elsewhere `npm ci` skips them and
  * the tests that need them are skipped with one line saying so. On linux x64 the binaries must be
- * there (CI runs there): a missing one fails the test file instead of skipping it.
+ * there (CI runs there): a missing one fails the test file instead of skipping it. Their paths are
+ * written once, in scripts/lib/foundry.ts, from which the anvil generator starts anvil too.
  */
-const MODULES = resolve(import.meta.dirname, '../../node_modules/@foundry-rs');
-
-/** Path of the anvil binary installed by npm. */
-export const ANVIL_BIN = resolve(MODULES, 'anvil-linux-amd64/bin/anvil');
-/** Path of the cast binary installed by npm. */
-export const CAST_BIN = resolve(MODULES, 'cast-linux-amd64/bin/cast');
+export { ANVIL_BIN, CAST_BIN };
 
 /** True where npm installs the Foundry binaries, and where the tests must therefore run. */
 export const FOUNDRY_PLATFORM = process.platform === 'linux' && process.arch === 'x64';
