@@ -1,6 +1,7 @@
-// The bundled demo chain (fixtures/demo): (1) scripts/genDemo.mjs reproduces the committed files byte for
-// byte; (2) a plain @ethereumjs import (no tracenode code) validates every block and executes it to its
-// header stateRoot, ending at the head hash recorded in fixtures/demo/README.md.
+// The bundled demo chain (fixtures/demo): (1) scripts/genDemo.ts (run with tsx, as a user runs it)
+// reproduces the committed files byte for byte; (2) a plain @ethereumjs import (no tracenode code)
+// validates every block and executes it to its header stateRoot, ending at the head hash recorded
+// in fixtures/demo/README.md.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,11 +31,11 @@ describe.concurrent('demo chain (fixtures/demo)', () => {
   it('regenerates byte-identical files', async ({ expect }) => {
     const out = mkdtempSync(join(tmpdir(), 'tracenode-demo-'));
     try {
-      await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'genDemo.mjs'), out], { cwd: ROOT, maxBuffer: 1 << 24 });
+      await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'genDemo.ts'), out], { cwd: ROOT, maxBuffer: 1 << 24 });
       for (const f of FILES) {
         const fresh = readFileSync(join(out, f));
         const committed = readFileSync(join(DEMO, f));
-        expect(fresh.equals(committed), `${f} differs from the committed fixtures/demo/${f}; rerun node scripts/genDemo.mjs`).toBe(true);
+        expect(fresh.equals(committed), `${f} differs from the committed fixtures/demo/${f}; rerun npx tsx scripts/genDemo.ts`).toBe(true);
       }
     } finally {
       rmSync(out, { recursive: true, force: true });
