@@ -11,6 +11,7 @@ import type { Network, ServerName } from './results.js';
 /** Why an answer is not plausible, or undefined when it is. */
 export type Sanity = (answer: unknown) => string | undefined;
 
+/** One case: what every server is asked, and how tracenode's and anvil's answers are judged. */
 export interface CaseDef {
   name: string;
   issue: number;
@@ -51,6 +52,7 @@ export const CASE_NAMES = [
   'starknet_getEvents broad (page 1)',
   'batch of 50',
 ] as const;
+/** The name of a case. */
 export type CaseName = (typeof CASE_NAMES)[number];
 
 /** The case names that contain one of `only` (case-insensitive); all of them when `only` is empty. */

@@ -11,13 +11,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { ANVIL_BIN, accountFor, buildAnvilChain, mappingSlot } from '../scripts/anvilChain.mjs';
+import { ANVIL_BIN, accountFor, buildAnvilChain, mappingSlot } from '../scripts/anvilChain.js';
 import { DEFAULTS } from './options.js';
 import { BENCH_DIR, REPO, runCommand, TSX, tracenodeArgs } from './processes.js';
 import { type ImportFigures, type ImportSpeed, round, type StarknetBenchResult } from './results.js';
 
 /** The generator's source, hashed into the cache key: the file the import above names. */
-const GENERATOR_SOURCE = join(REPO, 'scripts/anvilChain.mjs');
+const GENERATOR_SOURCE = join(REPO, 'scripts/anvilChain.ts');
 
 /** Token.sol keeps `balanceOf` in slot 3: the storage key of `holder`'s balance. */
 export const balanceSlot = (holder: string): string => mappingSlot(holder, 3);

@@ -26,6 +26,7 @@ export const TSX = ['--import', 'tsx'];
 /** Node arguments that run tracenode's CLI with `args`. */
 export const tracenodeArgs = (...args: string[]): string[] => [...TSX, join(REPO, 'src/cli.ts'), ...args];
 
+/** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const children = new Set<ChildProcess>();
@@ -147,6 +148,7 @@ export interface Endpoint {
   headers: Record<string, string>;
 }
 
+/** Each server's endpoint for each network. */
 export type Endpoints = Record<ServerName, Record<Network, Endpoint>>;
 
 /** The servers of a run once they listen. */

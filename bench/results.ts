@@ -7,7 +7,9 @@ import type { LoadResult } from './wsLoad.js';
 
 /** The servers of a run, in the order of the tables' error column. */
 export const SERVERS = ['tracenode', 'anvil', 'floor', 'nodeFloor'] as const;
+/** A server of the run. */
 export type ServerName = (typeof SERVERS)[number];
+/** HTTP keep-alive (autocannon) or WebSocket (bench/wsLoad.ts). */
 export type Transport = 'http' | 'ws';
 /** tracenode's networks a case asks: the bench chain, the demo chain, the Starknet bench chain. */
 export type Network = 'mainnet' | 'demo' | 'starknet';
@@ -19,6 +21,7 @@ export interface ProbeResult {
   p99: number;
 }
 
+/** One server's figures in one case. */
 export interface ServerRun {
   http?: LoadResult;
   ws?: LoadResult;
@@ -30,6 +33,7 @@ export interface ServerRun {
   checkedAgainst?: string;
 }
 
+/** One case's request, its cross-check, its problems and every server's figures. */
 export interface CaseResult {
   name: string;
   issue: number;
@@ -67,6 +71,7 @@ export interface StarknetBenchResult {
   seconds: number;
 }
 
+/** A run: settings, machine, chain, import, memory, cases, the Starknet bench and the targets. */
 export interface BenchReport {
   date: string;
   mode: 'full' | 'quick';
