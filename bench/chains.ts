@@ -1,6 +1,6 @@
 /**
  * The bench's chains and their cache (bench/.cache): the `bench` chain generated on anvil by
- * scripts/anvilChain.mjs and imported into tracenode (with the import figures, tracenode's next
+ * scripts/anvilChain.ts and imported into tracenode (with the import figures, tracenode's next
  * to raw @ethereumjs/vm's), the demo chain (fixtures/demo, which has uncles) and the Starknet
  * bench chain of bench/starknetEvents.ts. This file is the bench's one user of the generator:
  * the bench users' addresses and the Token's storage layout come from here too.

@@ -7,7 +7,7 @@
  *   npm run bench -- --blocks 2000 --duration 10 --connections 32
  *
  * What it does (issue 8):
- *  1. Data (chains.ts): the `bench` chain generated on anvil (scripts/anvilChain.mjs), cached under
+ *  1. Data (chains.ts): the `bench` chain generated on anvil (scripts/anvilChain.ts), cached under
  *     bench/.cache/<key> (key: the generator's inputs — its source, the Solidity sources, block
  *     count, anvil and solc versions — and tracenode's datadir schema), then imported into
  *     tracenode (blocks/s, Mgas/s) next to raw @ethereumjs/vm executing the same blocks in memory
