@@ -1,9 +1,11 @@
 // Owns the mining of a scenario on anvil: transactions signed here with viem (fixed keys, local
 // nonces, fixed fees and gas limits; RFC 6979 signatures, so the same bytes on every run), sent raw
-// to anvil in order, and each block mined with evm_mine at a fixed timestamp.
-import { type AccessList, type Address, getContractAddress, type Hash, type Hex, keccak256, type TransactionSerializable } from 'viem';
+// to anvil in order, and each block mined with evm_mine at a fixed timestamp (anvil 1.7.1 derives
+// mixHash from the chain itself, not from a random source), so the same scenario always gives the
+// same block hashes.
+import { type AccessList, type Address, type Hash, type Hex, keccak256, type TransactionSerializable } from 'viem';
 import { signTransaction } from 'viem/accounts';
-import type { KeyedAccount } from '../lib/accounts.js';
+import { createAddress, type KeyedAccount } from '../lib/accounts.js';
 import type { AnvilClient } from './anvilClient.js';
 import { BLOCK_TIME, LEGACY_GAS_PRICE, MAX_FEE, TIP } from './chainParams.js';
 
@@ -106,7 +108,7 @@ export class ChainDriver {
     this.queue.push(signing);
     const { raw, hash } = await signing;
     this.raw.set(hash, raw);
-    const created = to === undefined ? (getContractAddress({ from: from.address, nonce: BigInt(nonce) }).toLowerCase() as Address) : undefined;
+    const created = to === undefined ? createAddress(from.address, nonce) : undefined;
     this.expect.set(hash, { status: expect === 'revert' ? 0 : 1, label, created });
     this.txCount++;
     return { hash, nonce, created, block };

@@ -1,5 +1,7 @@
 // Owns what a scenario of the anvil generator is: the contracts it compiles, its default height,
-// the accounts it is given, and what it reports for expected.json and the README.
+// the accounts it is given, and what it reports for expected.json and the README. A scenario avoids
+// what anvil 1.7.1 hashes differently from the specification (docs/peers.md): it never writes zero
+// to storage, never leaves a touched account empty, and never lets a CREATE fail.
 import type { Address, Hash, Hex } from 'viem';
 import type { KeyedAccount } from '../lib/accounts.js';
 import type { Artifact } from '../lib/solc.js';

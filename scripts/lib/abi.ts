@@ -1,7 +1,7 @@
 // Owns the ABI encoding of both chain generators (viem's encoders): calldata from a compiled
 // contract or from a function signature, creation code with constructor arguments, and the storage
 // slots of Solidity state variables (https://docs.soliditylang.org/en/latest/internals/layout_in_storage.html).
-import { type AbiFunction, concat, encodeDeployData, encodeFunctionData, type Hex, keccak256, numberToHex, pad, parseAbiItem } from 'viem';
+import { type AbiFunction, concat, encodeDeployData, encodeFunctionData, type Hex, isHex, keccak256, numberToHex, pad, parseAbiItem } from 'viem';
 import type { Artifact } from './solc.js';
 
 /** A static ABI value as the generators write it: a number, a bool or 0x-hex (address, bytes32). */
@@ -29,10 +29,15 @@ export function calldata(signature: string, ...args: AbiValue[]): Hex {
   return encodeFunctionData({ abi: [item], args });
 }
 
+/** A mapping key or slot: a number, or 0x-hex (an address, a 32-byte slot). */
+export type SlotKey = bigint | number | string;
+
 /** The 32-byte word of a slot number, a key or a 20- or 32-byte hex value (left-padded). */
-function word(v: AbiValue): Hex {
-  if (typeof v === 'string') return pad(v.toLowerCase() as Hex, { size: 32 });
-  if (typeof v === 'boolean') return numberToHex(v ? 1 : 0, { size: 32 });
+function word(v: SlotKey): Hex {
+  if (typeof v === 'string') {
+    if (!isHex(v)) throw new Error(`not a hex key: ${v}`);
+    return pad(v.toLowerCase() as Hex, { size: 32 });
+  }
   return numberToHex(v, { size: 32 });
 }
 
@@ -42,6 +47,6 @@ export function slotHex(n: bigint | number): Hex {
 }
 
 /** Storage slot of mapping[key] for a mapping declared at `slot`: keccak256(pad32(key) . pad32(slot)). */
-export function mappingSlot(key: AbiValue, slot: AbiValue): Hex {
+export function mappingSlot(key: SlotKey, slot: SlotKey): Hex {
   return keccak256(concat([word(key), word(slot)]));
 }
