@@ -1,4 +1,5 @@
 import { fixedDataToBytes, HexError, quantityToBigInt } from './hex.js';
+import { quoteString } from './quote.js';
 import { decoderSchema, jsonType } from './schemas.js';
 
 /** Block tags. An imported chain has no pending block and no consensus client: see README. */
@@ -23,7 +24,7 @@ function decode(value: unknown, allowHash: boolean): BlockId {
   if (allowHash && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const o = value as Record<string, unknown>;
     for (const key of Object.keys(o)) {
-      if (!['blockHash', 'blockNumber', 'requireCanonical'].includes(key)) throw new HexError(`unknown field "${key}" in block parameter`);
+      if (!['blockHash', 'blockNumber', 'requireCanonical'].includes(key)) throw new HexError(`unknown field ${quoteString(key)} in block parameter`);
     }
     const hasHash = o.blockHash !== undefined && o.blockHash !== null;
     const hasNumber = o.blockNumber !== undefined && o.blockNumber !== null;

@@ -1,3 +1,5 @@
+import { quoteString } from './quote.js';
+
 /**
  * The one place that reads and writes `0x…` strings. Quantities are minimal hex (`0x0`, never
  * `0x00`); data is `0x` + two hex digits per byte. Decoders throw {@link HexError} with geth's
@@ -105,8 +107,8 @@ export function bigIntToData32(value: bigint): string {
 export function decodeStorageKey(input: string): { slot: Uint8Array; exact32: boolean } {
   let digits = input.startsWith('0x') || input.startsWith('0X') ? input.slice(2) : input;
   if (digits.length % 2 === 1) digits = `0${digits}`;
-  if (digits.length > 64) throw new HexError(`storage key too long (want at most 32 bytes): ${JSON.stringify(input)}`);
-  if (!HEX_DIGITS.test(digits)) throw new HexError(`invalid hex in storage key: ${JSON.stringify(input)}`);
+  if (digits.length > 64) throw new HexError(`storage key too long (want at most 32 bytes): ${quoteString(input)}`);
+  if (!HEX_DIGITS.test(digits)) throw new HexError(`invalid hex in storage key: ${quoteString(input)}`);
   const slot = new Uint8Array(32);
   slot.set(hexDigitsToBytes(digits), 32 - digits.length / 2);
   return { slot, exact32: digits.length === 64 };

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { HexError } from '../codec/hex.js';
+import { cutString } from '../codec/quote.js';
 import { directDecoder } from '../codec/schemas.js';
 import { InvalidParamsError, type RpcError } from './errors.js';
 
@@ -85,7 +86,7 @@ function positional(params: unknown, names: readonly string[] | undefined): unkn
   if (names && typeof params === 'object') {
     const obj = params as Record<string, unknown>;
     for (const key of Object.keys(obj)) {
-      if (!names.includes(key)) throw new InvalidParamsError(`unknown argument name: ${key}`);
+      if (!names.includes(key)) throw new InvalidParamsError(`unknown argument name: ${cutString(key)}`);
     }
     const out = names.map((n) => obj[n]);
     while (out.length > 0 && out[out.length - 1] === undefined) out.pop();

@@ -1,3 +1,5 @@
+import { quoteString } from '../codec/quote.js';
+
 /**
  * Starknet field elements ("felts"): parsing, normalisation and numeric comparison.
  *
@@ -32,13 +34,13 @@ export class FeltError extends Error {
 export function feltToHex64(input: string): string {
   if (typeof input !== 'string') throw new FeltError('felt must be a string');
   if (!FELT_SYNTAX.test(input)) {
-    if (!input.startsWith('0x')) throw new FeltError(`invalid felt ${quote(input)}: want 0x followed by 1 to 64 hex digits`);
+    if (!input.startsWith('0x')) throw new FeltError(`invalid felt ${quoteString(input)}: want 0x followed by 1 to 64 hex digits`);
     if (input.length === 2) throw new FeltError('invalid felt "0x": no digits');
-    if (input.length > 66 && /^0x[0-9a-fA-F]+$/.test(input)) throw new FeltError(`invalid felt ${quote(input)}: more than 64 hex digits`);
-    throw new FeltError(`invalid felt ${quote(input)}: not hexadecimal`);
+    if (input.length > 66 && /^0x[0-9a-fA-F]+$/.test(input)) throw new FeltError(`invalid felt ${quoteString(input)}: more than 64 hex digits`);
+    throw new FeltError(`invalid felt ${quoteString(input)}: not hexadecimal`);
   }
   const hex64 = input.slice(2).toLowerCase().padStart(64, '0');
-  if (hex64 >= PRIME_HEX64) throw new FeltError(`invalid felt ${quote(input)}: not below the field prime`);
+  if (hex64 >= PRIME_HEX64) throw new FeltError(`invalid felt ${quoteString(input)}: not below the field prime`);
   return hex64;
 }
 
@@ -88,8 +90,4 @@ export function compareFelts(a: string, b: string): number {
 /** True when two felt strings denote the same value (`0x01` equals `0x1`). */
 export function feltsEqual(a: string, b: string): boolean {
   return feltToHex64(a) === feltToHex64(b);
-}
-
-function quote(s: string): string {
-  return JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoteValue } from '../../codec/quote.js';
 import { defineMethod } from '../../rpc/method.js';
 import { FeltError, feltToBytes } from '../../starknet/felt.js';
 import { type BlockRef, type BlockTag, type EmittedEvent, type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
@@ -55,7 +56,7 @@ const BlockId = z.unknown().transform((v, ctx): BlockRef => {
   if (typeof v === 'string') {
     return (BLOCK_TAGS as readonly string[]).includes(v)
       ? { tag: v as BlockTag }
-      : fail(`unknown block tag ${JSON.stringify(v)}, want one of ${BLOCK_TAGS.join(', ')}`);
+      : fail(`unknown block tag ${quoteValue(v)}, want one of ${BLOCK_TAGS.join(', ')}`);
   }
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     const fields = Object.keys(v);

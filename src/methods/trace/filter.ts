@@ -1,5 +1,6 @@
 import { bytesToHex } from '@ethereumjs/util';
 import { z } from 'zod';
+import { cutString, quoteValue } from '../../codec/quote.js';
 import { Address, jsonType } from '../../codec/schemas.js';
 import { InvalidParamsError, LimitExceededError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
@@ -43,7 +44,7 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
   const o = value as Record<string, unknown>;
   for (const key of Object.keys(o)) {
     if (!(FILTER_KEYS as readonly string[]).includes(key)) {
-      ctx.addIssue({ code: 'custom', message: `unknown field \`${key}\`, expected one of ${FILTER_KEYS.map((k) => `\`${k}\``).join(', ')}` });
+      ctx.addIssue({ code: 'custom', message: `unknown field \`${cutString(key)}\`, expected one of ${FILTER_KEYS.map((k) => `\`${k}\``).join(', ')}` });
       return z.NEVER;
     }
   }
@@ -71,14 +72,13 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
     if (!present(key)) return undefined;
     const n = o[key];
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-      return fail([key], `json: cannot unmarshal ${JSON.stringify(n)} into Go value of type uint64`);
+      return fail([key], `json: cannot unmarshal ${typeof n === 'number' ? `number ${quoteValue(n)}` : jsonType(n)} into Go value of type uint64`);
     }
     return n;
   };
   let mode: AddressMode = 'union';
   if (present('mode')) {
-    if (o.mode !== 'union' && o.mode !== 'intersection')
-      return fail(['mode'], `unknown variant ${JSON.stringify(o.mode)}, expected \`union\` or \`intersection\``);
+    if (o.mode !== 'union' && o.mode !== 'intersection') return fail(['mode'], `unknown variant ${quoteValue(o.mode)}, expected \`union\` or \`intersection\``);
     mode = o.mode;
   }
   const params: TraceFilterParams = {

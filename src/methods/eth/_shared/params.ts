@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HexError, quantityToBigInt } from '../../../codec/hex.js';
+import { quoteString } from '../../../codec/quote.js';
 import { jsonType } from '../../../codec/schemas.js';
 
 /** A JSON boolean (geth `bool` argument: the `fullTx` flag of the block getters). */
@@ -43,7 +44,7 @@ export const HexOrDecimal64 = z.unknown().transform((value, ctx): bigint => {
   else if (/^0[xX][0-9a-fA-F]+$/.test(text)) n = BigInt(`0x${text.slice(2)}`);
   else if (/^[0-9]+$/.test(text)) n = BigInt(text);
   if (n === undefined || n >= 1n << 64n) {
-    ctx.addIssue({ code: 'custom', message: `invalid hex or decimal integer ${JSON.stringify(text)}` });
+    ctx.addIssue({ code: 'custom', message: `invalid hex or decimal integer ${quoteString(text)}` });
     return z.NEVER;
   }
   return n;
