@@ -7,7 +7,7 @@ import { describeWithFoundry } from '../helpers/foundry.js';
 const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tests (state)');
 
 /**
- * Differential test against an independent peer: a chain mined on anvil (scripts/anvilChain.mjs,
+ * Differential test against an independent peer: a chain mined on anvil (scripts/anvilChain.ts,
  * `state` scenario: plain slots, mappings, nested mappings, overwritten slots, a contract that
  * self-destructs in a later transaction), exported, imported into tracenode, and then every
  * state method asked of both nodes at every block, answers compared byte for byte.

@@ -6,7 +6,7 @@ import { describeWithFoundry } from '../helpers/foundry.js';
 const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tests (traces)');
 
 /**
- * Parity traces against an independent peer: the `traces` scenario of scripts/anvilChain.mjs
+ * Parity traces against an independent peer: the `traces` scenario of scripts/anvilChain.ts
  * (every call kind, CREATE/CREATE2 at top level and nested, reverts caught at depth, out-of-gas
  * in a subcall, SELFDESTRUCT in a later transaction, value to EOAs, precompiles with and without
  * value, depth 6) mined on anvil, imported into tracenode; trace_block of every block and

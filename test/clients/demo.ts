@@ -1,6 +1,6 @@
 /**
  * Values of the bundled demo chain (fixtures/demo, documented in fixtures/demo/README.md and generated
- * by scripts/genDemo.mjs) shared by the real-client tests, and the ABIs of its contracts, written from
+ * by scripts/genDemo.ts) shared by the real-client tests, and the ABIs of its contracts, written from
  * scripts/demo/*.sol. Every expected value here comes from the generator's record, not from tracenode.
  */
 import { join } from 'node:path';

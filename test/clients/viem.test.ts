@@ -1,7 +1,7 @@
 /**
  * viem, as a dapp backend runs it: `createPublicClient` with the `http()` and `webSocket()` transports
  * against a real tracenode serving the demo chain. Every assertion is a value recorded by the demo
- * generator (fixtures/demo/README.md, scripts/genDemo.mjs), never just "no error".
+ * generator (fixtures/demo/README.md, scripts/genDemo.ts), never just "no error".
  */
 import { RLP } from '@ethereumjs/rlp';
 import {
