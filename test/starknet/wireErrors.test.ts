@@ -13,7 +13,6 @@ import {
 import { createMethodTable, type MethodDefinition } from '../../src/rpc/method.js';
 import { BlockNotFoundError, InvalidContinuationTokenError, NoBlocksError, PageSizeTooBigError, TooManyKeysInFilterError } from '../../src/starknet/errors.js';
 import { FeltError } from '../../src/starknet/felt.js';
-import { wireError } from '../helpers/wireError.js';
 
 /**
  * Starknet domain errors on the wire: `toRpcError` gives each the code and message of
