@@ -1,0 +1,205 @@
+import { z } from 'zod';
+
+/**
+ * Every setting and limit of tracenode, in one table: its type, its default and the reason for
+ * the default. The configuration is built from this table (`config/load.ts`): a config file
+ * (`--config tracenode.yaml` or JSON), then `TRACENODE_*` environment variables, then command-line
+ * flags, each overriding the one before; a value nobody sets is the default here. README's
+ * configuration table is rendered from it (`renderSettingsTable`).
+ *
+ * Names: a setting `transport.httpMaxBodyBytes` is `transport: { httpMaxBodyBytes: … }` in the
+ * file, `TRACENODE_TRANSPORT_HTTP_MAX_BODY_BYTES` in the environment and
+ * `--transport.http-max-body-bytes` on the command line. Settings of the `server` section have no
+ * prefix (`--port`, `TRACENODE_PORT`), as they always had.
+ */
+
+/** One setting: how it is checked, its default (undefined: unset), and why. */
+export interface Setting<T = unknown> {
+  readonly schema: z.ZodType<T>;
+  readonly default: T;
+  readonly reason: string;
+}
+
+const setting = <T>(schema: z.ZodType<T>, value: T, reason: string): Setting<T> => ({ schema, default: value, reason });
+
+const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const nonNegativeInt = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const bytes = positiveInt;
+const MiB = 1024 * 1024;
+
+/** The settings, by section. */
+export const SETTINGS = {
+  server: {
+    host: setting(
+      z.string().min(1),
+      '127.0.0.1',
+      'Loopback by default: a node reachable from other machines is a decision, and `serve` warns when it is made.',
+    ),
+    port: setting(z.number().int().min(0).max(65535), 8545, 'The port Ethereum clients and tools try first.'),
+    datadir: setting(z.string().min(1).optional(), undefined, 'The `mainnet` network: an Ethereum or Starknet datadir (required unless `networks` names one).'),
+    networks: setting(
+      z.string().optional(),
+      undefined,
+      'More networks as `name=dir,…`, chosen by the first label of the Host name, as hosted providers name them.',
+    ),
+    apiKeys: setting(z.string().optional(), undefined, 'Comma-separated API keys with no policies (everything allowed, no limits).'),
+    keysFile: setting(z.string().optional(), undefined, 'Keys and their policies (YAML or JSON), or one key per line; reloaded when it changes or on SIGHUP.'),
+    logLevel: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'One access-log line per request at info.'),
+    metricsHost: setting(z.string().min(1), '127.0.0.1', 'The metrics listener stays on loopback unless the operator opens it.'),
+    metricsPort: setting(
+      z.number().int().min(0).max(65535).optional(),
+      undefined,
+      'A separate listener for GET /metrics; unset: /metrics is served on the main port only.',
+    ),
+  },
+  transport: {
+    httpMaxBodyBytes: setting(bytes, 5 * MiB, "geth's `defaultBodyLimit`: a larger body is HTTP 413."),
+    httpMaxBatchItems: setting(positiveInt, 1000, "geth's `BatchRequestLimit`: a larger batch is one `batch too large` error."),
+    wsMaxMessageBytes: setting(
+      bytes,
+      5 * MiB,
+      'The HTTP body limit, so a request accepted over one transport is accepted over the other; larger closes with 1009.',
+    ),
+    wsMaxBatchItems: setting(positiveInt, 1000, 'geth applies the same batch limit to every transport.'),
+    maxMethodNameLength: setting(positiveInt, 2048, "geth's `maxMethodNameLength`: keeps giant names out of logs."),
+    batchResponseMaxBytes: setting(
+      bytes,
+      25_000_000,
+      "geth's `BatchResponseMaxSize`: later items get -32003, so one batch cannot make the server hold gigabytes.",
+    ),
+    wsMaxInFlightMessages: setting(
+      positiveInt,
+      32,
+      'Messages one socket may have in progress; past it the server stops reading that socket (TCP backpressure).',
+    ),
+    wsMaxBufferedBytes: setting(
+      bytes,
+      16 * MiB,
+      'Answers a socket may leave unread; past it the connection is closed (1008), so a client that never reads cannot grow server memory.',
+    ),
+    wsCloseGraceMs: setting(positiveInt, 1000, 'How long shutdown waits for sockets to answer the close frame before cutting them.'),
+    shutdownDrainMs: setting(positiveInt, 10_000, 'How long SIGTERM waits for requests already received to be answered before closing.'),
+  },
+  cors: {
+    maxAgeSeconds: setting(nonNegativeInt, 600, 'How long a browser may cache a preflight answer (Chromium caps it at 2 hours).'),
+  },
+  rpc: {
+    getLogsMaxResults: setting(positiveInt, 10_000, 'Infura, Alchemy and QuickNode cap eth_getLogs at 10,000 logs with the same message.'),
+    getLogsMaxBlockRange: setting(
+      positiveInt,
+      100_000,
+      'A log scan reads every header of its range; 100,000 take a few seconds. Providers cap lower (QuickNode 10,000).',
+    ),
+    getProofMaxKeys: setting(positiveInt, 1024, "geth's limit on storage keys in one eth_getProof."),
+    feeHistoryMaxBlocks: setting(positiveInt, 1024, "geth's `MaxHeaderHistory`: longer requests are shortened."),
+    traceFilterMaxResults: setting(positiveInt, 10_000, 'Infura documented 10,000 traces per trace_filter answer; more is -32005, never a truncated list.'),
+    traceFilterMaxBlocks: setting(
+      positiveInt.optional(),
+      undefined,
+      'No range cap by default: the address index makes wide ranges cheap. reth caps at 100 because it scans.',
+    ),
+  },
+  execution: {
+    gasCapFactor: setting(positiveInt, 10, "eth_call gas defaults to, and is capped at, this many times the block's gas limit (Infura's documented cap)."),
+    callTimeoutMs: setting(positiveInt, 5000, "geth's `--rpc.evmtimeout`: one call holds the EVM at most this long."),
+    estimateErrorRatio: setting(
+      z.number().positive().max(1),
+      0.015,
+      "geth's estimate gas error ratio: the search stops within 1.5 % of the lowest passing gas.",
+    ),
+    evmPoolSizePerHardfork: setting(positiveInt, 64, 'Idle EVMs kept per hardfork for reuse; more are built on demand.'),
+  },
+  tracing: {
+    cacheBytes: setting(bytes, 64 * MiB, 'Traced blocks kept in memory: the trees of a few hundred ordinary mainnet blocks.'),
+    maxConcurrentReplays: setting(
+      positiveInt,
+      2,
+      'Block replays run at once: execution is CPU-bound, so more would only interleave; two overlap one replay’s reads with another’s execution.',
+    ),
+  },
+  gasOracle: {
+    blocks: setting(positiveInt, 20, "geth's `--gpo.blocks`."),
+    percentile: setting(z.number().int().min(0).max(100), 60, "geth's `--gpo.percentile`."),
+    samplesPerBlock: setting(positiveInt, 3, "geth's `sampleNumber`: the cheapest tips taken from each block."),
+    ignorePriceWei: setting(nonNegativeInt, 2, "geth's `DefaultIgnorePrice`: tips below it are spam."),
+    maxPriceWei: setting(positiveInt, 500_000_000_000, "geth's `DefaultMaxPrice` (500 gwei)."),
+    defaultPriceWei: setting(nonNegativeInt, 1_000_000, "geth's starting suggestion, the miner's default minimum tip (0.001 gwei)."),
+  },
+  caches: {
+    headerEntries: setting(positiveInt, 4096, 'Decoded headers kept (a few KiB each).'),
+    blockEntries: setting(positiveInt, 256, 'Decoded blocks kept.'),
+    receiptBytes: setting(bytes, 32 * MiB, 'Receipts kept, counted by their stored size, so a log scan over a few thousand blocks stays decoded.'),
+    txHashesEntries: setting(positiveInt, 16_384, 'Transaction-hash lists kept (32 bytes a transaction).'),
+    bloomEntries: setting(positiveInt, 131_072, 'Canonical blocks whose bloom, hash and time a log scan keeps (~50 MiB).'),
+    stateReadEntries: setting(positiveInt, 100_000, 'Account, slot and code reads kept, across all blocks.'),
+    trieNodeEntries: setting(positiveInt, 200_000, 'Trie nodes kept by the shared read-only node cache.'),
+  },
+  starknet: {
+    maxChunkSize: setting(positiveInt, 1024, "pathfinder's page size limit for starknet_getEvents (error 31 above it)."),
+    maxKeyPositions: setting(positiveInt.max(16), 16, "pathfinder's key filter limit (error 34 above it); the event index stops at 16 positions."),
+  },
+  import: {
+    progressIntervalMs: setting(positiveInt, 1000, 'How often import prints blocks/s, Mgas/s and ETA.'),
+  },
+} as const;
+
+type Sections = typeof SETTINGS;
+/** The configuration: every setting with its value. */
+export type Config = {
+  -readonly [S in keyof Sections]: { -readonly [K in keyof Sections[S]]: Sections[S][K] extends Setting<infer T> ? T : never };
+};
+
+/** The configuration with every default. */
+export function defaultConfig(): Config {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [section, entries] of Object.entries(SETTINGS)) {
+    out[section] = {};
+    for (const [key, s] of Object.entries(entries as Record<string, Setting>)) out[section][key] = s.default;
+  }
+  return out as Config;
+}
+
+/** One setting with its names in each source. */
+export interface SettingName {
+  section: string;
+  key: string;
+  setting: Setting;
+  /** `transport.httpMaxBodyBytes` */
+  path: string;
+  /** `--transport.http-max-body-bytes` (`--port` for server settings) */
+  flag: string;
+  /** `TRACENODE_TRANSPORT_HTTP_MAX_BODY_BYTES` (`TRACENODE_PORT` for server settings) */
+  env: string;
+}
+
+const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const screaming = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+
+/** Every setting, with its file path, flag and environment variable. */
+export function settingNames(): SettingName[] {
+  const out: SettingName[] = [];
+  for (const [section, entries] of Object.entries(SETTINGS)) {
+    for (const [key, setting] of Object.entries(entries as Record<string, Setting>)) {
+      const top = section === 'server';
+      out.push({
+        section,
+        key,
+        setting,
+        path: `${section}.${key}`,
+        flag: top ? `--${kebab(key)}` : `--${section}.${kebab(key)}`,
+        env: top ? `TRACENODE_${screaming(key)}` : `TRACENODE_${screaming(section)}_${screaming(key)}`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The settings as a Markdown table (README's configuration section is this, pasted). */
+export function renderSettingsTable(): string {
+  const rows = settingNames().map((n) => {
+    const d = n.setting.default;
+    const shown = d === undefined ? '—' : typeof d === 'string' ? `\`${d}\`` : `${d}`;
+    return `| \`${n.path}\` | \`${n.flag}\` | \`${n.env}\` | ${shown} | ${n.setting.reason} |`;
+  });
+  return ['| setting | flag | environment | default | why |', '|---|---|---|---|---|', ...rows].join('\n');
+}
