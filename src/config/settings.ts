@@ -18,9 +18,11 @@ export interface Setting<T = unknown> {
   readonly schema: z.ZodType<T>;
   readonly default: T;
   readonly reason: string;
+  /** The value's placeholder in `--help` (`DIR`, `FILE`…); `N` for numbers, `VALUE` otherwise. */
+  readonly arg?: string;
 }
 
-const setting = <T>(schema: z.ZodType<T>, value: T, reason: string): Setting<T> => ({ schema, default: value, reason });
+const setting = <T>(schema: z.ZodType<T>, value: T, reason: string, arg?: string): Setting<T> => ({ schema, default: value, reason, arg });
 
 const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const nonNegativeInt = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
@@ -33,23 +35,46 @@ export const SETTINGS = {
     host: setting(
       z.string().min(1),
       '127.0.0.1',
-      'Loopback by default: a node reachable from other machines is a decision, and `serve` warns when it is made.',
+      'Address to listen on. Loopback by default: a node reachable from other machines is a decision, and `serve` warns when it is made.',
+      'ADDR',
     ),
-    port: setting(z.number().int().min(0).max(65535), 8545, 'The port Ethereum clients and tools try first.'),
-    datadir: setting(z.string().min(1).optional(), undefined, 'The `mainnet` network: an Ethereum or Starknet datadir (required unless `networks` names one).'),
+    port: setting(z.number().int().min(0).max(65535), 8545, 'TCP port to listen on: the port Ethereum clients and tools try first.', 'PORT'),
+    datadir: setting(
+      z.string().min(1).optional(),
+      undefined,
+      'The `mainnet` network: an Ethereum or Starknet datadir (required unless `networks` names one; `npm start` uses `./data`).',
+      'DIR',
+    ),
     networks: setting(
       z.string().optional(),
       undefined,
       'More networks as `name=dir,…`, chosen by the first label of the Host name, as hosted providers name them.',
+      'N=DIR,…',
     ),
-    apiKeys: setting(z.string().optional(), undefined, 'Comma-separated API keys with no policies (everything allowed, no limits).'),
-    keysFile: setting(z.string().optional(), undefined, 'Keys and their policies (YAML or JSON), or one key per line; reloaded when it changes or on SIGHUP.'),
-    logLevel: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info', 'One access-log line per request at info.'),
-    metricsHost: setting(z.string().min(1), '127.0.0.1', 'The metrics listener stays on loopback unless the operator opens it.'),
+    apiKeys: setting(
+      z.string().optional(),
+      undefined,
+      'Comma-separated API keys with no policies (everything allowed, no limits); this or `keysFile` is required.',
+      'K1,K2',
+    ),
+    keysFile: setting(
+      z.string().optional(),
+      undefined,
+      'Keys and their policies (YAML or JSON), or one key per line; reloaded when it changes or on SIGHUP.',
+      'FILE',
+    ),
+    logLevel: setting(
+      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+      'info',
+      'pino log level: one access-log line per request at info.',
+      'LEVEL',
+    ),
+    metricsHost: setting(z.string().min(1), '127.0.0.1', 'The metrics listener stays on loopback unless the operator opens it.', 'ADDR'),
     metricsPort: setting(
       z.number().int().min(0).max(65535).optional(),
       undefined,
       'A separate listener for GET /metrics; unset: /metrics is served on the main port only.',
+      'PORT',
     ),
   },
   transport: {
@@ -139,7 +164,12 @@ export const SETTINGS = {
     maxKeyPositions: setting(positiveInt.max(16), 16, "pathfinder's key filter limit (error 34 above it); the event index stops at 16 positions."),
   },
   import: {
-    progressIntervalMs: setting(positiveInt, 1000, 'How often import prints blocks/s, Mgas/s and ETA.'),
+    progressIntervalMs: setting(positiveInt, 1000, 'How often import (and reindex-traces) prints blocks/s, Mgas/s and ETA.'),
+    trieNodeCacheEntries: setting(
+      positiveInt,
+      50_000,
+      "Trie nodes the importer's state trie keeps between blocks (a few hundred bytes each): recent accounts and slots skip LevelDB.",
+    ),
   },
 } as const;
 
@@ -166,7 +196,7 @@ export interface SettingName {
   setting: Setting;
   /** `transport.httpMaxBodyBytes` */
   path: string;
-  /** `--transport.http-max-body-bytes` (`--port` for server settings) */
+  /** `--transport.http-max-body-bytes`, `--gas-oracle.max-price-wei` (`--port` for server settings) */
   flag: string;
   /** `TRACENODE_TRANSPORT_HTTP_MAX_BODY_BYTES` (`TRACENODE_PORT` for server settings) */
   env: string;
@@ -186,7 +216,7 @@ export function settingNames(): SettingName[] {
         key,
         setting,
         path: `${section}.${key}`,
-        flag: top ? `--${kebab(key)}` : `--${section}.${kebab(key)}`,
+        flag: top ? `--${kebab(key)}` : `--${kebab(section)}.${kebab(key)}`,
         env: top ? `TRACENODE_${screaming(key)}` : `TRACENODE_${screaming(section)}_${screaming(key)}`,
       });
     }
