@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { UsageError } from './cli/options.js';
+import { ConfigError } from './config/load.js';
 
 interface Command {
   run: (argv: string[]) => Promise<number>;
@@ -41,8 +42,9 @@ Commands:
   reindex-traces  build the trace_filter index of blocks imported without it
   serve           serve the datadir over JSON-RPC (HTTP and WebSocket)
 
-Run \`tracenode <command> --help\` for a command's options. Every option can also be set with
-its TRACENODE_* environment variable.
+Run \`tracenode <command> --help\` for a command's options. Every setting can also come from a
+config file (--config FILE, YAML or JSON) or its TRACENODE_* environment variable; flags win over
+variables, variables over the file.
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -62,6 +64,12 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`tracenode ${name}: ${err.message}\n\n${command.help}`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      // One line per bad setting, each naming its source; the whole help would bury them.
+      const lines = err.problems.map((p) => `tracenode ${name}: ${p}\n`).join('');
+      process.stderr.write(`${lines}(\`tracenode ${name} --help\` lists the settings)\n`);
       return 2;
     }
     process.stderr.write(`tracenode ${name}: ${(err as Error).message}\n`);

@@ -1,4 +1,5 @@
 import type { Common } from '@ethereumjs/common';
+import type { Config } from '../config/settings.js';
 import { type Level, openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META, SCHEMA_VERSION } from '../db/keys.js';
 import { checkGenesis, createChainCommon, type GethGenesis } from './genesis.js';
@@ -20,9 +21,10 @@ export class NotInitialisedError extends Error {
 
 /**
  * Opens an initialised Ethereum datadir. The genesis stored by `init` decides the chain config;
- * a database of another schema version is refused rather than misread.
+ * a database of another schema version is refused rather than misread. `caches` sizes the chain
+ * store's caches.
  */
-export async function openChain(datadir: string): Promise<EthereumChain> {
+export async function openChain(datadir: string, caches: Config['caches']): Promise<EthereumChain> {
   const level = await openDatabase(datadir);
   try {
     const kind = await level.get(META.kind);
@@ -37,7 +39,7 @@ export async function openChain(datadir: string): Promise<EthereumChain> {
     if (version !== SCHEMA_VERSION) throw new Error(`datadir ${datadir} has database schema ${version}, this tracenode reads ${SCHEMA_VERSION}`);
     const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(genesisBytes)));
     const common = await createChainCommon(genesis);
-    const store = new ChainStore(level, common);
+    const store = new ChainStore(level, common, caches);
     return { level, genesis, common, store, close: () => level.close() };
   } catch (err) {
     await level.close();

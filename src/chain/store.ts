@@ -5,6 +5,7 @@ import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes } from '@
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { hexKey } from '../codec/hex.js';
 import { rlpPayload } from '../codec/rlpPrefix.js';
+import type { Config } from '../config/settings.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { decodeNumber, encodeNumber, META, PREFIX, prefixed } from '../db/keys.js';
 import { LruCache } from './lru.js';
@@ -15,17 +16,6 @@ const HEADER_LOGS_BLOOM_INDEX = 6;
 const HEADER_TIMESTAMP_INDEX = 11;
 /** Blocks read per step of a bloom scan. */
 const BLOOM_SCAN_CHUNK = 512;
-/** Canonical blocks whose bloom, hash and timestamp a log scan keeps in memory (~50 MiB). */
-export const BLOOM_CACHE_ENTRIES = 131_072;
-
-/** Decoded headers kept in memory (a header object is a few KiB). */
-export const HEADER_CACHE_ENTRIES = 4096;
-/** Decoded blocks kept in memory (bounded by count; blocks of the demo and test chains are small). */
-export const BLOCK_CACHE_ENTRIES = 256;
-/** Decoded receipts kept in memory, counted by their stored (RLP) size; decoded they take ~3×. */
-export const RECEIPT_CACHE_BYTES = 32 * 1024 * 1024;
-/** Transaction-hash lists kept in memory (32 bytes a transaction: a log scan touches many blocks). */
-export const TX_HASHES_CACHE_ENTRIES = 16_384;
 /** Position of the transaction list in a block's RLP list [header, transactions, uncles, …]. */
 const BLOCK_TXS_INDEX = 1;
 
@@ -63,25 +53,31 @@ export class ChainStore {
   // Decoding a header costs a Common copy and a hardfork lookup (~150 µs): every method that
   // resolves a block parameter pays it, so recent decoded headers and blocks are kept (both are
   // immutable, and keyed by hash, so never stale).
-  private readonly headers = new LruCache<string, BlockHeader>(HEADER_CACHE_ENTRIES);
-  private readonly blocks = new LruCache<string, Block>(BLOCK_CACHE_ENTRIES);
-  // Receipts by the size of their stored encoding: a log scan over a few thousand ordinary blocks
-  // stays in memory, a few huge blocks cannot take it over.
-  private readonly receiptLists = new LruCache<string, { receipts: StoredReceipt[]; bytes: number }>(TX_HASHES_CACHE_ENTRIES, {
-    maxWeight: RECEIPT_CACHE_BYTES,
-    weigh: (entry) => entry.bytes,
-  });
-  private readonly txHashLists = new LruCache<string, Uint8Array[]>(TX_HASHES_CACHE_ENTRIES);
+  private readonly headers: LruCache<string, BlockHeader>;
+  private readonly blocks: LruCache<string, Block>;
+  // Receipts by the size of their stored encoding (decoded they take ~3×): a log scan over a few
+  // thousand ordinary blocks stays in memory, a few huge blocks cannot take it over.
+  private readonly receiptLists: LruCache<string, { receipts: StoredReceipt[]; bytes: number }>;
+  private readonly txHashLists: LruCache<string, Uint8Array[]>;
   // number → canonical hash; cleared with the head whenever the importer writes.
-  private readonly canonicalHashes = new LruCache<bigint, Uint8Array>(HEADER_CACHE_ENTRIES);
+  private readonly canonicalHashes: LruCache<bigint, Uint8Array>;
   // number → canonical hash, logsBloom and timestamp for log scans (~400 bytes each); cleared
   // with the head.
-  private readonly blooms = new LruCache<number, BloomEntry>(BLOOM_CACHE_ENTRIES);
+  private readonly blooms: LruCache<number, BloomEntry>;
 
+  /** A store over `level`; `caches` sizes its in-memory caches (the `caches` settings). */
   constructor(
     readonly level: Level,
     readonly common: Common,
-  ) {}
+    caches: Config['caches'],
+  ) {
+    this.headers = new LruCache(caches.headerEntries);
+    this.blocks = new LruCache(caches.blockEntries);
+    this.receiptLists = new LruCache(caches.txHashesEntries, { maxWeight: caches.receiptBytes, weigh: (entry) => entry.bytes });
+    this.txHashLists = new LruCache(caches.txHashesEntries);
+    this.canonicalHashes = new LruCache(caches.headerEntries);
+    this.blooms = new LruCache(caches.bloomEntries);
+  }
 
   /** The head block, or undefined in an empty database (before `init`). */
   async head(): Promise<Head | undefined> {

@@ -1,27 +1,29 @@
 import { accessSync, constants } from 'node:fs';
 import { importStarknetBlocks, readFileLines } from '../starknet/importBlocks.js';
 import { openStarknetStore } from '../starknet/store.js';
-import { DATADIR, helpText, parseFlags, required, UsageError } from './options.js';
+import { type CommandSpec, commandHelp, parseCommand, requiredDatadir, UsageError } from './options.js';
 
-const FLAGS = [DATADIR];
-export const IMPORT_STARKNET_HELP = helpText(
+/** The datadir and how often progress is printed. */
+const SPEC: CommandSpec = { settings: ['server.datadir', 'import.progressIntervalMs'] };
+export const IMPORT_STARKNET_HELP = commandHelp(
   'tracenode import-starknet --datadir DIR blocks.ndjson [more.ndjson…]',
   'Imports Starknet blocks: one starknet_getBlockWithReceipts result per line. Stores each block\n' +
     '(hash, number, parent, timestamp, status) and its events with their indexes in one atomic\n' +
     'batch. Block numbers may have gaps; blocks already present (same number or hash) are skipped,\n' +
     'so an interrupted import resumes. A malformed line stops the import with its line number;\n' +
     'nothing of that block is written. The datadir must be empty or a Starknet one.',
-  FLAGS,
+  SPEC,
 );
 
 /** `tracenode import-starknet`. */
 export async function runImportStarknet(argv: string[]): Promise<number> {
-  const { values, positionals, help } = parseFlags(argv, FLAGS);
-  if (help) {
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
     process.stdout.write(IMPORT_STARKNET_HELP);
     return 0;
   }
-  const datadir = required(values, DATADIR);
+  const { config, positionals } = parsed;
+  const datadir = requiredDatadir(config);
   if (positionals.length === 0) throw new UsageError('no NDJSON file given');
   for (const path of positionals) {
     try {
@@ -42,7 +44,7 @@ export async function runImportStarknet(argv: string[]): Promise<number> {
       const r = await importStarknetBlocks(store, readFileLines(path), {
         source: path,
         progress: process.stderr,
-        progressIntervalMs: Number(process.env.TRACENODE_PROGRESS_MS ?? 1000),
+        progressIntervalMs: config.import.progressIntervalMs,
         signal: abort.signal,
       });
       total.imported += r.imported;

@@ -1,23 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { initDatadir } from '../import/init.js';
-import { DATADIR, type FlagSpec, helpText, parseFlags, required } from './options.js';
+import { type CommandSpec, commandHelp, type FlagSpec, parseCommand, required, requiredDatadir } from './options.js';
 
+/** The genesis file: an argument of `init`, not a setting. */
 const GENESIS: FlagSpec = { name: 'genesis', env: 'TRACENODE_GENESIS', arg: 'FILE', help: 'geth-format genesis.json' };
-const FLAGS = [DATADIR, GENESIS];
-export const INIT_HELP = helpText(
+/** The datadir, the chain store's caches and the genesis state trie's node cache. */
+const SPEC: CommandSpec = { settings: ['server.datadir', 'caches', 'import.trieNodeCacheEntries'], flags: [GENESIS] };
+export const INIT_HELP = commandHelp(
   'tracenode init --datadir DIR --genesis genesis.json',
   'Writes the genesis block and state of a geth-format genesis into DIR (like `geth init`).',
-  FLAGS,
+  SPEC,
 );
 
 /** `tracenode init`. */
 export async function runInit(argv: string[]): Promise<number> {
-  const { values, help } = parseFlags(argv, FLAGS);
-  if (help) {
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
     process.stdout.write(INIT_HELP);
     return 0;
   }
-  const datadir = required(values, DATADIR);
+  const { config, values } = parsed;
+  const datadir = requiredDatadir(config);
   const genesisPath = required(values, GENESIS);
   let text: string;
   try {
@@ -25,7 +28,7 @@ export async function runInit(argv: string[]): Promise<number> {
   } catch (err) {
     throw new Error(`cannot read genesis ${genesisPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const result = await initDatadir(datadir, text);
+  const result = await initDatadir(datadir, text, config);
   process.stdout.write(
     result.alreadyInitialised
       ? `init: ${datadir} already holds this genesis ${result.hash}\n`

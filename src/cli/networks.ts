@@ -1,23 +1,24 @@
 import { bytesToHex } from '@ethereumjs/util';
 import { type EthereumChain, openChain } from '../chain/open.js';
+import type { Config } from '../config/settings.js';
 import { openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
-import { createEthContext } from '../methods/context.js';
+import { createEthContext, type EthContextConfig } from '../methods/context.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
 import type { MethodTable } from '../rpc/method.js';
-import type { NetworkHandle } from '../rpc/server.js';
+import type { NetworkHandle } from '../transport/networks.js';
 
-/** Wires an opened Ethereum chain into a network the server can route to. */
+/** Wires an opened Ethereum chain into a network the server can route to, its methods configured by `config`. */
 export async function createEthereumNetwork(
   chain: EthereumChain,
-  opts: { name: string; hostnames?: readonly string[]; clientVersion: string },
+  opts: { name: string; hostnames?: readonly string[]; clientVersion: string; config: EthContextConfig },
 ): Promise<NetworkHandle> {
   return {
     name: opts.name,
     hostnames: opts.hostnames ?? [],
     methods: ethereumMethods as MethodTable<unknown>,
-    context: await createEthContext(chain, opts.clientVersion),
+    context: await createEthContext(chain, opts.clientVersion, opts.config),
     async health() {
       const head = await chain.store.head();
       return head ? { ok: true, head: { number: Number(head.number), hash: bytesToHex(head.hash) } } : { ok: false };
@@ -34,9 +35,10 @@ export interface OpenedNetwork {
 
 /**
  * Opens a datadir as a network of the kind it holds (the `kind` metadata key; an Ethereum datadir
- * from before that key has its genesis instead). Routed by `name` as the Host's first label.
+ * from before that key has its genesis instead). Routed by `name` as the Host's first label; each
+ * layer gets its sections of `config`.
  */
-export async function openNetwork(name: string, datadir: string, clientVersion: string): Promise<OpenedNetwork> {
+export async function openNetwork(name: string, datadir: string, clientVersion: string, config: Config): Promise<OpenedNetwork> {
   const level = await openDatabase(datadir);
   let kind: string | undefined;
   try {
@@ -46,13 +48,17 @@ export async function openNetwork(name: string, datadir: string, clientVersion: 
     await level.close();
   }
   if (kind === 'starknet') {
-    const ctx = await createStarknetContext(datadir);
+    const ctx = await createStarknetContext(datadir, config);
     return {
       kind: 'starknet',
       handle: { name, hostnames: [name], methods: starknetMethods as MethodTable<unknown>, context: ctx, health: () => ctx.health() },
       close: () => ctx.close(),
     };
   }
-  const chain = await openChain(datadir);
-  return { kind: 'ethereum', handle: await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion }), close: () => chain.close() };
+  const chain = await openChain(datadir, config.caches);
+  return {
+    kind: 'ethereum',
+    handle: await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config }),
+    close: () => chain.close(),
+  };
 }

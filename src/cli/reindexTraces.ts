@@ -1,24 +1,26 @@
 import { openChain } from '../chain/open.js';
 import { reindexTraceAddresses } from '../tracing/addressIndex.js';
-import { DATADIR, helpText, parseFlags, required } from './options.js';
+import { type CommandSpec, commandHelp, parseCommand, requiredDatadir } from './options.js';
 
-const FLAGS = [DATADIR];
-export const REINDEX_TRACES_HELP = helpText(
+/** The datadir, the caches (the trie node cache of the replays) and how often progress is printed. */
+const SPEC: CommandSpec = { settings: ['server.datadir', 'caches', 'import.progressIntervalMs'] };
+export const REINDEX_TRACES_HELP = commandHelp(
   'tracenode reindex-traces --datadir DIR',
   'Builds the trace_filter address index for blocks imported without it (databases from older\n' +
     'versions). `import` maintains the index itself; this replays only the blocks above the index\n' +
     'head and is resumable. Run it while the datadir is not being served.',
-  FLAGS,
+  SPEC,
 );
 
 /** `tracenode reindex-traces`. */
 export async function runReindexTraces(argv: string[]): Promise<number> {
-  const { values, help } = parseFlags(argv, FLAGS);
-  if (help) {
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
     process.stdout.write(REINDEX_TRACES_HELP);
     return 0;
   }
-  const chain = await openChain(required(values, DATADIR));
+  const { config } = parsed;
+  const chain = await openChain(requiredDatadir(config), config.caches);
   const abort = new AbortController();
   const stop = () => abort.abort();
   process.once('SIGINT', stop);
@@ -26,10 +28,11 @@ export async function runReindexTraces(argv: string[]): Promise<number> {
   let last = performance.now();
   try {
     const { indexed, head } = await reindexTraceAddresses(chain, {
+      trieNodeEntries: config.caches.trieNodeEntries,
       signal: abort.signal,
       onBlock(number, chainHead) {
         const now = performance.now();
-        if (now - last < 1000) return;
+        if (now - last < config.import.progressIntervalMs) return;
         last = now;
         process.stderr.write(`reindex-traces: block ${number}/${chainHead}\n`);
       },

@@ -1,29 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { SETTINGS } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
-import { buildServer } from '../rpc/server.js';
+import { buildServer } from '../transport/server.js';
 import { type OpenedNetwork, openNetwork } from './networks.js';
-import { DATADIR, type FlagSpec, helpText, parseFlags, UsageError } from './options.js';
+import { type CommandSpec, commandHelp, parseCommand, UsageError } from './options.js';
 
-const HOST: FlagSpec = { name: 'host', env: 'TRACENODE_HOST', arg: 'ADDR', help: 'address to listen on', default: '127.0.0.1' };
-const PORT: FlagSpec = { name: 'port', env: 'TRACENODE_PORT', arg: 'PORT', help: 'TCP port', default: '8545' };
-const API_KEYS: FlagSpec = { name: 'api-keys', env: 'TRACENODE_API_KEYS', arg: 'K1,K2', help: 'comma-separated API keys accepted in /v3/<key>' };
-const KEYS_FILE: FlagSpec = { name: 'keys-file', env: 'TRACENODE_KEYS_FILE', arg: 'FILE', help: 'file with one API key per line (# comments)' };
-const NETWORKS: FlagSpec = {
-  name: 'networks',
-  env: 'TRACENODE_NETWORKS',
-  arg: 'N=DIR,…',
-  help: 'more networks, routed by the first label of the Host name (e.g. starknet-mainnet=./data-starknet)',
-};
-const LOG_LEVEL: FlagSpec = { name: 'log-level', env: 'TRACENODE_LOG_LEVEL', arg: 'LEVEL', help: 'pino log level', default: 'info' };
-const FLAGS = [DATADIR, NETWORKS, HOST, PORT, API_KEYS, KEYS_FILE, LOG_LEVEL];
-export const SERVE_HELP = helpText(
+/** `serve` reads every setting, so it takes every setting's flag. */
+const SPEC: CommandSpec = { settings: Object.keys(SETTINGS) };
+export const SERVE_HELP = commandHelp(
   'tracenode serve --datadir DIR [--networks N=DIR,…] [--host 127.0.0.1] [--port 8545] [--api-keys k1,k2 | --keys-file F]',
   'Serves imported chains read-only over JSON-RPC 2.0: POST /v3/<key> and WebSocket /ws/v3/<key>;\n' +
     'GET /health reports the head block. --datadir is the "mainnet" network; --networks adds more\n' +
     "(Ethereum or Starknet datadirs, detected), chosen by the Host name's first label\n" +
-    '(mainnet.localhost, starknet-mainnet.localhost); the first network also answers any other Host.',
-  FLAGS,
+    '(mainnet.localhost, starknet-mainnet.localhost); the first network also answers any other Host.\n' +
+    'Settings come from --config FILE (YAML or JSON), TRACENODE_* variables and flags, each over the one before.',
+  SPEC,
 );
 
 /** The package version, for `web3_clientVersion`. */
@@ -72,25 +64,31 @@ export function parseNetworks(datadir: string | undefined, list: string | undefi
 
 /** `tracenode serve`: runs until SIGINT/SIGTERM, then closes connections and the databases. */
 export async function runServe(argv: string[]): Promise<number> {
-  const { values, help } = parseFlags(argv, FLAGS);
-  if (help) {
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
     process.stdout.write(SERVE_HELP);
     return 0;
   }
-  const specs = parseNetworks(values.datadir, values.networks);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port ${values.port}`);
-  const host = values.host as string;
-  const apiKeys = loadApiKeys(values['api-keys'], values['keys-file']);
-  const logger = createLogger({ level: values['log-level'] });
+  const { config } = parsed;
+  const { host, port } = config.server;
+  const specs = parseNetworks(config.server.datadir, config.server.networks);
+  const apiKeys = loadApiKeys(config.server.apiKeys, config.server.keysFile);
+  const logger = createLogger({ level: config.server.logLevel });
   const opened: OpenedNetwork[] = [];
   try {
-    for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion()));
+    for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config));
   } catch (err) {
     await Promise.all(opened.map((n) => n.close()));
     throw err;
   }
-  const app = await buildServer({ networks: opened.map((n) => n.handle), apiKeys, logger });
+  const server = await buildServer({
+    networks: opened.map((n) => n.handle),
+    keys: apiKeys,
+    logger,
+    // the server reads config.transport, config.server, config.cors
+    config,
+  });
+  const app = server.app;
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     logger.warn({ host }, 'listening on a non-loopback address: the node is reachable from other machines');
   }
@@ -114,7 +112,7 @@ export async function runServe(argv: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   process.stdout.write('serve: shutting down\n');
-  await app.close();
+  await server.shutdown();
   await Promise.all(opened.map((n) => n.close()));
   return 0;
 }

@@ -1,6 +1,6 @@
 /**
- * Limits, each with the reason beside it: every bound the HTTP/WebSocket layer enforces, and the
- * trace methods' result and range caps.
+ * Limits, each with the reason beside it: every bound the HTTP/WebSocket layer enforces. The
+ * other layers' limits are settings (`settings.ts`).
  * `buildServer` takes {@link TransportLimits} (defaults below) so tests can shrink them.
  * Peers' values come from docs/methods.md#envelope (geth `rpc/http.go`, `rpc/handler.go`).
  */
@@ -65,20 +65,3 @@ export const DEFAULT_TRANSPORT_LIMITS: Readonly<TransportLimits> = Object.freeze
   wsMaxInFlightMessages: WS_MAX_IN_FLIGHT_MESSAGES,
   wsCloseGraceMs: WS_CLOSE_GRACE_MS,
 });
-
-// Trace methods
-
-/**
- * Most traces in one trace_filter response: the 10,000 Infura documented for trace_filter. A
- * query that would return more is refused with -32005 (never a truncated list), so a client can
- * page with `after`/`count` or narrow the range.
- */
-export const MAX_TRACE_FILTER_RESULTS = 10_000;
-
-/**
- * Widest trace_filter block range (toBlock − fromBlock), or undefined for no cap, the default:
- * the address index makes wide ranges cheap when addresses are given, and without addresses the
- * scan stops at the result limit. reth caps at 100 (`--rpc.max-trace-filter-blocks`) because it
- * scans; operators who want that can set it.
- */
-export const DEFAULT_MAX_TRACE_FILTER_BLOCKS: bigint | undefined = undefined;

@@ -12,8 +12,9 @@ import { type Config, defaultConfig, SETTINGS, type Setting, type SettingName, s
  * it, the variable or the flag) and what was expected, so an operator can find it.
  */
 
-/** The flag and the variable that name the config file; they are not settings themselves. */
+/** The flag that names the config file (`--config FILE`); not a setting itself. */
 export const CONFIG_FLAG = 'config';
+/** The variable that names the config file when no `--config` is given. */
 export const CONFIG_ENV = 'TRACENODE_CONFIG';
 
 /** The configuration could not be built: each line of the message is one problem, naming its source. */

@@ -3,6 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readIoCases } from '../../test/conformance/ioFiles.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
+import { testConfig } from '../../test/helpers/testConfig.js';
 import type { EthereumChain } from '../chain/open.js';
 import { bigIntToData32, bigIntToQuantity } from '../codec/hex.js';
 import { createEthContext, type EthContext } from '../methods/context.js';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const tmp = tempDir('tracenode-call-');
   cleanup = tmp.cleanup;
   chain = await importFixtureChain(FIXTURE, tmp.dir);
-  ctx = await createEthContext(chain, 'test');
+  ctx = await createEthContext(chain, 'test', testConfig());
 });
 
 afterAll(async () => {

@@ -2,12 +2,13 @@ import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
+import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { blockContext } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
 import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
-import { CALL_TIMEOUT_MS, EvmPool } from './evmPool.js';
+import { EvmPool } from './evmPool.js';
 import { Forks } from './forks.js';
 import { callMessage } from './message.js';
 import { overriddenState, precompileEdits } from './stateOverrides.js';
@@ -26,13 +27,6 @@ import { type PreparedCall, runMessage } from './transition.js';
  * hardfork (`evmPool.ts`).
  */
 
-/**
- * The gas cap of a call is this many times the gas limit of the block it runs in. Infura documents
- * "10× the current block gas limit" for eth_call/eth_estimateGas (MetaMask docs, eth_estimateGas,
- * "Gas parameter is capped"); geth's equivalent is the fixed `--rpc.gascap` (50,000,000).
- */
-export const GAS_CAP_BLOCK_GAS_LIMIT_FACTOR = 10n;
-
 /** State and block overrides of one request. */
 export interface CallOverrides {
   state?: AccountOverride[];
@@ -46,10 +40,8 @@ export interface CallEngineOptions {
   common: Common;
   /** The network's state read cache (shared with the state methods). */
   reads: StateReadCache;
-  /** Overrides {@link GAS_CAP_BLOCK_GAS_LIMIT_FACTOR} (tests). */
-  gasCapFactor?: bigint;
-  /** Overrides {@link CALL_TIMEOUT_MS} (tests). */
-  timeoutMs?: number;
+  /** The `execution` settings: gas cap factor, call timeout, error ratio, EVM pool size. */
+  settings: Config['execution'];
 }
 
 /** Builds a call engine for an opened chain. */
@@ -61,16 +53,24 @@ export function createCallEngine(opts: CallEngineOptions): CallEngine {
 export class CallEngine {
   private readonly store: ChainStore;
   private readonly reads: StateReadCache;
+  /**
+   * The gas cap of a call is this many times the gas limit of the block it runs in. Infura
+   * documents "10× the current block gas limit" for eth_call/eth_estimateGas (MetaMask docs,
+   * eth_estimateGas, "Gas parameter is capped"); geth's equivalent is the fixed `--rpc.gascap`
+   * (50,000,000).
+   */
   private readonly capFactor: bigint;
+  private readonly errorRatio: number;
   private readonly forks: Forks;
   private readonly evms: EvmPool;
 
   constructor(opts: CallEngineOptions) {
     this.store = opts.store;
     this.reads = opts.reads;
-    this.capFactor = opts.gasCapFactor ?? GAS_CAP_BLOCK_GAS_LIMIT_FACTOR;
+    this.capFactor = BigInt(opts.settings.gasCapFactor);
+    this.errorRatio = opts.settings.estimateErrorRatio;
     this.forks = new Forks(opts.common);
-    this.evms = new EvmPool(opts.store, opts.reads, opts.timeoutMs ?? CALL_TIMEOUT_MS);
+    this.evms = new EvmPool(opts.store, opts.reads, opts.settings);
   }
 
   /** The gas cap at a block: the default and the maximum gas of a call there. */
@@ -91,7 +91,7 @@ export class CallEngine {
   }
 
   /**
-   * The smallest gas limit (within geth's 1.5% tolerance) with which the call succeeds, found by
+   * The smallest gas limit (within `execution.estimateErrorRatio`, geth's 1.5 %) with which the call succeeds, found by
    * geth's binary search (`estimate.ts`). Throws {@link ExecutionFailedError} when the call fails
    * for a reason other than gas, and {@link CallError} with geth's texts otherwise.
    */
@@ -140,7 +140,7 @@ export class CallEngine {
         const sm = await overriddenState(this.reads, ctx.header.stateRoot, prepared.state);
         if ((await sm.getCode(new Address(msg.to))).length === 0) transferGas = params.txGas;
       }
-      return searchGasLimit(attempt, hi, transferGas);
+      return searchGasLimit(attempt, hi, this.errorRatio, transferGas);
     });
   }
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../config/settings.js';
 import { CallError, type CallResult, ExecutionFailedError } from './callResult.js';
-import { ESTIMATE_GAS_ERROR_RATIO, INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
+import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
+
+/** The default `execution.estimateErrorRatio`, geth's 1.5 %. */
+const RATIO = SETTINGS.execution.estimateErrorRatio.default;
 
 const OUT_OF_GAS: CallResult = {
   returnValue: new Uint8Array(),
@@ -29,7 +33,7 @@ describe('searchGasLimit (geth eth/gasestimator)', () => {
     // (53,123 + 2,300) * 64 / 63 = 56,302 (rounded down) and succeeds: hi = 56,302.
     // mid 53,122 + 3,180/2 = 54,712 succeeds; mid 53,122 + 1,590/2 = 53,917 succeeds;
     // then (53,917 - 53,122) / 53,917 = 1.47% < 1.5% ends the search.
-    expect(await searchGasLimit(attempt, 30_000_000n)).toBe(53_917n);
+    expect(await searchGasLimit(attempt, 30_000_000n, RATIO)).toBe(53_917n);
     expect(tried).toEqual([30_000_000n, 56_302n, 54_712n, 53_917n]);
   });
 
@@ -38,7 +42,7 @@ describe('searchGasLimit (geth eth/gasestimator)', () => {
     // = 48,050 fails: lo = 48,050. Each mid is capped at 2 * lo (96,100), then halves:
     // 72,075 ok, 60,062 ok, 54,056 ok, 51,053 fails, 52,554 fails, 53,305 ok; 751 / 53,305 < 1.5%.
     const { attempt, tried } = fakeCall(53_123n, 40_000n, 45_000n);
-    expect(await searchGasLimit(attempt, 30_000_000n)).toBe(53_305n);
+    expect(await searchGasLimit(attempt, 30_000_000n, RATIO)).toBe(53_305n);
     expect(tried).toEqual([30_000_000n, 48_050n, 96_100n, 72_075n, 60_062n, 54_056n, 51_053n, 52_554n, 53_305n]);
   });
 
@@ -48,9 +52,9 @@ describe('searchGasLimit (geth eth/gasestimator)', () => {
         [needs, needs],
         [(needs * 4n) / 5n, (needs * 9n) / 10n],
       ]) {
-        const result = await searchGasLimit(fakeCall(needs, used, peak).attempt, 30_000_000n);
+        const result = await searchGasLimit(fakeCall(needs, used, peak).attempt, 30_000_000n, RATIO);
         expect(result).toBeGreaterThanOrEqual(needs);
-        expect(Number(result - needs) / Number(result)).toBeLessThan(ESTIMATE_GAS_ERROR_RATIO);
+        expect(Number(result - needs) / Number(result)).toBeLessThan(RATIO);
       }
     }
   });
@@ -65,13 +69,13 @@ describe('searchGasLimit (geth eth/gasestimator)', () => {
     // lo = 29,999; guess (30,000 + 2,300) * 64 / 63 = 32,812 too low: lo = 32,812; then
     // 65,624 ok, 49,218 low, 57,421 low, 61,522 ok, 59,471 low, 60,496 ok: 1,025 / 60,496 = 1.69%;
     // 59,983 low: 513 / 60,496 < 1.5%.
-    expect(await searchGasLimit(attempt, 1_000_000n)).toBe(60_496n);
+    expect(await searchGasLimit(attempt, 1_000_000n, RATIO)).toBe(60_496n);
     expect(tried).toEqual([1_000_000n, 32_812n, 65_624n, 49_218n, 57_421n, 61_522n, 59_471n, 60_496n, 59_983n]);
   });
 
   it('a plain transfer that succeeds with the minimum is answered with it, in one attempt', async () => {
     const { attempt, tried } = fakeCall(21_000n);
-    expect(await searchGasLimit(attempt, 30_000_000n, 21_000n)).toBe(21_000n);
+    expect(await searchGasLimit(attempt, 30_000_000n, RATIO, 21_000n)).toBe(21_000n);
     expect(tried).toEqual([21_000n]);
   });
 
@@ -85,20 +89,20 @@ describe('searchGasLimit (geth eth/gasestimator)', () => {
     // lo = 20,999; guess (21,000 + 2,300) * 64 / 63 = 23,669 ok; 22,334 ok;
     // then (22,334 - 20,999) / 22,334 = 5.98%: 21,666 ok, 21,332 ok: 333 / 21,332 = 1.56%;
     // 21,165 ok: 166 / 21,165 < 1.5%.
-    expect(await searchGasLimit(attempt, 30_000_000n, 21_000n)).toBe(21_165n);
+    expect(await searchGasLimit(attempt, 30_000_000n, RATIO, 21_000n)).toBe(21_165n);
     expect(tried).toEqual([21_000n, 30_000_000n, 23_669n, 22_334n, 21_666n, 21_332n, 21_165n]);
   });
 
   it('error: a revert at the highest limit is ExecutionFailedError with the run', async () => {
     const reverted: CallResult = { returnValue: Uint8Array.of(1), gasUsed: 25_000n, peakGasUsed: 25_000n, failure: { kind: 'revert' } };
-    const err = await searchGasLimit(async () => reverted, 30_000_000n).catch((e: unknown) => e);
+    const err = await searchGasLimit(async () => reverted, 30_000_000n, RATIO).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecutionFailedError);
     expect((err as ExecutionFailedError).result).toBe(reverted);
     expect((err as Error).message).toBe('execution reverted');
   });
 
   it('error: out of gas (or below the intrinsic gas) at the highest limit is geth\'s "gas required exceeds allowance"', async () => {
-    await expect(searchGasLimit(async () => OUT_OF_GAS, 100_000n)).rejects.toThrow(new CallError('gas required exceeds allowance (100000)'));
-    await expect(searchGasLimit(async () => INTRINSIC_GAS_TOO_LOW, 100_000n)).rejects.toThrow(new CallError('gas required exceeds allowance (100000)'));
+    await expect(searchGasLimit(async () => OUT_OF_GAS, 100_000n, RATIO)).rejects.toThrow(new CallError('gas required exceeds allowance (100000)'));
+    await expect(searchGasLimit(async () => INTRINSIC_GAS_TOO_LOW, 100_000n, RATIO)).rejects.toThrow(new CallError('gas required exceeds allowance (100000)'));
   });
 });

@@ -6,9 +6,6 @@ import { CallError, type CallResult, ExecutionFailedError } from './callResult.j
  * runs the call with that limit, so that the search itself is independent of the EVM.
  */
 
-/** geth's `estimateGasErrorRatio`: the binary search stops within 1.5% of the optimum. */
-export const ESTIMATE_GAS_ERROR_RATIO = 0.015;
-
 /** Gas a value-bearing CALL adds for free; geth's estimator pads its first guess with it. */
 const CALL_STIPEND = 2300n;
 
@@ -24,13 +21,13 @@ export const INTRINSIC_GAS_TOO_LOW: CallResult = Object.freeze({
 });
 
 /**
- * The smallest gas limit up to `hi` with which `attempt` succeeds, within
- * {@link ESTIMATE_GAS_ERROR_RATIO} of it and never below it. A plain transfer to an account
+ * The smallest gas limit up to `hi` with which `attempt` succeeds, within `errorRatio` of it
+ * (`execution.estimateErrorRatio`, geth's 1.5 %) and never below it. A plain transfer to an account
  * without code first tries `transferGas` (geth: `params.TxGas`), and an attempt that throws there
  * is taken as a failure. Throws {@link ExecutionFailedError} when the call fails at `hi` for a
  * reason other than gas, and {@link CallError} when it runs out of gas at `hi`.
  */
-export async function searchGasLimit(attempt: (gas: bigint) => Promise<CallResult>, hi: bigint, transferGas?: bigint): Promise<bigint> {
+export async function searchGasLimit(attempt: (gas: bigint) => Promise<CallResult>, hi: bigint, errorRatio: number, transferGas?: bigint): Promise<bigint> {
   if (transferGas !== undefined) {
     let r: CallResult | undefined;
     try {
@@ -57,7 +54,7 @@ export async function searchGasLimit(attempt: (gas: bigint) => Promise<CallResul
     else hi = optimistic;
   }
   while (lo + 1n < hi) {
-    if (Number(hi - lo) / Number(hi) < ESTIMATE_GAS_ERROR_RATIO) break;
+    if (Number(hi - lo) / Number(hi) < errorRatio) break;
     let mid = lo + (hi - lo) / 2n;
     // geth: most calls need little more than they use, far below the cap, so bisect skewed low
     if (mid > lo * 2n) mid = lo * 2n;

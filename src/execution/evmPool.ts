@@ -2,6 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { ChainStore } from '../chain/store.js';
+import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { CallError, CallTimeoutError, ExecutionFailedError } from './callResult.js';
 import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
@@ -12,22 +13,10 @@ import type { PrecompileEdit } from './stateOverrides.js';
  * @ethereumjs/evm instances for calls, pooled per hardfork: building one (opcode table,
  * precompiles) costs ~0.5 ms, so idle EVMs are kept and re-pointed at each run's state; a pooled
  * EVM serves one run at a time. Each EVM carries a deadline guard that aborts a run past
- * {@link CALL_TIMEOUT_MS}, as geth's `--rpc.evmtimeout` does (ethereum/go-ethereum
- * `internal/ethapi/api.go` doCall).
+ * `execution.callTimeoutMs`, as geth's `--rpc.evmtimeout` does (ethereum/go-ethereum
+ * `internal/ethapi/api.go` doCall): the interpreter does not yield to the event loop while it
+ * runs, so the timeout also bounds how long one request can hold the server.
  */
-
-/**
- * Idle EVM instances kept per hardfork. One EVM serves one run at a time and more are built on
- * demand, so this should cover the server's concurrent eth_call limit.
- */
-export const EVM_POOL_SIZE_PER_HARDFORK = 64;
-
-/**
- * Longest a single eth_call / eth_estimateGas may execute, geth's `--rpc.evmtimeout` default. The
- * interpreter does not yield to the event loop while it runs, so this also bounds how long one
- * request can hold the server.
- */
-export const CALL_TIMEOUT_MS = 5_000;
 /** The deadline is checked every this many JUMP/JUMPI (every loop iteration passes one). */
 const TIMEOUT_CHECK_EVERY_JUMPS = 1024;
 const JUMP_OPCODES: ReadonlyMap<number, string> = new Map([
@@ -47,12 +36,22 @@ interface DeadlineGuard {
 export class EvmPool {
   private readonly idle = new Map<string, EVM[]>();
   private readonly guards = new WeakMap<EVM, DeadlineGuard>();
+  private readonly timeoutMs: number;
+  /**
+   * Idle EVMs kept per hardfork. One EVM serves one run at a time and more are built on demand,
+   * so this should cover the server's concurrent eth_call limit.
+   */
+  private readonly poolSize: number;
 
+  /** `settings` gives the deadline (`callTimeoutMs`) and the idle EVMs kept (`evmPoolSizePerHardfork`). */
   constructor(
     private readonly store: ChainStore,
     private readonly reads: StateReadCache,
-    private readonly timeoutMs: number = CALL_TIMEOUT_MS,
-  ) {}
+    settings: Pick<Config['execution'], 'callTimeoutMs' | 'evmPoolSizePerHardfork'>,
+  ) {
+    this.timeoutMs = settings.callTimeoutMs;
+    this.poolSize = settings.evmPoolSizePerHardfork;
+  }
 
   /**
    * Runs `fn` with an EVM for `common`'s fork, under the deadline. With precompile edits (state
@@ -70,7 +69,7 @@ export class EvmPool {
     const evm = this.idle.get(key)?.pop() ?? (await this.newEvm(common, []));
     const release = () => {
       const list = this.idle.get(key) ?? [];
-      if (list.length < EVM_POOL_SIZE_PER_HARDFORK) list.push(evm);
+      if (list.length < this.poolSize) list.push(evm);
       this.idle.set(key, list);
     };
     const guard = this.guards.get(evm);

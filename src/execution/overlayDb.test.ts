@@ -4,6 +4,7 @@ import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToUnprefixedHex, concatBytes, MapDB, ValueEncoding } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { testConfig } from '../../test/helpers/testConfig.js';
 import { StateReadCache } from '../state/readCache.js';
 import { OverlayState } from './overlayDb.js';
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
   root = state.root();
 });
 
-const overlay = (cache = new StateReadCache(db as never)) => new OverlayState(cache, root);
+const overlay = (cache = new StateReadCache(db as never, testConfig().caches.stateReadEntries)) => new OverlayState(cache, root);
 
 describe('OverlayState', () => {
   it('reads the archived account, storage and code', async () => {
@@ -102,7 +103,7 @@ describe('OverlayState', () => {
   });
 
   it('two overlays over one shared cache never see each other’s writes', async () => {
-    const cache = new StateReadCache(db as never);
+    const cache = new StateReadCache(db as never, testConfig().caches.stateReadEntries);
     const [s1, s2] = [overlay(cache), overlay(cache)];
     await s1.putStorage(A, slot(1), Uint8Array.of(1));
     await s1.putAccount(A, new Account(9n, 9n));

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, importFixtureChain, tempDir } from '../../test/helpers/chains.js';
+import { testConfig } from '../../test/helpers/testConfig.js';
 import { wireError } from '../../test/helpers/wireError.js';
 import type { EthereumChain } from '../chain/open.js';
 import { bytesToData } from '../codec/hex.js';
 import { callMethods } from '../methods/callMethods.js';
 import { createEthContext, type EthContext } from '../methods/context.js';
-import { createCallEngine } from './callEngine.js';
 
 /** An endless loop: JUMPDEST PUSH1 0 JUMP. */
 const LOOP = '0x5b600056';
@@ -18,9 +18,8 @@ let chain: EthereumChain;
 let ctx: EthContext;
 beforeAll(async () => {
   chain = await importFixtureChain(join(FIXTURES, 'uncle-chains', 'twoUncle_London'), tmp.dir);
-  const base = await createEthContext(chain, 'test');
-  // a short deadline so the test is quick; production uses CALL_TIMEOUT_MS (5 s, geth's)
-  ctx = { ...base, execution: createCallEngine({ store: chain.store, common: chain.common, reads: base.state.reads, timeoutMs: 200 }) };
+  // a short deadline so the test is quick; by default execution.callTimeoutMs is 5 s, geth's
+  ctx = await createEthContext(chain, 'test', testConfig({ execution: { callTimeoutMs: 200 } }));
 });
 afterAll(async () => {
   await chain.close();

@@ -4,6 +4,7 @@ import { createVM, type RunBlockResult, runBlock, type VM } from '@ethereumjs/vm
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
+import type { Config } from '../config/settings.js';
 import type { BatchOp } from '../db/database.js';
 import { createStateManager } from '../state/stateManager.js';
 import { TrieDB } from '../state/trieDb.js';
@@ -14,10 +15,8 @@ import { InvalidBlockError, validateHeader, validateUncles } from './validate.js
 
 /** Options of {@link importBlocks}. */
 export interface ImportOptions {
-  /** Where progress lines go (a terminal's stderr); silent when undefined. */
+  /** Where progress lines go (a terminal's stderr), every `import.progressIntervalMs`; silent when undefined. */
   progress?: NodeJS.WritableStream;
-  /** Minimum time between two progress lines (default 1 s). */
-  progressIntervalMs?: number;
   /** Checked between blocks: when aborted, the import stops after the current block's batch. */
   signal?: AbortSignal;
 }
@@ -38,11 +37,12 @@ export interface ImportResult {
  * the block, its receipts, lookups, the new trie nodes and the head pointer are written in ONE
  * LevelDB batch. A crash therefore leaves a complete head block; blocks already present are
  * skipped, so running again resumes. A bad block throws {@link InvalidBlockError} naming it, and
- * nothing of it is written.
+ * nothing of it is written. `settings` (the `import` section) paces progress lines and sizes the
+ * state trie's node cache.
  */
-export async function importBlocks(chain: EthereumChain, files: Uint8Array[], opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importBlocks(chain: EthereumChain, files: Uint8Array[], settings: Config['import'], opts: ImportOptions = {}): Promise<ImportResult> {
   const items = files.flatMap((bytes) => splitRlpItems(bytes));
-  const progress = createProgress(items.length, opts.progress, opts.progressIntervalMs);
+  const progress = createProgress(items.length, opts.progress, settings.progressIntervalMs);
   const started = performance.now();
   const { store, common } = chain;
   const trieDb = new TrieDB(chain.level);
@@ -89,7 +89,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], op
 
     // One VM for the run, created lazily at the parent state; it keeps its caches between blocks.
     if (!vm) {
-      const sm = createStateManager(common, trieDb, parent.header.stateRoot, true);
+      const sm = createStateManager(common, trieDb, { trieNodeCacheEntries: settings.trieNodeCacheEntries, root: parent.header.stateRoot, caches: true });
       vm = await createVM({ common, stateManager: sm, blockchain: evmBlockchain(store) });
       indexer = createTraceIndexer(vm, chain.level);
     }

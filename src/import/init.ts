@@ -2,6 +2,7 @@ import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { checkGenesis, createChainCommon, createGenesis } from '../chain/genesis.js';
 import { schemaBytes } from '../chain/open.js';
 import { ChainStore } from '../chain/store.js';
+import type { Config } from '../config/settings.js';
 import { type BatchOp, openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META } from '../db/keys.js';
 import { createStateManager } from '../state/stateManager.js';
@@ -18,8 +19,9 @@ export interface InitResult {
  * Writes the genesis block and its state into a datadir, like `geth init`: one atomic batch with
  * the genesis file itself (the chain config every later open reads), the block, and the state trie.
  * Running it again with the same genesis is a no-op; with a different one it is refused.
+ * `config` sizes the chain store's caches and the genesis state trie's node cache.
  */
-export async function initDatadir(datadir: string, genesisText: string): Promise<InitResult> {
+export async function initDatadir(datadir: string, genesisText: string, config: Pick<Config, 'caches' | 'import'>): Promise<InitResult> {
   let json: unknown;
   try {
     json = JSON.parse(genesisText);
@@ -35,7 +37,7 @@ export async function initDatadir(datadir: string, genesisText: string): Promise
     if (kind && new TextDecoder().decode(kind) !== KIND_ETHEREUM) {
       throw new Error(`datadir ${datadir} holds a ${new TextDecoder().decode(kind)} network, not an Ethereum chain`);
     }
-    const store = new ChainStore(level, common);
+    const store = new ChainStore(level, common, config.caches);
     const existing = await store.canonicalHash(0n);
     if (!existing) {
       for await (const _ of level.keys({ limit: 1 })) throw new Error(`datadir ${datadir} is not empty and holds no Ethereum chain`);
@@ -47,7 +49,7 @@ export async function initDatadir(datadir: string, genesisText: string): Promise
       return { hash: bytesToHex(existing), stateRoot: bytesToHex(block.header.stateRoot), alreadyInitialised: true };
     }
     const trieDb = new TrieDB(level);
-    const sm = createStateManager(common, trieDb);
+    const sm = createStateManager(common, trieDb, { trieNodeCacheEntries: config.import.trieNodeCacheEntries });
     await sm.generateCanonicalGenesis(state);
     const root = await sm.getStateRoot();
     if (!equalsBytes(root, block.header.stateRoot)) {

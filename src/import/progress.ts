@@ -5,7 +5,7 @@ export interface ProgressReporter {
 }
 
 /** Reports to a stream (stderr) at most every `intervalMs`. Silent when `out` is undefined. */
-export function createProgress(total: number, out: NodeJS.WritableStream | undefined, intervalMs = 1000): ProgressReporter {
+export function createProgress(total: number, out: NodeJS.WritableStream | undefined, intervalMs: number): ProgressReporter {
   const start = performance.now();
   let last = start;
   let blocks = 0;

@@ -1,15 +1,30 @@
 import type { EthereumChain } from '../chain/open.js';
-import { DEFAULT_MAX_TRACE_FILTER_BLOCKS, MAX_TRACE_FILTER_RESULTS } from '../config/limits.js';
+import type { Config } from '../config/settings.js';
 import { type CallEngine, createCallEngine } from '../execution/callEngine.js';
 import { StateReader } from '../state/stateReader.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
+import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
 
-/** Limits of the trace methods (defaults in `config/limits.ts`). */
-export interface TraceLimits {
-  /** Most traces in one trace_filter answer. */
-  maxFilterResults: number;
+/** The sections of the configuration an Ethereum network's methods and the layers below them read. */
+export type EthContextConfig = Pick<Config, 'rpc' | 'execution' | 'tracing' | 'gasOracle' | 'caches'>;
+
+/**
+ * The method limits of the `rpc` settings (reasons in `config/settings.ts`), converted once to
+ * the types the handlers compare them with.
+ */
+export interface EthLimits {
+  /** Most logs in one eth_getLogs answer (-32005 above). */
+  getLogsMaxResults: number;
+  /** Widest eth_getLogs block range (-32005 above). */
+  getLogsMaxBlockRange: bigint;
+  /** Most storage keys in one eth_getProof (-32602 above). */
+  getProofMaxKeys: number;
+  /** Most blocks one eth_feeHistory answer covers (longer requests are shortened). */
+  feeHistoryMaxBlocks: bigint;
+  /** Most traces in one trace_filter answer (-32005 above). */
+  traceFilterMaxResults: number;
   /** Widest trace_filter block range, or undefined for none. */
-  maxFilterBlocks: bigint | undefined;
+  traceFilterMaxBlocks: bigint | undefined;
 }
 
 /** What Ethereum method handlers may use. Built once per network by the CLI. */
@@ -21,23 +36,39 @@ export interface EthContext {
   execution: CallEngine;
   /** Replays blocks with the tracer (cached, under a concurrency limit). */
   tracer: TraceService;
-  traceLimits: TraceLimits;
+  /** eth_gasPrice and eth_maxPriorityFeePerGas suggestions. */
+  gasOracle: GasOracle;
+  limits: EthLimits;
   /** `web3_clientVersion` answer. */
   clientVersion: string;
 }
 
-/** Builds the context of an opened chain. */
-export async function createEthContext(chain: EthereumChain, clientVersion: string, opts: { traceLimits?: Partial<TraceLimits> } = {}): Promise<EthContext> {
-  const state = new StateReader(chain.level);
+/** The {@link EthLimits} of the `rpc` settings. */
+export function ethLimits(rpc: Config['rpc']): EthLimits {
+  return {
+    getLogsMaxResults: rpc.getLogsMaxResults,
+    getLogsMaxBlockRange: BigInt(rpc.getLogsMaxBlockRange),
+    getProofMaxKeys: rpc.getProofMaxKeys,
+    feeHistoryMaxBlocks: BigInt(rpc.feeHistoryMaxBlocks),
+    traceFilterMaxResults: rpc.traceFilterMaxResults,
+    traceFilterMaxBlocks: rpc.traceFilterMaxBlocks === undefined ? undefined : BigInt(rpc.traceFilterMaxBlocks),
+  };
+}
+
+/**
+ * Builds the context of an opened chain from the configuration: state caches (`caches`), the call
+ * engine (`execution`), the trace service (`tracing`), the gas price oracle (`gasOracle`) and the
+ * method limits (`rpc`). Each part reads its settings here, once.
+ */
+export async function createEthContext(chain: EthereumChain, clientVersion: string, config: EthContextConfig): Promise<EthContext> {
+  const state = new StateReader(chain.level, config.caches);
   return {
     chain,
     state,
-    execution: createCallEngine({ store: chain.store, common: chain.common, reads: state.reads }),
-    tracer: createTraceService(chain, { stateDb: state.db }),
-    traceLimits: {
-      maxFilterResults: opts.traceLimits?.maxFilterResults ?? MAX_TRACE_FILTER_RESULTS,
-      maxFilterBlocks: opts.traceLimits?.maxFilterBlocks ?? DEFAULT_MAX_TRACE_FILTER_BLOCKS,
-    },
+    execution: createCallEngine({ store: chain.store, common: chain.common, reads: state.reads, settings: config.execution }),
+    tracer: createTraceService(chain, { stateDb: state.db, settings: config.tracing }),
+    gasOracle: createGasOracle(chain.store, config.gasOracle),
+    limits: ethLimits(config.rpc),
     clientVersion,
   };
 }

@@ -1,3 +1,4 @@
+import { type Config, defaultConfig } from '../config/settings.js';
 import { type ContinuationToken, formatContinuationToken, parseContinuationToken } from './continuationToken.js';
 import { BlockNotFoundError, InvalidContinuationTokenError, PageSizeTooBigError, TooManyKeysInFilterError } from './errors.js';
 import { type EventCursor, IndexCursor, MAX_READ_BATCH, ScanCursor } from './eventCursors.js';
@@ -16,16 +17,17 @@ import type { StarknetStore } from './store.js';
  * Spec: starkware-libs/starknet-specs `api/starknet_api_openrpc.json`, `starknet_getEvents`.
  */
 
-/** Largest `chunk_size` (pathfinder's `EVENT_PAGE_SIZE_LIMIT`); above it → {@link PageSizeTooBigError}. */
-export const EVENT_PAGE_SIZE_LIMIT = 1024;
-
 /**
- * Most key positions in a filter (pathfinder's `EVENT_KEY_FILTER_LIMIT`, counted as
- * `keys.length`); above it → {@link TooManyKeysInFilterError}. Juno allows 1024 counted as
- * positions plus values; the lower limit bounds the per-event matching work and lets the `K`
- * index stop at 16 positions.
+ * The limits of a query, the `starknet` settings: the largest `chunk_size` (pathfinder's
+ * `EVENT_PAGE_SIZE_LIMIT`; above it → {@link PageSizeTooBigError}) and the most key positions in a
+ * filter (pathfinder's `EVENT_KEY_FILTER_LIMIT`, counted as `keys.length`; above it →
+ * {@link TooManyKeysInFilterError}). Juno allows 1024 counted as positions plus values; the lower
+ * limit bounds the per-event matching work and lets the `K` index stop at 16 positions, so the
+ * setting cannot exceed `INDEXED_KEY_POSITIONS` (`keys.ts`).
  */
-export const EVENT_KEY_FILTER_LIMIT = 16;
+export type EventLimits = Config['starknet'];
+
+const DEFAULT_LIMITS: EventLimits = defaultConfig().starknet;
 
 /** Block tags: an imported node has no pending / pre-confirmed block (see {@link resolveRange}). */
 export type BlockTag = 'latest' | 'l1_accepted' | 'pending' | 'pre_confirmed';
@@ -63,8 +65,10 @@ export interface EventsPage {
   continuationToken?: string;
 }
 
-/** Options for tests and the benchmark. */
+/** Options of {@link getEvents}. */
 export interface GetEventsOptions {
+  /** The `starknet` settings (the network's context passes them); their defaults when omitted. */
+  limits?: EventLimits;
   /** Use this plan instead of the planner's choice (it must apply to the filter). */
   plan?: PlanName;
   /** Called with the plan used (benchmark, tests). */
@@ -76,8 +80,8 @@ export interface GetEventsOptions {
  * are domain errors (`errors.ts`); the wire codes in parentheses are what `methods/errors.ts` makes
  * of them.
  *
- * Checks first, before any read: `chunkSize` > {@link EVENT_PAGE_SIZE_LIMIT} →
- * {@link PageSizeTooBigError} (31); more than {@link EVENT_KEY_FILTER_LIMIT} key positions →
+ * Checks first, before any read: `chunkSize` > `limits.maxChunkSize` →
+ * {@link PageSizeTooBigError} (31); more than `limits.maxKeyPositions` key positions →
  * {@link TooManyKeysInFilterError} (34); an unparsable token → {@link InvalidContinuationTokenError}
  * (33). Then an unknown block → {@link BlockNotFoundError} (24), and the range and the token
  * decide where to start:
@@ -97,9 +101,10 @@ export interface GetEventsOptions {
  * token exactly when a match follows (the bug class of eqlabs/pathfinder#1844).
  */
 export async function getEvents(store: StarknetStore, filter: EventFilter, opts: GetEventsOptions = {}): Promise<EventsPage> {
-  if (filter.chunkSize > EVENT_PAGE_SIZE_LIMIT) throw new PageSizeTooBigError(filter.chunkSize, EVENT_PAGE_SIZE_LIMIT);
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+  if (filter.chunkSize > limits.maxChunkSize) throw new PageSizeTooBigError(filter.chunkSize, limits.maxChunkSize);
   const keys = filter.keys ?? [];
-  if (keys.length > EVENT_KEY_FILTER_LIMIT) throw new TooManyKeysInFilterError(keys.length, EVENT_KEY_FILTER_LIMIT);
+  if (keys.length > limits.maxKeyPositions) throw new TooManyKeysInFilterError(keys.length, limits.maxKeyPositions);
   if (!Number.isInteger(filter.chunkSize) || filter.chunkSize < 1) throw new RangeError('chunkSize must be an integer ≥ 1');
   const token = filter.continuationToken === undefined ? undefined : parseContinuationToken(filter.continuationToken);
 

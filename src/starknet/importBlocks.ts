@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { SETTINGS } from '../config/settings.js';
 import { feltToHex64, isFelt } from './felt.js';
 import {
   type BlockStatus,
@@ -38,7 +39,7 @@ export interface StarknetImportOptions {
   source?: string;
   /** Where progress lines go (stderr); silent when undefined. */
   progress?: NodeJS.WritableStream;
-  /** Minimum time between two progress lines (default 1 s). */
+  /** Minimum time between two progress lines: the CLI passes `import.progressIntervalMs`, whose default applies when omitted. */
   progressIntervalMs?: number;
   /** Checked between blocks: when aborted, the import stops after the current block's batch. */
   signal?: AbortSignal;
@@ -71,7 +72,7 @@ export async function importStarknetBlocks(
 ): Promise<StarknetImportResult> {
   const started = performance.now();
   const out = opts.progress;
-  const interval = opts.progressIntervalMs ?? 1000;
+  const interval = opts.progressIntervalMs ?? SETTINGS.import.progressIntervalMs.default;
   let lastReport = started;
   let lineNo = 0;
   let imported = 0;

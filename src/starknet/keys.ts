@@ -66,7 +66,7 @@ export const FELT_BYTES = 32;
 
 /**
  * Key positions covered by the `K` index. Filters may not use more positions than the key-filter
- * limit (16, `getEvents.ts`), so deeper keys would never be looked up.
+ * limit (the `starknet.maxKeyPositions` setting, at most 16), so deeper keys would never be looked up.
  */
 export const INDEXED_KEY_POSITIONS = 16;
 

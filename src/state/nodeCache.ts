@@ -2,19 +2,17 @@ import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
 import { LruCache } from '../chain/lru.js';
 import type { TrieDB } from './trieDb.js';
 
-/** Trie nodes and code kept in memory for readers (entries; a node is ~100–600 bytes). */
-export const READ_CACHE_ENTRIES = 200_000;
-
 /**
  * A read-only, LRU-cached view of the archive trie database for serving. Trie nodes are keyed by
  * their hash, so a cached entry never goes stale: every request at every block shares the cache.
- * Writes are refused (the server never writes state).
+ * Writes are refused (the server never writes state). It keeps `maxEntries` trie nodes and code
+ * (the `caches.trieNodeEntries` setting; a node is ~100–600 bytes).
  */
 export class ReadOnlyTrieDB implements DB<string, string | Uint8Array> {
   private readonly cache: LruCache<string, Uint8Array>;
   constructor(
     private readonly inner: TrieDB,
-    maxEntries = READ_CACHE_ENTRIES,
+    maxEntries: number,
   ) {
     this.cache = new LruCache(maxEntries);
   }

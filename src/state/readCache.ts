@@ -22,8 +22,6 @@ import { LruCache } from '../chain/lru.js';
  * block — and misses walk the archive trie over the shared read-only node cache.
  */
 
-/** Entries kept in the shared read cache (accounts, storage slots, code), across all blocks. */
-export const STATE_READ_CACHE_ENTRIES = 100_000;
 /** Tries kept open for cache misses (one per state root or storage root recently read). */
 const OPEN_TRIES = 64;
 
@@ -32,6 +30,7 @@ const ABSENT = null;
 /**
  * Immutable reads of archived state, cached for all calls. Accounts are keyed by state root and
  * address, storage by storage root and slot, code by code hash, so an entry never goes stale.
+ * It keeps `maxEntries` of them across all blocks (the `caches.stateReadEntries` setting).
  */
 export class StateReadCache {
   private readonly entries: LruCache<string, Account | Uint8Array | typeof ABSENT>;
@@ -39,7 +38,7 @@ export class StateReadCache {
 
   constructor(
     private readonly trieDb: DB<string, string | Uint8Array>,
-    maxEntries = STATE_READ_CACHE_ENTRIES,
+    maxEntries: number,
   ) {
     this.entries = new LruCache(maxEntries);
   }

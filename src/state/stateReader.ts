@@ -1,5 +1,6 @@
 import { createMerkleProof } from '@ethereumjs/mpt';
 import { type Account, bytesToBigInt, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
+import type { Config } from '../config/settings.js';
 import type { Level } from '../db/database.js';
 import { ReadOnlyTrieDB } from './nodeCache.js';
 import { StateReadCache } from './readCache.js';
@@ -21,9 +22,10 @@ export interface AccountProof {
 export class StateReader {
   readonly db: ReadOnlyTrieDB;
   readonly reads: StateReadCache;
-  constructor(level: Level) {
-    this.db = new ReadOnlyTrieDB(new TrieDB(level));
-    this.reads = new StateReadCache(this.db);
+  /** `caches` sizes the node cache (`trieNodeEntries`) and the read cache (`stateReadEntries`). */
+  constructor(level: Level, caches: Pick<Config['caches'], 'trieNodeEntries' | 'stateReadEntries'>) {
+    this.db = new ReadOnlyTrieDB(new TrieDB(level), caches.trieNodeEntries);
+    this.reads = new StateReadCache(this.db, caches.stateReadEntries);
   }
 
   /** The account at `address`, or undefined when absent. Shared: do not mutate it. */

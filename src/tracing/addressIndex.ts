@@ -212,18 +212,17 @@ async function* intersect(a: AsyncGenerator<bigint>, b: AsyncGenerator<bigint>):
   }
 }
 
-/** Options of {@link reindexTraceAddresses}. */
-export interface ReindexOptions {
+/**
+ * Options of {@link reindexTraceAddresses}: where replays run, either through a trace service (a
+ * serving node's, so the replayed blocks land in its cache) or directly, uncached, over a node
+ * cache of `trieNodeEntries` trie nodes (`caches.trieNodeEntries`).
+ */
+export type ReindexOptions = {
   /** Called after each indexed block. */
   onBlock?: (number: bigint, head: bigint) => void;
   /** Checked between blocks: when aborted, stops after the current block (resumable). */
   signal?: AbortSignal;
-  /**
-   * Replay through this trace service (a serving node's), so the replayed blocks land in its
-   * cache; by default blocks are replayed directly, uncached.
-   */
-  tracer?: TraceService;
-}
+} & ({ tracer: TraceService } | { trieNodeEntries: number });
 
 /**
  * Completes the address index of a database imported before the index existed (or whose import
@@ -232,11 +231,11 @@ export interface ReindexOptions {
  * continues where the first stopped. Intended as the `tracenode reindex-traces --datadir DIR`
  * command (run while the node is not serving: LevelDB allows one process per datadir).
  */
-export async function reindexTraceAddresses(chain: EthereumChain, opts: ReindexOptions = {}): Promise<{ indexed: number; head: bigint }> {
+export async function reindexTraceAddresses(chain: EthereumChain, opts: ReindexOptions): Promise<{ indexed: number; head: bigint }> {
   let stateDb: ReadOnlyTrieDB | undefined;
   const traceBlock = async (block: Block): Promise<TxCallTree[]> => {
-    if (opts.tracer) return (await opts.tracer.blockTraces(block)).txs;
-    stateDb ??= new ReadOnlyTrieDB(new TrieDB(chain.level));
+    if ('tracer' in opts) return (await opts.tracer.blockTraces(block)).txs;
+    stateDb ??= new ReadOnlyTrieDB(new TrieDB(chain.level), opts.trieNodeEntries);
     return replayBlock(chain, stateDb, block);
   };
   const chainHead = (await chain.store.head())?.number ?? 0n;

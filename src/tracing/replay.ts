@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
+import type { Config } from '../config/settings.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
 import { attachRecorder } from './recorder.js';
 import { blockRewards, type Reward } from './rewards.js';
@@ -14,23 +15,12 @@ import { blockRewards, type Reward } from './rewards.js';
 /**
  * Replaying blocks for tracing: a block runs again on its parent's state root, with the recorder
  * attached, over a write overlay so that nothing reaches the database. Replays are CPU-bound on
- * Node's one thread, so they run under a concurrency limit, and recently traced blocks are kept
- * in a memory-bounded cache (trace_transaction for several transactions of one block replays it
- * once).
+ * Node's one thread, so they run under a concurrency limit (`tracing.maxConcurrentReplays`: more
+ * would only interleave, each finishing later, and hold more state in memory; others wait in FIFO
+ * order), and recently traced blocks are kept in a memory-bounded cache (`tracing.cacheBytes`,
+ * estimated as a fixed cost per frame plus its input and output bytes), so trace_transaction for
+ * several transactions of one block replays it once.
  */
-
-/**
- * Replays that may run at once. Execution is CPU-bound on one thread, so more would only
- * interleave (each finishing later) and hold more state in memory; two let one replay's
- * LevelDB reads overlap another's execution. Others wait in FIFO order.
- */
-export const MAX_CONCURRENT_REPLAYS = 2;
-
-/**
- * Memory the cache of traced blocks may hold (estimated: a fixed cost per frame plus its input
- * and output bytes). 64 MiB holds the trees of a few hundred ordinary mainnet blocks.
- */
-export const TRACE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Estimated bytes of one frame besides its data (object, arrays, bigints, addresses). */
 const FRAME_OVERHEAD_BYTES = 320;
@@ -92,7 +82,7 @@ export async function replayBlock(chain: EthereumChain, stateDb: DB<string, stri
   return recorder.take();
 }
 
-/** Bytes a block's trees hold, roughly (see {@link TRACE_CACHE_BYTES}). */
+/** Bytes a block's trees hold, roughly (what `tracing.cacheBytes` counts). */
 export function estimateTraceBytes(txs: readonly TxCallTree[]): number {
   let total = 0;
   const visit = (node: TraceNode): void => {
@@ -109,8 +99,8 @@ export function estimateTraceBytes(txs: readonly TxCallTree[]): number {
 export interface TraceServiceOptions {
   /** Where trie nodes are read from: the server's shared read-only trie database. */
   stateDb: DB<string, string | Uint8Array>;
-  cacheBytes?: number;
-  maxConcurrentReplays?: number;
+  /** The `tracing` settings: the cache's byte budget and the replays run at once. */
+  settings: Config['tracing'];
 }
 
 /** Traces blocks for the RPC methods: cached, deduplicated, under a concurrency limit. */
@@ -128,8 +118,8 @@ export interface TraceService {
 
 /** Builds the trace service of an opened chain. */
 export function createTraceService(chain: EthereumChain, opts: TraceServiceOptions): TraceService {
-  const maxBytes = opts.cacheBytes ?? TRACE_CACHE_BYTES;
-  const limit = pLimit(opts.maxConcurrentReplays ?? MAX_CONCURRENT_REPLAYS);
+  const maxBytes = opts.settings.cacheBytes;
+  const limit = pLimit(opts.settings.maxConcurrentReplays);
   // A strict byte budget (lru-cache's maxSize): a trace replay costs milliseconds, so the
   // reordering on each hit that the request path's two-generation LruCache avoids costs nothing here.
   const cache = new LRUCache<string, { traces: BlockTraces; bytes: number }>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });

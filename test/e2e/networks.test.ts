@@ -4,6 +4,7 @@ import { type OpenedNetwork, openNetwork } from '../../src/cli/networks.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { runCli } from '../helpers/cli.js';
 import { connect, type StartedServer, startServer, TEST_API_KEY, TRANSPORTS } from '../helpers/rpcClient.js';
+import { testConfig } from '../helpers/testConfig.js';
 
 /** One server hosting the Ethereum demo (default, `mainnet`) and the Starknet demo (`starknet-mainnet`). */
 const tmp = tempDir();
@@ -16,7 +17,7 @@ beforeAll(async () => {
   await (await importFixtureChain(join(FIXTURES, 'demo'), eth)).close();
   const imported = await runCli(['import-starknet', '--datadir', sn, join(FIXTURES, 'starknet', 'mainnet-blocks.ndjson')]);
   expect(imported.code).toBe(0);
-  opened = [await openNetwork('mainnet', eth, 'test'), await openNetwork('starknet-mainnet', sn, 'test')];
+  opened = [await openNetwork('mainnet', eth, 'test', testConfig()), await openNetwork('starknet-mainnet', sn, 'test', testConfig())];
   server = await startServer({ networks: opened.map((n) => n.handle), apiKeys: [TEST_API_KEY], logger: false });
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
 import { importFixtureChain, tempDir } from './chains.js';
 import { startServer, TEST_API_KEY } from './rpcClient.js';
+import { testConfig } from './testConfig.js';
 
 /** A real server on 127.0.0.1:0 serving a fixture chain imported into a temporary datadir. */
 export interface EthTestServer {
@@ -16,7 +17,7 @@ export interface EthTestServer {
 export async function startEthServer(fixtureDir: string): Promise<EthTestServer> {
   const tmp = tempDir();
   const chain = await importFixtureChain(fixtureDir, join(tmp.dir, 'data'));
-  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'tracenode/test' });
+  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'tracenode/test', config: testConfig() });
   const server = await startServer({ networks: [network], apiKeys: [TEST_API_KEY], logger: false });
   return {
     url: server.url,

@@ -9,6 +9,7 @@ import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
 import { splitRlpItems } from '../../src/import/rlpFile.js';
 import { FIXTURES, tempDir } from '../helpers/chains.js';
+import { testConfig } from '../helpers/testConfig.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -30,10 +31,10 @@ function tampered(index: number, edit: (raw: Raw) => void): Uint8Array[] {
 
 async function importExpectingFailure(name: string, files: Uint8Array[]) {
   const datadir = join(tmp.dir, name);
-  await initDatadir(datadir, genesis);
-  const chain = await openChain(datadir);
+  await initDatadir(datadir, genesis, testConfig());
+  const chain = await openChain(datadir, testConfig().caches);
   try {
-    const error = await importBlocks(chain, files).then(
+    const error = await importBlocks(chain, files, testConfig().import).then(
       () => undefined,
       (err: Error) => err,
     );

@@ -8,6 +8,7 @@ import { openChain } from '../../src/chain/open.js';
 import { StateReader } from '../../src/state/stateReader.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
+import { testConfig } from '../helpers/testConfig.js';
 
 const tmp = tempDir();
 
@@ -69,7 +70,7 @@ describe('import: crash safety', () => {
     expect(init.code).toBe(0);
 
     // Kill the import as soon as it reports progress: some blocks are written, not all.
-    const child = spawnCli(['import', '--datadir', datadir, join(dir, 'chain.rlp')], { TRACENODE_PROGRESS_MS: '200' });
+    const child = spawnCli(['import', '--datadir', datadir, '--import.progress-interval-ms', '200', join(dir, 'chain.rlp')]);
     await new Promise<void>((resolve, reject) => {
       child.stderr!.on('data', (d: Buffer) => {
         if (/import: block (\d+)/.exec(d.toString())) {
@@ -81,7 +82,7 @@ describe('import: crash safety', () => {
     });
     await new Promise((r) => child.on('close', r));
 
-    const chain = await openChain(datadir);
+    const chain = await openChain(datadir, testConfig().caches);
     try {
       const head = (await chain.store.head())!;
       expect(head.number).toBeGreaterThan(0n);
@@ -91,12 +92,12 @@ describe('import: crash safety', () => {
       // is in the database (a walk of the real nodes), and every account equals the one a clean
       // import of the same chain holds at that block (whose stateRoots import verified).
       const header = (await chain.store.headerByHash(head.hash))!;
-      const crashed = await stateLeaves(new StateReader(chain.level), header.stateRoot);
+      const crashed = await stateLeaves(new StateReader(chain.level, testConfig().caches), header.stateRoot);
       const clean = await importFixtureChain(dir, join(tmp.dir, 'clean'));
       try {
         const cleanRoot = (await clean.store.headerByNumber(head.number))!.stateRoot;
         expect(bytesToHex(cleanRoot)).toBe(bytesToHex(header.stateRoot));
-        const reference = await stateLeaves(new StateReader(clean.level), cleanRoot);
+        const reference = await stateLeaves(new StateReader(clean.level, testConfig().caches), cleanRoot);
         expect(crashed.size).toBe(reference.size);
         expect(crashed).toEqual(reference);
       } finally {

@@ -9,6 +9,7 @@ import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
 import { StateReader } from '../../src/state/stateReader.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { testConfig } from '../helpers/testConfig.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -99,7 +100,7 @@ describe('import: uncle chains', () => {
       // The post-state of the test (balance, nonce, code, storage of every account), read from the
       // imported trie at the head.
       const root = (await chain.store.headerByHash(head!.hash))!.stateRoot;
-      const state = new StateReader(chain.level);
+      const state = new StateReader(chain.level, testConfig().caches);
       for (const [address, want] of Object.entries(expected.postState as Record<string, PostAccount>)) {
         const addr = hexToBytes(address as `0x${string}`);
         const account = await state.account(root, addr);
@@ -122,12 +123,12 @@ describe('import: verification and resumption', () => {
 
   it('skips blocks already present and keeps the head', async () => {
     const datadir = join(tmp.dir, 'resume');
-    await initDatadir(datadir, genesis);
-    const chain = await openChain(datadir);
+    await initDatadir(datadir, genesis, testConfig());
+    const chain = await openChain(datadir, testConfig().caches);
     try {
-      const first = await importBlocks(chain, [rlp]);
+      const first = await importBlocks(chain, [rlp], testConfig().import);
       expect([first.imported, first.skipped]).toEqual([3, 0]);
-      const second = await importBlocks(chain, [rlp]);
+      const second = await importBlocks(chain, [rlp], testConfig().import);
       expect([second.imported, second.skipped]).toEqual([0, 3]);
       expect(second.head.hash).toBe('0xaf92db7991c1bf179e927f9579878fbdee2c180b9dd9ad607d15cb0d10eac005');
     } finally {
@@ -137,9 +138,9 @@ describe('import: verification and resumption', () => {
 
   it('init again with the same genesis is a no-op, with another genesis is refused', async () => {
     const datadir = join(tmp.dir, 'reinit');
-    expect((await initDatadir(datadir, genesis)).alreadyInitialised).toBe(false);
-    expect((await initDatadir(datadir, genesis)).alreadyInitialised).toBe(true);
+    expect((await initDatadir(datadir, genesis, testConfig())).alreadyInitialised).toBe(false);
+    expect((await initDatadir(datadir, genesis, testConfig())).alreadyInitialised).toBe(true);
     const other = readFileSync(join(FIXTURES, 'execution-apis-prague', 'genesis.json'), 'utf8');
-    await expect(initDatadir(datadir, other)).rejects.toThrow(/holds another chain/);
+    await expect(initDatadir(datadir, other, testConfig())).rejects.toThrow(/holds another chain/);
   });
 });

@@ -11,6 +11,7 @@ import { reindexTraceAddresses } from '../../src/tracing/addressIndex.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import type { TraceService } from '../../src/tracing/replay.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { testConfig } from '../helpers/testConfig.js';
 
 /**
  * The bundled demo chain (fixtures/demo, Solidity contracts, PoW with uncles then PoS up to
@@ -39,7 +40,7 @@ describe.skipIf(!existsSync(join(DEMO_DIR, 'chain.rlp')))('traces on the bundled
 
   beforeAll(async () => {
     chain = await importFixtureChain(DEMO_DIR, datadir.dir);
-    ctx = await createEthContext(chain, 'test');
+    ctx = await createEthContext(chain, 'test', testConfig());
     await reindexTraceAddresses(chain, { tracer: tracerOf(ctx) });
     for (let n = 0; n <= HEAD; n++) byBlock.set(n, (await methods.trace_block.call(ctx, [q(n)])) as RpcTrace[]);
   });

@@ -3,17 +3,20 @@ import type { Block } from '@ethereumjs/block';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
-import { MAX_TRACE_FILTER_RESULTS } from '../../src/config/limits.js';
 import type { BatchOp } from '../../src/db/database.js';
-import { createEthContext, type EthContext } from '../../src/methods/context.js';
+import { createEthContext, type EthContext, ethLimits } from '../../src/methods/context.js';
 import { tracerOf } from '../../src/methods/trace/_shared.js';
 import { traceMethods } from '../../src/methods/traceMethods.js';
 import { indexedBlocks, readIndexHead, reindexTraceAddresses, TRACE_INDEX_PREFIX } from '../../src/tracing/addressIndex.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import type { TraceService } from '../../src/tracing/replay.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { testConfig } from '../helpers/testConfig.js';
 import { wireError } from '../helpers/wireError.js';
 import { buildDemoChain, DEMO, SENDER } from './demoChain.js';
+
+/** The default `rpc.traceFilterMaxResults`. */
+const MAX_RESULTS = testConfig().rpc.traceFilterMaxResults;
 
 const methods = Object.fromEntries(traceMethods.map((m) => [m.name, m]));
 const q = (n: bigint | number) => `0x${n.toString(16)}`;
@@ -140,7 +143,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
 
   beforeAll(async () => {
     chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), datadir.dir);
-    ctx = await createEthContext(chain, 'test');
+    ctx = await createEthContext(chain, 'test', testConfig());
     // Until the importer writes the index itself, build it as for an existing database (through
     // the context's trace service, whose cache then serves the whole file).
     await reindexTraceAddresses(chain, { tracer: tracerOf(ctx) });
@@ -173,7 +176,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
     let nonEmpty = 0;
     for (const query of queries) {
       const got = await runFilter(ctx, query);
-      expect(got, JSON.stringify(query)).toEqual(bruteForce(all, head, query, MAX_TRACE_FILTER_RESULTS));
+      expect(got, JSON.stringify(query)).toEqual(bruteForce(all, head, query, MAX_RESULTS));
       if (Array.isArray(got) && got.length > 0) nonEmpty++;
       n++;
     }
@@ -182,7 +185,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
   });
 
   it('the result limit: more than the limit → -32005 (no truncation); after/count pages stay under it', async () => {
-    const limited: EthContext = { ...ctx, traceLimits: { ...ctx.traceLimits, maxFilterResults: 40 } };
+    const limited: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { traceFilterMaxResults: 40 } }).rpc) };
     const whole = { fromBlock: 'earliest', toBlock: 'latest' };
     const err = await wireError(methods.trace_filter.call(limited, [whole]));
     expect(err).toEqual({
@@ -199,7 +202,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
     // a count above the limit is fine while the answer fits, refused when it does not
     expect(await methods.trace_filter.call(limited, [{ ...whole, after: all.length - 10, count: 1000 }])).toEqual(all.slice(-10));
     expect((await wireError(methods.trace_filter.call(limited, [{ ...whole, count: 41 }]))).code).toBe(-32005);
-    expect(MAX_TRACE_FILTER_RESULTS).toBe(10_000);
+    expect(MAX_RESULTS).toBe(10_000);
     // the combinations again under a small limit, so that the error path meets every shape
     const queries = product({
       blocks: [
@@ -217,7 +220,7 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
   });
 
   it('the block-range cap (off by default): wider ranges → -32602 with reth’s text', async () => {
-    const capped: EthContext = { ...ctx, traceLimits: { ...ctx.traceLimits, maxFilterBlocks: 10n } };
+    const capped: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { traceFilterMaxBlocks: 10 } }).rpc) };
     expect(await wireError(methods.trace_filter.call(capped, [{ fromBlock: '0x1', toBlock: '0xc' }]))).toEqual({
       code: -32602,
       message: 'Block range too large; currently limited to 10 blocks',
@@ -311,7 +314,7 @@ describe('trace_filter on the demo chain (nested calls, creates, suicide)', () =
   beforeAll(async () => {
     await buildDemoChain(fixture.dir);
     chain = await importFixtureChain(fixture.dir, datadir.dir);
-    ctx = await createEthContext(chain, 'test');
+    ctx = await createEthContext(chain, 'test', testConfig());
     all = await allTraces(ctx, head);
   });
   afterAll(async () => {
@@ -361,7 +364,7 @@ describe('trace_filter on the demo chain (nested calls, creates, suicide)', () =
     ops.push({ type: 'del', key: hexToBytes(`0x${'6d'}${Buffer.from('traceIndexHead').toString('hex')}`) });
     await chain.level.batch(ops);
     expect(await readIndexHead(chain.level)).toBe(0n);
-    for (const query of combos()) expect(await runFilter(ctx, query), JSON.stringify(query)).toEqual(bruteForce(all, head, query, MAX_TRACE_FILTER_RESULTS));
+    for (const query of combos()) expect(await runFilter(ctx, query), JSON.stringify(query)).toEqual(bruteForce(all, head, query, MAX_RESULTS));
     await reindexTraceAddresses(chain, { tracer: tracerOf(ctx) });
     expect(await readIndexHead(chain.level)).toBe(BigInt(head));
     expect(await storedIndex()).toEqual(importedIndex);
@@ -369,10 +372,10 @@ describe('trace_filter on the demo chain (nested calls, creates, suicide)', () =
 
   it('with the index: every combination equals the brute force', async () => {
     expect(await readIndexHead(chain.level)).toBe(BigInt(head));
-    for (const query of combos()) expect(await runFilter(ctx, query), JSON.stringify(query)).toEqual(bruteForce(all, head, query, MAX_TRACE_FILTER_RESULTS));
+    for (const query of combos()) expect(await runFilter(ctx, query), JSON.stringify(query)).toEqual(bruteForce(all, head, query, MAX_RESULTS));
   });
 
   it('re-indexing again is a no-op', async () => {
-    expect(await reindexTraceAddresses(chain)).toEqual({ indexed: 0, head: BigInt(head) });
+    expect(await reindexTraceAddresses(chain, { trieNodeEntries: testConfig().caches.trieNodeEntries })).toEqual({ indexed: 0, head: BigInt(head) });
   });
 });

@@ -8,6 +8,7 @@ import { createEthContext } from '../../src/methods/context.js';
 import { traceMethods } from '../../src/methods/traceMethods.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { testConfig } from '../helpers/testConfig.js';
 
 const traceBlock = traceMethods.find((m) => m.name === 'trace_block')!;
 const UNCLE_CHAINS = join(FIXTURES, 'uncle-chains');
@@ -60,7 +61,7 @@ describe('trace_block rewards', () => {
       const dir = join(UNCLE_CHAINS, name);
       const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as ExpectedChain;
       const chain = await open(dir);
-      const ctx = await createEthContext(chain, 'test');
+      const ctx = await createEthContext(chain, 'test', testConfig());
       expect(await traceBlock.call(ctx, ['0x0'])).toEqual([]);
       for (const block of expected.blocks) {
         const number = Number(block.number);
@@ -81,7 +82,7 @@ describe('trace_block rewards', () => {
     copyFileSync(join(source, 'genesis.json'), join(fixture.dir, 'genesis.json'));
     writeFileSync(join(fixture.dir, 'chain.rlp'), concatBytes(...splitRlpItems(readFileSync(join(source, 'chain.rlp'))).slice(0, LAST)));
     const chain = await open(fixture.dir);
-    const ctx = await createEthContext(chain, 'test');
+    const ctx = await createEthContext(chain, 'test', testConfig());
     // Fork schedule from the fixture's README: byzantium 9 (3 ETH), constantinople 12 (2 ETH), merge 36.
     const base = (n: number) => (n < 9 ? 5n : n < 12 ? 3n : 2n) * ETH;
     const withUncles: number[] = [];

@@ -8,6 +8,7 @@ import { traceMethods } from '../../src/methods/traceMethods.js';
 import type { RpcTrace } from '../../src/tracing/parity.js';
 import { createTraceService } from '../../src/tracing/replay.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { testConfig } from '../helpers/testConfig.js';
 import { wireError } from '../helpers/wireError.js';
 import { buildDemoChain, DEMO, type DemoTx, FACTORY_CREATED, SENDER } from './demoChain.js';
 
@@ -26,7 +27,7 @@ describe('traces on the execution-apis chain', () => {
 
   beforeAll(async () => {
     chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), datadir.dir);
-    ctx = await createEthContext(chain, 'test');
+    ctx = await createEthContext(chain, 'test', testConfig());
   });
   afterAll(async () => {
     await chain?.close();
@@ -216,7 +217,7 @@ describe('traces on a hand-written demo chain (nested frames)', () => {
   beforeAll(async () => {
     txs = await buildDemoChain(fixture.dir);
     chain = await importFixtureChain(fixture.dir, datadir.dir);
-    ctx = await createEthContext(chain, 'test');
+    ctx = await createEthContext(chain, 'test', testConfig());
   });
   afterAll(async () => {
     await chain?.close();
@@ -389,14 +390,17 @@ describe('traces on a hand-written demo chain (nested frames)', () => {
   it('trace service: concurrent requests for one block share a replay; the cache is bounded by bytes', async () => {
     const block1 = (await chain.store.blockByNumber(1n))!;
     const block2 = (await chain.store.blockByNumber(2n))!;
-    const tracer = createTraceService(chain, { stateDb: ctx.state.db });
+    const tracer = createTraceService(chain, { stateDb: ctx.state.db, settings: testConfig().tracing });
     const [x, y] = await Promise.all([tracer.blockTraces(block1), tracer.tracesByHash(block1.hash())]);
     expect(x).toBe(y);
     expect(tracer.cacheStats().blocks).toBe(1);
     expect(await tracer.tracesByHash(block1.hash())).toBe(x); // a hit: the same object, no replay
     expect(await tracer.tracesByHash(new Uint8Array(32))).toBeUndefined();
     // room for one block only: tracing another evicts the first
-    const small = createTraceService(chain, { stateDb: ctx.state.db, cacheBytes: tracer.cacheStats().bytes + 100 });
+    const small = createTraceService(chain, {
+      stateDb: ctx.state.db,
+      settings: testConfig({ tracing: { cacheBytes: tracer.cacheStats().bytes + 100 } }).tracing,
+    });
     const first = await small.blockTraces(block1);
     await small.blockTraces(block2);
     expect(small.cacheStats().blocks).toBe(1);
@@ -413,7 +417,7 @@ describe('traces on a hand-written demo chain (nested frames)', () => {
     };
     const before = await count();
     // a fresh service, so the blocks are replayed rather than served from the cache
-    const tracer = createTraceService(chain, { stateDb: ctx.state.db });
+    const tracer = createTraceService(chain, { stateDb: ctx.state.db, settings: testConfig().tracing });
     for (const n of [1n, 2n, 4n]) await tracer.blockTraces((await chain.store.blockByNumber(n))!);
     expect(await count()).toBe(before);
   });

@@ -8,8 +8,6 @@ import { effectiveGasTip } from './_shared/formatTransaction.js';
 import { FloatList, HexOrDecimal64 } from './_shared/params.js';
 import { blockNumberOf } from './_shared/resolveBlock.js';
 
-/** Most blocks one answer covers; longer requests are silently shortened (geth `MaxHeaderHistory`/`MaxBlockHistory`). */
-export const FEE_HISTORY_MAX_BLOCKS = 1024n;
 /** Most reward percentiles per request (geth `maxQueryLimit`). */
 export const FEE_HISTORY_MAX_PERCENTILES = 100;
 /** Base fee of the first London block (EIP-1559 `INITIAL_BASE_FEE`). */
@@ -73,7 +71,7 @@ async function blockRewards(ctx: EthContext, block: Block, percentiles: readonly
  * `eth_feeHistory(blockCount, newestBlock, rewardPercentiles)`: base fees, gas use and tips of a
  * range of blocks ending at `newestBlock`, with one extra base fee (and blob base fee) for the block
  * after it. geth `eth/gasprice/feehistory.go`, including its errors and its silent clamps: the count
- * is cut to 1024 and to the blocks that exist. geth requires all three arguments; null percentiles
+ * is cut to `rpc.feeHistoryMaxBlocks` (1024, geth's) and to the blocks that exist. geth requires all three arguments; null percentiles
  * mean none (then `reward` is left out). Blob figures are 0 before Cancun.
  */
 export const feeHistory = defineMethod({
@@ -82,7 +80,9 @@ export const feeHistory = defineMethod({
   handler: async (ctx: EthContext, [count, newest, percentiles]): Promise<RpcFeeHistory> => {
     if (count < 1n) return { oldestBlock: '0x0', gasUsedRatio: null };
     if (percentiles.length > FEE_HISTORY_MAX_PERCENTILES) throw invalidPercentile(`over the query limit ${FEE_HISTORY_MAX_PERCENTILES}`);
-    let blocks = count > FEE_HISTORY_MAX_BLOCKS ? FEE_HISTORY_MAX_BLOCKS : count;
+    // `rpc.feeHistoryMaxBlocks`: longer requests are silently shortened (geth `MaxHeaderHistory`/`MaxBlockHistory`).
+    const maxBlocks = ctx.limits.feeHistoryMaxBlocks;
+    let blocks = count > maxBlocks ? maxBlocks : count;
     for (let i = 0; i < percentiles.length; i++) {
       const p = percentiles[i];
       if (p < 0 || p > 100) throw invalidPercentile(goFloat(p));

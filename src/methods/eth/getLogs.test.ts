@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES, importFixtureChain, tempDir } from '../../../test/helpers/chains.js';
+import { testConfig } from '../../../test/helpers/testConfig.js';
 import { wireError } from '../../../test/helpers/wireError.js';
 import type { EthereumChain } from '../../chain/open.js';
-import { createEthContext, type EthContext } from '../context.js';
-import { createGetLogs, getLogs } from './getLogs.js';
+import { createEthContext, type EthContext, ethLimits } from '../context.js';
+import { getLogs } from './getLogs.js';
 
 // The execution-apis chain (54 blocks; 383 logs, block 54 alone has more than 300).
 let chain: EthereumChain;
@@ -14,7 +15,7 @@ beforeAll(async () => {
   const tmp = tempDir();
   cleanup = tmp.cleanup;
   chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), tmp.dir);
-  ctx = await createEthContext(chain, 'test');
+  ctx = await createEthContext(chain, 'test', testConfig());
 });
 afterAll(async () => {
   await chain?.close();
@@ -39,13 +40,13 @@ describe('eth_getLogs', () => {
     spy.mockRestore();
   });
   it('error: more results than the cap → -32005', async () => {
-    const small = createGetLogs({ maxResults: 5, maxBlockRange: 100_000n });
-    expect(await wireError(small.call(ctx, [{ fromBlock: '0x0' }]))).toEqual({ code: -32005, message: 'query returned more than 5 results' });
+    const small: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { getLogsMaxResults: 5 } }).rpc) };
+    expect(await wireError(getLogs.call(small, [{ fromBlock: '0x0' }]))).toEqual({ code: -32005, message: 'query returned more than 5 results' });
   });
   it('error: wider range than the cap → -32005', async () => {
-    const narrow = createGetLogs({ maxResults: 10_000, maxBlockRange: 10n });
-    expect(await narrow.call(ctx, [{ fromBlock: '0x1', toBlock: '0xa', address: `0x${'ab'.repeat(20)}` }])).toEqual([]);
-    expect(await wireError(narrow.call(ctx, [{ fromBlock: '0x1', toBlock: '0xb' }]))).toEqual({
+    const narrow: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { getLogsMaxBlockRange: 10 } }).rpc) };
+    expect(await getLogs.call(narrow, [{ fromBlock: '0x1', toBlock: '0xa', address: `0x${'ab'.repeat(20)}` }])).toEqual([]);
+    expect(await wireError(getLogs.call(narrow, [{ fromBlock: '0x1', toBlock: '0xb' }]))).toEqual({
       code: -32005,
       message: 'query exceeds max block range of 10 blocks (asked for 11)',
     });

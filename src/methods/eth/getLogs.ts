@@ -1,5 +1,5 @@
 import { InvalidParamsError, LimitExceededError, ServerError } from '../../rpc/errors.js';
-import { defineMethod, type MethodDefinition } from '../../rpc/method.js';
+import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { formatLog, type RpcLog } from './_shared/formatLog.js';
 import {
@@ -12,27 +12,6 @@ import {
 } from './_shared/logFilter.js';
 import { blockNumberOf } from './_shared/resolveBlock.js';
 
-/**
- * Most logs one `eth_getLogs` answer may hold. Infura, Alchemy and QuickNode cap at 10,000 with
- * this exact message (docs/methods.md#limits); the cap keeps one query from building a response
- * of hundreds of MB. geth itself has no cap.
- */
-export const GET_LOGS_MAX_RESULTS = 10_000;
-
-/**
- * Widest block range one `eth_getLogs` may scan. The scan reads every header of the range (bloom
- * pre-filter) and decodes the blocks whose bloom may match, so cost grows with the range even when
- * nothing matches; 100,000 headers take a few seconds. Providers cap far lower (QuickNode 10,000,
- * Alchemy 2,000 without an address); geth has `--rpc.rangelimit`, unlimited by default.
- */
-export const GET_LOGS_MAX_BLOCK_RANGE = 100_000n;
-
-/** The caps one `eth_getLogs` definition enforces (tests shrink them). */
-export interface GetLogsLimits {
-  maxResults: number;
-  maxBlockRange: bigint;
-}
-
 /** Where a block's logs sit, for formatting. */
 interface BlockPlace {
   hash: Uint8Array;
@@ -41,7 +20,8 @@ interface BlockPlace {
 }
 
 /** Appends the block's logs that match; throws once the result cap is passed. */
-async function collectBlock(ctx: EthContext, block: BlockPlace, filter: CompiledLogFilter, out: RpcLog[], limits: GetLogsLimits): Promise<void> {
+async function collectBlock(ctx: EthContext, block: BlockPlace, filter: CompiledLogFilter, out: RpcLog[]): Promise<void> {
+  const maxResults = ctx.limits.getLogsMaxResults;
   const [txHashes, receipts] = await Promise.all([ctx.chain.store.txHashes(block.hash), ctx.chain.store.receipts(block.hash)]);
   if (!txHashes || !receipts) return;
   let logIndex = 0;
@@ -58,7 +38,7 @@ async function collectBlock(ctx: EthContext, block: BlockPlace, filter: Compiled
             logIndex,
           }),
         );
-        if (out.length > limits.maxResults) throw new LimitExceededError(`query returned more than ${limits.maxResults} results`);
+        if (out.length > maxResults) throw new LimitExceededError(`query returned more than ${maxResults} results`);
       }
       logIndex++;
     }
@@ -70,7 +50,9 @@ async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined):
 }
 
 /**
- * Builds `eth_getLogs(filter)` with the given caps. Cases, checked in this order (geth
+ * `eth_getLogs(filter)`, under the caps of the `rpc` settings (`getLogsMaxResults`,
+ * `getLogsMaxBlockRange`: the providers' 10,000 logs with their exact message, docs/methods.md#limits;
+ * geth has no cap). Cases, checked in this order (geth
  * `eth/filters/api.go` GetLogs and `filter.go`, texts and codes as the execution-apis fixtures):
  *
  * 1. `blockHash` with `fromBlock`/`toBlock`: -32602 `invalid argument 0: cannot specify both…`
@@ -81,46 +63,45 @@ async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined):
  * 4. Range: bounds default to `latest`; tags resolve as for every other method (an imported chain
  *    has no pending block, so `pending`, `safe` and `finalized` are the head; `earliest` is 0).
  *    `from > to` → -32602 `invalid block range params`; `to` past the head → -32602
- *    `block range extends beyond current head block`; more than `maxBlockRange` blocks → -32005.
+ *    `block range extends beyond current head block`; more than `getLogsMaxBlockRange` blocks →
+ *    -32005 (the scan reads every header of the range, so its cost grows with the range even when
+ *    nothing matches).
  * 5. Each block's header bloom is tested first, so blocks that cannot match are never decoded;
- *    more than `maxResults` logs → -32005 `query returned more than N results`.
+ *    more than `getLogsMaxResults` logs → -32005 `query returned more than N results`.
+ * https://ethereum.github.io/execution-apis/api-documentation/
  */
-export function createGetLogs(limits: GetLogsLimits): MethodDefinition<EthContext> {
-  return defineMethod({
-    name: 'eth_getLogs',
-    params: [LogFilterSchema],
-    handler: async (ctx: EthContext, [criteria]) => {
-      if (criteria.topics.length > MAX_TOPIC_POSITIONS) throw new InvalidParamsError('exceed max topics');
-      if (criteria.addresses.length > MAX_FILTER_ALTERNATIVES || criteria.topics.some((t) => t.length > MAX_FILTER_ALTERNATIVES)) {
-        throw new InvalidParamsError('exceed max addresses or topics per search position');
-      }
-      const filter = compileLogFilter(criteria.addresses, criteria.topics);
-      const store = ctx.chain.store;
-      const out: RpcLog[] = [];
+export const getLogs = defineMethod({
+  name: 'eth_getLogs',
+  params: [LogFilterSchema],
+  handler: async (ctx: EthContext, [criteria]) => {
+    if (criteria.topics.length > MAX_TOPIC_POSITIONS) throw new InvalidParamsError('exceed max topics');
+    if (criteria.addresses.length > MAX_FILTER_ALTERNATIVES || criteria.topics.some((t) => t.length > MAX_FILTER_ALTERNATIVES)) {
+      throw new InvalidParamsError('exceed max addresses or topics per search position');
+    }
+    const filter = compileLogFilter(criteria.addresses, criteria.topics);
+    const store = ctx.chain.store;
+    const out: RpcLog[] = [];
 
-      if (criteria.blockHash) {
-        const header = await store.headerByHash(criteria.blockHash);
-        if (!header) throw new ServerError('unknown block');
-        if (filter.mayMatchBloom(header.logsBloom))
-          await collectBlock(ctx, { hash: header.hash(), number: header.number, timestamp: header.timestamp }, filter, out, limits);
-        return out;
-      }
-
-      const from = await resolveFilterBlock(ctx, criteria.fromBlock);
-      const to = await resolveFilterBlock(ctx, criteria.toBlock);
-      const head = (await store.head())?.number ?? 0n;
-      if (from > to) throw new InvalidParamsError('invalid block range params');
-      if (to > head) throw new InvalidParamsError('block range extends beyond current head block');
-      if (to - from + 1n > limits.maxBlockRange) {
-        throw new LimitExceededError(`query exceeds max block range of ${limits.maxBlockRange} blocks (asked for ${to - from + 1n})`);
-      }
-      for await (const place of store.canonicalBlooms(from, to)) {
-        if (filter.mayMatchBloom(place.logsBloom)) await collectBlock(ctx, place, filter, out, limits);
-      }
+    if (criteria.blockHash) {
+      const header = await store.headerByHash(criteria.blockHash);
+      if (!header) throw new ServerError('unknown block');
+      if (filter.mayMatchBloom(header.logsBloom))
+        await collectBlock(ctx, { hash: header.hash(), number: header.number, timestamp: header.timestamp }, filter, out);
       return out;
-    },
-  });
-}
+    }
 
-/** `eth_getLogs(filter)` with the default caps. https://ethereum.github.io/execution-apis/api-documentation/ */
-export const getLogs = createGetLogs({ maxResults: GET_LOGS_MAX_RESULTS, maxBlockRange: GET_LOGS_MAX_BLOCK_RANGE });
+    const from = await resolveFilterBlock(ctx, criteria.fromBlock);
+    const to = await resolveFilterBlock(ctx, criteria.toBlock);
+    const head = (await store.head())?.number ?? 0n;
+    if (from > to) throw new InvalidParamsError('invalid block range params');
+    if (to > head) throw new InvalidParamsError('block range extends beyond current head block');
+    const maxBlockRange = ctx.limits.getLogsMaxBlockRange;
+    if (to - from + 1n > maxBlockRange) {
+      throw new LimitExceededError(`query exceeds max block range of ${maxBlockRange} blocks (asked for ${to - from + 1n})`);
+    }
+    for await (const place of store.canonicalBlooms(from, to)) {
+      if (filter.mayMatchBloom(place.logsBloom)) await collectBlock(ctx, place, filter, out);
+    }
+    return out;
+  },
+});

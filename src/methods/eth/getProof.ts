@@ -9,9 +9,6 @@ import type { EthContext } from '../context.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 import { storageKeyOrThrow } from './_shared/storageKey.js';
 
-/** Most storage keys in one eth_getProof request (geth's limit, go-ethereum PR #34617). */
-export const MAX_PROOF_STORAGE_KEYS = 1024;
-
 const ZERO_HASH = bytesToData(new Uint8Array(32));
 
 /**
@@ -27,9 +24,9 @@ export const getProof = defineMethod({
   params: [Address, z.array(RawString), BlockNumberOrHash],
   required: 2,
   handler: async (ctx: EthContext, [address, keys, block]) => {
-    if (keys.length > MAX_PROOF_STORAGE_KEYS) {
-      throw new InvalidParamsError(`too many storage keys requested (max ${MAX_PROOF_STORAGE_KEYS}, got ${keys.length})`);
-    }
+    // `rpc.getProofMaxKeys`: geth's limit (go-ethereum PR #34617).
+    const maxKeys = ctx.limits.getProofMaxKeys;
+    if (keys.length > maxKeys) throw new InvalidParamsError(`too many storage keys requested (max ${maxKeys}, got ${keys.length})`);
     const decoded = keys.map(storageKeyOrThrow);
     const header = await resolveBlock(ctx, block);
     const proof = await ctx.state.proof(

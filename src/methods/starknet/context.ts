@@ -1,3 +1,5 @@
+import { type Config, defaultConfig } from '../../config/settings.js';
+import type { EventLimits } from '../../starknet/getEvents.js';
 import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
 
 /**
@@ -9,6 +11,8 @@ import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
 /** What Starknet method handlers may use. Built once per network by the CLI. */
 export interface StarknetContext {
   store: StarknetStore;
+  /** starknet_getEvents' page size and key limits (the `starknet` settings). */
+  eventLimits: EventLimits;
 }
 
 /** A Starknet network's context plus what the server and CLI need around it. */
@@ -20,13 +24,15 @@ export interface StarknetNetworkContext extends StarknetContext {
 }
 
 /**
- * Opens a Starknet datadir for serving. Refuses a datadir that is empty, of another kind
- * (Ethereum) or of another schema version, with a message saying what to run.
+ * Opens a Starknet datadir for serving, with the `starknet` settings of `config` (the CLI passes
+ * the loaded configuration; the defaults when omitted). Refuses a datadir that is empty, of
+ * another kind (Ethereum) or of another schema version, with a message saying what to run.
  */
-export async function createStarknetContext(datadir: string): Promise<StarknetNetworkContext> {
+export async function createStarknetContext(datadir: string, config: Pick<Config, 'starknet'> = defaultConfig()): Promise<StarknetNetworkContext> {
   const store = await openStarknetStore(datadir);
   return {
     store,
+    eventLimits: { ...config.starknet },
     async health() {
       const latest = await store.latestNumber();
       if (latest === undefined) return { ok: false };

@@ -119,7 +119,7 @@ export const getEvents = defineMethod({
       chunkSize: f.chunk_size,
       continuationToken: f.continuation_token ?? undefined,
     };
-    const page = await queryEvents(ctx.store, filter);
+    const page = await queryEvents(ctx.store, filter, { limits: ctx.eventLimits });
     const events = page.events.map(toRpcEvent);
     return page.continuationToken === undefined ? { events } : { events, continuation_token: page.continuationToken };
   },

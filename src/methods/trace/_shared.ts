@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { type BlockId, BlockNumberOrTag } from '../../codec/blockId.js';
 import type { TraceService } from '../../tracing/replay.js';
-import type { EthContext, TraceLimits } from '../context.js';
+import type { EthContext } from '../context.js';
 
 /** The context's trace service. */
 export function tracerOf(ctx: EthContext): TraceService {
   return ctx.tracer;
-}
-
-/** The context's trace limits. */
-export function traceLimitsOf(ctx: EthContext): TraceLimits {
-  return ctx.traceLimits;
 }
 
 /** A block number or one of OpenEthereum's tags: `earliest`, `latest`, `pending` (= latest). */

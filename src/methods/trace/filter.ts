@@ -8,7 +8,7 @@ import { type AddressMode, indexedBlocks, readIndexHead } from '../../tracing/ad
 import { type BlockTraceEntry, blockTraceEntries, type RpcTrace } from '../../tracing/parity.js';
 import type { BlockTraces } from '../../tracing/replay.js';
 import type { EthContext } from '../context.js';
-import { type TraceBlockId, TraceBlockNumber, traceBlockNumber, traceLimitsOf, tracerOf } from './_shared.js';
+import { type TraceBlockId, TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
 
 /** The decoded trace_filter object. */
 export interface TraceFilterParams {
@@ -108,7 +108,8 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
  * With addresses, only the blocks the address index names are replayed (plus, on a database whose
  * index is not complete, every block above the index head). Without addresses, blocks are replayed
  * in order and the scan stops once `after + count` matches (or the result limit) are found.
- * More than {@link MAX_TRACE_FILTER_RESULTS} results → -32005, never a truncated list.
+ * More than `rpc.traceFilterMaxResults` results → -32005, never a truncated list; a range wider
+ * than `rpc.traceFilterMaxBlocks` (no cap by default) → -32602.
  * https://openethereum.github.io/JSONRPC-trace-module#trace_filter
  */
 export const traceFilter = defineMethod({
@@ -116,18 +117,18 @@ export const traceFilter = defineMethod({
   params: [TraceFilterObject],
   handler: async (ctx: EthContext, [filter]): Promise<TraceFilterResult> => {
     const store = ctx.chain.store;
-    const limits = traceLimitsOf(ctx);
+    const { traceFilterMaxResults: maxResults, traceFilterMaxBlocks: maxBlocks } = ctx.limits;
     const head = (await store.head())?.number ?? 0n;
     const fromBlock = filter.fromBlock ? await traceBlockNumber(ctx, filter.fromBlock) : head;
     const toBlock = filter.toBlock ? await traceBlockNumber(ctx, filter.toBlock) : head;
     if (fromBlock > toBlock) throw new InvalidParamsError('invalid parameters: fromBlock cannot be greater than toBlock');
-    if (limits.maxFilterBlocks !== undefined && toBlock - fromBlock > limits.maxFilterBlocks) {
-      throw new InvalidParamsError(`Block range too large; currently limited to ${limits.maxFilterBlocks} blocks`);
+    if (maxBlocks !== undefined && toBlock - fromBlock > maxBlocks) {
+      throw new InvalidParamsError(`Block range too large; currently limited to ${maxBlocks} blocks`);
     }
     const lastBlock = toBlock < head ? toBlock : head;
     const after = filter.after ?? 0;
     // Collect one past the limit to know whether it was exceeded.
-    const wanted = Math.min(filter.count ?? Number.POSITIVE_INFINITY, limits.maxFilterResults + 1);
+    const wanted = Math.min(filter.count ?? Number.POSITIVE_INFINITY, maxResults + 1);
     if (fromBlock > lastBlock || wanted === 0) return [];
 
     const match = createMatcher(filter);
@@ -151,11 +152,8 @@ export const traceFilter = defineMethod({
     } finally {
       await blocks.return(undefined);
     }
-    if (out.length > limits.maxFilterResults) {
-      throw new LimitExceededError(
-        `query returned more than ${limits.maxFilterResults} results`,
-        'narrow the block range, add addresses, or page with after and count',
-      );
+    if (out.length > maxResults) {
+      throw new LimitExceededError(`query returned more than ${maxResults} results`, 'narrow the block range, add addresses, or page with after and count');
     }
     return out;
   },

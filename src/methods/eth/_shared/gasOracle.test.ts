@@ -2,10 +2,11 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { type Address, createAddressFromPrivateKey, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
+import { type ConfigOverrides, testConfig } from '../../../../test/helpers/testConfig.js';
 import type { EthContext } from '../../context.js';
 import { gasPrice } from '../gasPrice.js';
 import { maxPriorityFeePerGas } from '../maxPriorityFeePerGas.js';
-import { GPO_DEFAULT_PRICE, GPO_MAX_PRICE, suggestTipCap } from './gasOracle.js';
+import { createGasOracle } from './gasOracle.js';
 
 // geth's gas price oracle (eth/gasprice/gasprice.go, default settings: 20 blocks, 3 cheapest tips
 // a block, 60th percentile, tips under 2 wei ignored, at most 500 gwei, 0.001 gwei for a block with
@@ -30,18 +31,18 @@ interface FakeBlock {
   transactions: TypedTransaction[];
 }
 
-let chains = 0;
-/** A context over blocks 1..n (index 0 = block 1), with a head hash no other test uses (the oracle caches by head). */
-function contextOver(blocks: FakeBlock[]): EthContext {
-  const hash = new Uint8Array(32).fill(++chains);
-  const head = { number: BigInt(blocks.length), hash };
+/** A context over blocks 1..n (index 0 = block 1), with its own oracle configured by `overrides`. */
+function contextOver(blocks: FakeBlock[], overrides: ConfigOverrides = {}): EthContext {
+  const head = { number: BigInt(blocks.length), hash: new Uint8Array(32) };
   const store = {
     head: async () => head,
     blockByNumber: async (n: bigint) => (n >= 1n && n <= BigInt(blocks.length) ? blocks[Number(n) - 1] : undefined),
     headerByHash: async () => blocks.at(-1)!.header,
   };
-  return { chain: { store } } as unknown as EthContext;
+  return { chain: { store }, gasOracle: createGasOracle(store as never, testConfig(overrides).gasOracle) } as unknown as EthContext;
 }
+
+const suggestTipCap = (ctx: EthContext) => ctx.gasOracle.suggestTipCap();
 
 const block = (baseFee: bigint | undefined, txs: TypedTransaction[], coinbase = OTHER_MINER): FakeBlock => ({
   header: { baseFeePerGas: baseFee, coinbase },
@@ -85,13 +86,13 @@ describe('gas price oracle (geth defaults)', () => {
 
   it('empty blocks count the default price (0.001 gwei) once each; the genesis is never sampled', async () => {
     const ctx = contextOver([block(GWEI, []), block(GWEI, []), block(GWEI, [])]);
-    expect(GPO_DEFAULT_PRICE).toBe(1_000_000n);
+    expect(testConfig().gasOracle.defaultPriceWei).toBe(1_000_000);
     expect(await suggestTipCap(ctx)).toBe(1_000_000n);
   });
 
   it('the suggestion is capped at 500 gwei', async () => {
     const blocks = Array.from({ length: 20 }, () => block(GWEI, [tipping(600n * GWEI, GWEI)]));
-    expect(GPO_MAX_PRICE).toBe(500n * GWEI);
+    expect(BigInt(testConfig().gasOracle.maxPriceWei)).toBe(500n * GWEI);
     expect(await suggestTipCap(contextOver(blocks))).toBe(500n * GWEI);
   });
 
@@ -101,5 +102,21 @@ describe('gas price oracle (geth defaults)', () => {
     const ctx = contextOver(Array.from({ length: 20 }, () => block(undefined, [legacy(), legacy()])));
     expect(await suggestTipCap(ctx)).toBe(3n * GWEI);
     expect(await gasPrice.call(ctx, [])).toBe(`0x${(3n * GWEI).toString(16)}`);
+  });
+
+  it('the gasOracle settings: percentile, samples per block and the cap', async () => {
+    // The first test's chain: block i carries tips i, i+20, i+40 and i+60 gwei.
+    const blocks = Array.from({ length: 20 }, (_, k) => {
+      const i = BigInt(k + 1);
+      const base = 7n * GWEI;
+      return block(base, [tipping((i + 40n) * GWEI, base), tipping(i * GWEI, base), tipping((i + 20n) * GWEI, base), tipping((i + 60n) * GWEI, base)]);
+    });
+    // The cheapest tip of each block only: samples 1..20 gwei; the 0th percentile is 1 gwei, the 100th 20.
+    expect(await suggestTipCap(contextOver(blocks, { gasOracle: { samplesPerBlock: 1, percentile: 0 } }))).toBe(GWEI);
+    expect(await suggestTipCap(contextOver(blocks, { gasOracle: { samplesPerBlock: 1, percentile: 100 } }))).toBe(20n * GWEI);
+    // The last 5 blocks (16..20), all four tips: 16–20, 36–40, 56–60 and 76–80 gwei; index
+    // floor(19 × 60 / 100) = 11 is 57 gwei.
+    expect(await suggestTipCap(contextOver(blocks, { gasOracle: { blocks: 5, samplesPerBlock: 4 } }))).toBe(57n * GWEI);
+    expect(await suggestTipCap(contextOver(blocks, { gasOracle: { maxPriceWei: 10 } }))).toBe(10n);
   });
 });
