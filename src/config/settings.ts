@@ -162,6 +162,7 @@ export const SETTINGS = {
   starknet: {
     maxChunkSize: setting(positiveInt, 1024, "pathfinder's page size limit for starknet_getEvents (error 31 above it)."),
     maxKeyPositions: setting(positiveInt.max(16), 16, "pathfinder's key filter limit (error 34 above it); the event index stops at 16 positions."),
+    blockCacheEntries: setting(positiveInt, 4096, 'Starknet blocks kept decoded for event pages (records never change once written).'),
   },
   import: {
     progressIntervalMs: setting(positiveInt, 1000, 'How often import (and reindex-traces) prints blocks/s, Mgas/s and ETA.'),

@@ -25,7 +25,7 @@ import type { StarknetStore } from './store.js';
  * limit bounds the per-event matching work and lets the `K` index stop at 16 positions, so the
  * setting cannot exceed `INDEXED_KEY_POSITIONS` (`keys.ts`).
  */
-export type EventLimits = Config['starknet'];
+export type EventLimits = Pick<Config['starknet'], 'maxChunkSize' | 'maxKeyPositions'>;
 
 const DEFAULT_LIMITS: EventLimits = defaultConfig().starknet;
 

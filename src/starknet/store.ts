@@ -1,3 +1,4 @@
+import { SETTINGS } from '../config/settings.js';
 import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import { NoBlocksError } from './errors.js';
@@ -71,9 +72,6 @@ export class DatadirKindError extends Error {
   override readonly name = 'DatadirKindError';
 }
 
-/** Blocks kept decoded in memory; block records are immutable once written, so no invalidation. */
-const BLOCK_CACHE_ENTRIES = 4096;
-
 const EMPTY = new Uint8Array(0);
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder();
@@ -84,11 +82,11 @@ const utf8Decoder = new TextDecoder();
  * An Ethereum datadir, a datadir of another kind or schema, or one with unknown content is always
  * refused, so `import-starknet` can never write into an Ethereum chain and vice versa.
  */
-export async function openStarknetStore(datadir: string, opts: { create?: boolean } = {}): Promise<StarknetStore> {
+export async function openStarknetStore(datadir: string, opts: { create?: boolean; blockCacheEntries?: number } = {}): Promise<StarknetStore> {
   const level = await openDatabase(datadir);
   try {
     await checkKind(level, datadir, opts.create === true);
-    return new StarknetStore(level);
+    return new StarknetStore(level, opts.blockCacheEntries ?? SETTINGS.starknet.blockCacheEntries.default);
   } catch (err) {
     await level.close();
     throw err;
@@ -135,11 +133,16 @@ export class StarknetStore {
   private readonly blockCache = new Map<number, StoredBlock>();
   private readonly blockCacheEntries: number;
 
+  /**
+   * A store over `level`, keeping up to `blockCacheEntries` blocks decoded (the
+   * `starknet.blockCacheEntries` setting); block records are immutable once written, so the cache
+   * needs no invalidation.
+   */
   constructor(
     readonly level: Level,
-    opts: { blockCacheEntries?: number } = {},
+    blockCacheEntries: number,
   ) {
-    this.blockCacheEntries = opts.blockCacheEntries ?? BLOCK_CACHE_ENTRIES;
+    this.blockCacheEntries = blockCacheEntries;
   }
 
   /** The highest stored block number, or undefined when there is no block. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IMPORT_STARKNET_HELP, runImportStarknet } from '../../src/cli/importStarknet.js';
+import type { Config } from '../../src/config/settings.js';
 import { type Level, openDatabase } from '../../src/db/database.js';
 import { META } from '../../src/db/keys.js';
 import type { RpcEmittedEvent } from '../../src/methods/starknet/getEvents.js';
@@ -15,7 +16,12 @@ import { type EventFilter, getEvents as storeGetEvents } from '../../src/starkne
 import { importStarknetBlocks, readFileLines, StarknetImportError } from '../../src/starknet/importBlocks.js';
 import { DATADIR_KIND_KEY } from '../../src/starknet/keys.js';
 import { openStarknetStore, StarknetStore } from '../../src/starknet/store.js';
+import { testConfig } from '../helpers/testConfig.js';
 import { wireError } from '../helpers/wireError.js';
+
+/** The event limits of a configuration's `starknet` section, as a context carries them. */
+const eventLimits = ({ starknet }: Config) => ({ maxChunkSize: starknet.maxChunkSize, maxKeyPositions: starknet.maxKeyPositions });
+const EVENT_LIMITS = eventLimits(testConfig());
 
 const STARKNET_FIXTURES = resolve(import.meta.dirname, '../../fixtures/starknet');
 const NETWORKS = ['mainnet', 'sepolia-integration'] as const;
@@ -121,7 +127,7 @@ beforeAll(async () => {
     const store = await openStarknetStore(dir, { create: true });
     await importStarknetBlocks(store, readFileLines(join(STARKNET_FIXTURES, `${network}-blocks.ndjson`)));
     await store.close();
-    contexts[network] = await createStarknetContext(dir);
+    contexts[network] = await createStarknetContext(dir, testConfig());
     all[network] = fixtureEvents(network);
     samples[network] = JSON.parse(readFileSync(join(STARKNET_FIXTURES, `${network}-expected.json`), 'utf8')).sample_filters;
   }
@@ -331,6 +337,14 @@ describe('starknet_getEvents: errors', () => {
     expect(await call(ctx(), { filter: { chunk_size: 1, keys: Array.from({ length: 16 }, () => []) } })).toMatchObject({ events: [{}] });
   });
 
+  it('31 and 34 follow the starknet settings (maxChunkSize, maxKeyPositions)', async () => {
+    const small = { ...ctx(), eventLimits: eventLimits(testConfig({ starknet: { maxChunkSize: 5, maxKeyPositions: 2 } })) };
+    expect(await rpcError(small, { filter: { chunk_size: 6 } })).toEqual(PAGE);
+    expect((await call(small, { filter: { chunk_size: 5 } })).events.length).toBe(5);
+    expect(await rpcError(small, { filter: { chunk_size: 1, keys: [[], [], []] } })).toEqual(KEYS);
+    expect(await call(small, { filter: { chunk_size: 1, keys: [[], []] } })).toMatchObject({ events: [{}] });
+  });
+
   it('24: unknown block number, hash or tag without block', async () => {
     expect(await rpcError(ctx(), { filter: { chunk_size: 1, from_block: { block_number: 1000 } } })).toEqual(BLOCK);
     expect(await rpcError(ctx(), { filter: { chunk_size: 1, to_block: { block_number: 619597 } } })).toEqual(BLOCK);
@@ -499,7 +513,7 @@ describe('import-starknet', () => {
     await withStore(async (store) => {
       const r = await importStarknetBlocks(store, [blockLine(10), blockLine(3), '', blockLine(1000)]);
       expect(r).toMatchObject({ imported: 3, skipped: 0, events: 3, lines: 4, latest: 1000 });
-      const ctx = { store } as StarknetNetworkContext;
+      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
       const page = await call(ctx, { filter: { chunk_size: 10 } });
       expect(page.events.map((e) => e.block_number)).toEqual([3, 10, 1000]);
       expect(await blockNumberMethod.call(ctx, [])).toBe(1000);
@@ -573,7 +587,7 @@ describe('import-starknet', () => {
         store,
         [0, 1, 2, 3, 4, 5].map((n) => blockLine(n)),
       );
-      const tiny = { store: new StarknetStore(store.level, { blockCacheEntries: 2 }) } as StarknetNetworkContext;
+      const tiny = { store: new StarknetStore(store.level, 2), eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
       for (let i = 0; i < 3; i++) {
         const r = await call(tiny, { filter: { chunk_size: 10 } });
         expect(r.events.map((e) => e.block_hash)).toEqual([0, 1, 2, 3, 4, 5].map((n) => `0x${(0xb000 + n).toString(16)}`));
@@ -583,7 +597,7 @@ describe('import-starknet', () => {
 
   it('l1_accepted is the highest ACCEPTED_ON_L1 block; 24 when there is none', async () => {
     await withStore(async (store) => {
-      const ctx = { store } as StarknetNetworkContext;
+      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
       await importStarknetBlocks(store, [blockLine(1), blockLine(2)]);
       expect(await rpcError(ctx, { filter: { chunk_size: 1, to_block: 'l1_accepted' } })).toEqual({ code: 24, message: 'Block not found' });
       await importStarknetBlocks(store, [blockLine(0, { status: 'ACCEPTED_ON_L1' }), blockLine(5)]);
@@ -595,7 +609,7 @@ describe('import-starknet', () => {
 
   it('an empty datadir: no events, latest → 24, starknet_blockNumber → 32', async () => {
     await withStore(async (store) => {
-      const ctx = { store } as StarknetNetworkContext;
+      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
       expect(await call(ctx, { filter: { chunk_size: 10 } })).toEqual({ events: [] });
       expect(await rpcError(ctx, { filter: { chunk_size: 10, from_block: 'latest' } })).toEqual({ code: 24, message: 'Block not found' });
       expect(await rpcError(ctx, [], blockNumberMethod)).toEqual({ code: 32, message: 'There are no blocks' });

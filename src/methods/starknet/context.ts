@@ -24,15 +24,16 @@ export interface StarknetNetworkContext extends StarknetContext {
 }
 
 /**
- * Opens a Starknet datadir for serving, with the `starknet` settings of `config` (the CLI passes
- * the loaded configuration; the defaults when omitted). Refuses a datadir that is empty, of
- * another kind (Ethereum) or of another schema version, with a message saying what to run.
+ * Opens a Starknet datadir for serving, with the `starknet` settings of `config` (event limits and
+ * block cache; the CLI passes the loaded configuration, the defaults apply when omitted). Refuses
+ * a datadir that is empty, of another kind (Ethereum) or of another schema version, with a message
+ * saying what to run.
  */
 export async function createStarknetContext(datadir: string, config: Pick<Config, 'starknet'> = defaultConfig()): Promise<StarknetNetworkContext> {
-  const store = await openStarknetStore(datadir);
+  const store = await openStarknetStore(datadir, { blockCacheEntries: config.starknet.blockCacheEntries });
   return {
     store,
-    eventLimits: { ...config.starknet },
+    eventLimits: { maxChunkSize: config.starknet.maxChunkSize, maxKeyPositions: config.starknet.maxKeyPositions },
     async health() {
       const latest = await store.latestNumber();
       if (latest === undefined) return { ok: false };
