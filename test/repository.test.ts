@@ -72,8 +72,9 @@ describe('repository', () => {
 /**
  * What each layer of src/ may import besides itself: leaves (codec, log, config) nothing; domain
  * layers only those below them; `methods` the domain layers and, of `rpc`, only its error classes
- * and method-definition types; `rpc` never `methods` (it takes a method table as an argument);
- * `cli` is the composition root.
+ * and method-definition types; `rpc` (envelope and method types) never `methods` (it takes a
+ * method table as an argument); `pipeline` (auth, policies, limits, metrics) sits on `rpc`, and
+ * `transport` (HTTP, WebSocket, CORS) on `pipeline`; `cli` is the composition root.
  */
 const LAYERS: Record<string, readonly string[]> = {
   codec: [],
@@ -87,6 +88,8 @@ const LAYERS: Record<string, readonly string[]> = {
   starknet: ['db', 'codec', 'config'],
   import: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'log', 'config'],
   rpc: ['codec', 'log', 'config'],
+  pipeline: ['rpc', 'codec', 'log', 'config'],
+  transport: ['pipeline', 'rpc', 'codec', 'log', 'config'],
   methods: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
   cli: ['*'],
 };

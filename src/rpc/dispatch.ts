@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { BaseLogger } from 'pino';
 import { DEFAULT_TRANSPORT_LIMITS } from '../config/limits.js';
 import { InternalError, InvalidRequestError, MethodNotFoundError, ParseError, RpcError } from './errors.js';
-import type { MethodTable } from './method.js';
+import type { MethodTable, RequestContext } from './method.js';
 
 /**
  * JSON-RPC 2.0 envelope handling shared by HTTP and WebSocket: parse, validate, run single
@@ -24,6 +24,24 @@ export interface DispatchLimits {
   maxMethodNameLength: number;
   /** Total size of a batch's responses; items past it → `-32003 response too large`. */
   batchResponseMaxBytes: number;
+}
+
+/** One call as the pipeline's middleware sees it. */
+export interface CallInfo {
+  readonly method: string;
+  readonly params: unknown;
+  /** Whether the network serves the method (an unknown one still passes the middleware). */
+  readonly known: boolean;
+}
+
+/**
+ * What the request pipeline adds around the calls of one message: the request context handlers
+ * receive, and `around`, which runs each call (every batch item, known method or not) through the
+ * pipeline's per-call middleware. An error `around` throws is that call's answer.
+ */
+export interface CallScope {
+  readonly request: RequestContext;
+  readonly around?: (call: CallInfo, invoke: () => Promise<unknown>) => Promise<unknown>;
 }
 
 /** The logger calls dispatch makes; a request-scoped pino/Fastify child logger fits. */
@@ -60,8 +78,9 @@ export async function dispatch(
   target: DispatchTarget,
   log: DispatchLogger,
   limits: DispatchLimits = DEFAULT_DISPATCH_LIMITS,
+  scope?: CallScope,
 ): Promise<string | undefined> {
-  const env: Env = { target, log, limits };
+  const env: Env = { target, log, limits, scope };
   let text: string;
   if (typeof body === 'string') {
     text = body;
@@ -91,6 +110,7 @@ interface Env {
   target: DispatchTarget;
   log: DispatchLogger;
   limits: DispatchLimits;
+  scope: CallScope | undefined;
 }
 
 /** A response to one request: the JSON text of its id and of the whole response object. */
@@ -149,15 +169,19 @@ async function runRequest(env: Env, req: unknown, rawId: string | undefined): Pr
   }
 
   const def = env.target.methods.get(method);
+  const scope = env.scope;
   let outcome: { result: unknown } | { error: RpcError };
-  if (def === undefined) {
-    outcome = { error: new MethodNotFoundError(method) };
-  } else {
-    try {
-      outcome = { result: await def.call(env.target.context, params) };
-    } catch (err) {
-      outcome = { error: toRpcError(env, err, method, id) };
+  try {
+    if (scope?.around !== undefined) {
+      const invoke = def === undefined ? () => Promise.reject(new MethodNotFoundError(method)) : () => def.call(env.target.context, params, scope.request);
+      outcome = { result: await scope.around({ method, params, known: def !== undefined }, invoke) };
+    } else if (def === undefined) {
+      outcome = { error: new MethodNotFoundError(method) };
+    } else {
+      outcome = { result: await def.call(env.target.context, params, scope?.request) };
     }
+  } catch (err) {
+    outcome = { error: toRpcError(env, err, method, id) };
   }
   if (id === undefined) return undefined; // notification: it ran, nobody hears about it
   if ('error' in outcome) return reply(env, id, outcome.error);

@@ -161,3 +161,12 @@ export class StarknetTooManyKeysInFilterError extends RpcError {
     super(StarknetTooManyKeysInFilterError.code, 'Too many keys provided in a filter');
   }
 }
+
+/** -32002 with HTTP 403: the key's allowlists refuse the request (Infura's text). */
+export class RejectedByKeySettingsError extends RpcError {
+  static readonly code = -32002;
+  override readonly name = 'RejectedByKeySettingsError';
+  constructor() {
+    super(RejectedByKeySettingsError.code, 'rejected due to project ID settings', undefined, 403);
+  }
+}

@@ -4,13 +4,41 @@ import { cutString } from '../codec/quote.js';
 import { directDecoder } from '../codec/schemas.js';
 import { InvalidParamsError, type RpcError } from './errors.js';
 
+/** How a request arrived. */
+export type Transport = 'http' | 'ws';
+
+/** Who is asking: what the transport learnt of the client, and the key it authenticated with. */
+export interface SessionInfo {
+  /** The API key's non-secret id, for logs and metrics (never the key). */
+  readonly keyId: string;
+  /** The network the Host header chose. */
+  readonly network: string;
+  readonly transport: Transport;
+  readonly remoteAddress: string | undefined;
+  readonly origin: string | undefined;
+  readonly userAgent: string | undefined;
+}
+
+/**
+ * What a handler knows of the request it serves, besides its network's context: the session, a
+ * signal that fires when the client goes away (long scans stop), and the head of the chain as
+ * this request sees it — read once, on first use, so that every part of an answer agrees even if
+ * the head moves meanwhile.
+ */
+export interface RequestContext {
+  readonly session: SessionInfo;
+  readonly signal: AbortSignal;
+  head(): Promise<unknown>;
+}
+
 /**
  * A JSON-RPC method as the dispatcher sees it: a wire name and one function that validates the
- * raw `params` and runs the handler. Built with {@link defineMethod}.
+ * raw `params` and runs the handler. Built with {@link defineMethod}. `req` is absent when a
+ * method is called outside a request (tests, internal callers).
  */
 export interface MethodDefinition<Ctx> {
   readonly name: string;
-  call(ctx: Ctx, params: unknown): Promise<unknown>;
+  call(ctx: Ctx, params: unknown, req?: RequestContext): Promise<unknown>;
 }
 
 /**
@@ -33,7 +61,7 @@ export interface MethodSpec<Ctx, S extends readonly z.ZodType[]> {
   required?: number;
   /** Names of the arguments, so that by-name params (a JSON object) are accepted too. */
   names?: readonly string[];
-  handler: (ctx: Ctx, args: Outputs<S>) => unknown;
+  handler: (ctx: Ctx, args: Outputs<S>, req: RequestContext | undefined) => unknown;
 }
 
 /**
@@ -47,7 +75,7 @@ export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(spec: Me
   const direct = spec.params.map(directDecoder);
   return {
     name: spec.name,
-    async call(ctx: Ctx, params: unknown): Promise<unknown> {
+    async call(ctx: Ctx, params: unknown, req?: RequestContext): Promise<unknown> {
       const raw = positional(params, spec.names);
       if (raw.length > spec.params.length) {
         throw new InvalidParamsError(`too many arguments, want at most ${spec.params.length}`);
@@ -75,7 +103,7 @@ export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(spec: Me
         if (!parsed.success) throw new InvalidParamsError(`invalid argument ${i}: ${describeZodError(parsed.error)}`);
         args.push(parsed.data);
       }
-      return spec.handler(ctx, args as Outputs<S>);
+      return spec.handler(ctx, args as Outputs<S>, req);
     },
   };
 }

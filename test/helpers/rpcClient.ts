@@ -22,7 +22,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe } from 'vitest';
 import WebSocket from 'ws';
-import { buildServer, type ServerOptions } from '../../src/rpc/server.js';
+import { type Config, defaultConfig } from '../../src/config/settings.js';
+import type { KeyPolicy } from '../../src/pipeline/keys.js';
+import { KeyRegistry, openKeys } from '../../src/pipeline/keys.js';
+import { buildServer, type ServerOptions, type TracenodeServer } from '../../src/transport/server.js';
 
 /** An API key for tests; pass it in `apiKeys` and to the clients. */
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -69,6 +72,8 @@ export interface ClientOptions {
   host?: string;
   /** How long to wait for a reply before failing the test; default 5000 ms. */
   timeoutMs?: number;
+  /** More request headers (HTTP requests; the WebSocket upgrade): Authorization, Origin, User-Agent. */
+  headers?: Record<string, string>;
 }
 
 /** A JSON-RPC client bound to one server URL and API key. Ids are numbers counting from 1. */
@@ -113,15 +118,31 @@ export interface StartedServer {
   url: string;
   key: string;
   app: FastifyInstance;
+  server: TracenodeServer;
   close(): Promise<void>;
 }
 
+/** What tests pass to {@link startServer}: plain keys or policies, and transport settings to change. */
+export interface TestServerOptions extends Omit<ServerOptions, 'keys' | 'config'> {
+  /** A registry to serve (the hot-reload test updates it); else one built from `policies` or `apiKeys`. */
+  keys?: KeyRegistry;
+  apiKeys?: readonly string[];
+  policies?: readonly KeyPolicy[];
+  /** Transport settings that differ from the defaults (tests use small values). */
+  limits?: Partial<Config['transport']>;
+  config?: Config;
+}
+
 /** Builds the real server and listens on 127.0.0.1, port 0 (a free port). */
-export async function startServer(opts: ServerOptions): Promise<StartedServer> {
-  const app = await buildServer(opts);
+export async function startServer(opts: TestServerOptions): Promise<StartedServer> {
+  const policies = opts.policies ?? openKeys(opts.apiKeys ?? [TEST_API_KEY]);
+  const base = opts.config ?? defaultConfig();
+  const config: Config = { ...base, transport: { ...base.transport, ...opts.limits } };
+  const server = await buildServer({ ...opts, keys: opts.keys ?? new KeyRegistry(policies), config });
+  const app = server.app;
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, key: opts.apiKeys[0], app, close: () => app.close() };
+  return { url: `http://127.0.0.1:${port}`, key: opts.keys ? '' : policies[0].key, app, server, close: () => server.shutdown() };
 }
 
 /**
@@ -188,7 +209,7 @@ export function rawHttp(
 export function httpClient(baseUrl: string, key: string, opts: ClientOptions = {}): RpcClient {
   const url = `${baseUrl}/v3/${key}`;
   const agent = new Agent({ keepAlive: true });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (opts.host !== undefined) headers.host = opts.host;
   let nextId = 1;
 
@@ -225,7 +246,7 @@ export function httpClient(baseUrl: string, key: string, opts: ClientOptions = {
 export async function wsClient(baseUrl: string, key: string, opts: ClientOptions = {}): Promise<WsRpcClient> {
   const timeoutMs = opts.timeoutMs ?? 5000;
   const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/ws/v3/${key}`, {
-    headers: opts.host !== undefined ? { host: opts.host } : undefined,
+    headers: { ...opts.headers, ...(opts.host !== undefined ? { host: opts.host } : {}) },
   });
   socket.on('error', () => {}); // surfaced through `open` (below) or `closed`
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {

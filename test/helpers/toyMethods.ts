@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ServerError } from '../../src/rpc/errors.js';
 import { createMethodTable, defineMethod, type MethodDefinition, type MethodTable } from '../../src/rpc/method.js';
-import type { NetworkHandle } from '../../src/rpc/server.js';
+import type { NetworkHandle } from '../../src/transport/networks.js';
 
 /**
  * A toy method table for transport tests: no chain, just behaviours the envelope must handle.

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InternalError, InvalidRequestError, LimitExceededError, ResourceNotFoundError, RpcError } from './errors.js';
+import { InternalError, InvalidRequestError, LimitExceededError, ResourceNotFoundError, RpcError } from '../rpc/errors.js';
 
 /**
  * Transport-level failures (auth, path, method, size, media type, malformed HTTP) answered with
@@ -20,11 +20,25 @@ export function sendTransportError(req: FastifyRequest, reply: FastifyReply, err
   const { status, error } = classify(err, req.log);
   // A refused WebSocket upgrade: nothing else may follow on this connection.
   if (req.headers.upgrade !== undefined) reply.raw.once('finish', () => req.raw.socket.destroy());
+  if (status === 413 && Number(req.headers['content-length']) <= DRAIN_MAX_BYTES) {
+    // Fastify asks to close the connection after a body it refused, but the client may still be
+    // writing it: closing now would reset the connection before the client reads this answer.
+    // Kept alive instead, Node reads and discards the rest of the body after the answer.
+    reply.removeHeader('connection');
+  }
+  // A browser page may read the error (CORS), unless an allowlist already decided otherwise.
+  if (!reply.hasHeader('access-control-allow-origin') && !reply.hasHeader('vary')) reply.header('access-control-allow-origin', '*');
   reply
     .code(status)
     .type('application/json')
     .send(`{"jsonrpc":"2.0","id":null,"error":${JSON.stringify(error.toJSON())}}`);
 }
+
+/**
+ * The largest refused body the server still reads (and discards) so that its 413 is not lost; a
+ * larger Content-Length gets the 413 and the connection closed.
+ */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
 
 function classify(err: unknown, log: FastifyBaseLogger): { status: number; error: RpcError } {
   if (err instanceof RpcError) return { status: err.httpStatus, error: err };

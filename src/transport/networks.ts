@@ -1,4 +1,4 @@
-import type { MethodTable } from './method.js';
+import type { MethodTable } from '../rpc/method.js';
 
 /**
  * The networks a server hosts and how a request picks one: by its Host name, as hosted providers
@@ -15,6 +15,8 @@ export interface NetworkHandle {
   methods: MethodTable<unknown>;
   context: unknown; // passed as ctx to MethodDefinition.call
   health(): Promise<{ ok: boolean } & Record<string, unknown>>;
+  /** The head as one request sees it, read at most once per request (see `RequestContext.head`). */
+  head?(): Promise<unknown>;
 }
 
 /** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */

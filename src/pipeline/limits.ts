@@ -1,0 +1,115 @@
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { LimitExceededError } from '../rpc/errors.js';
+import type { KeyPolicy } from './keys.js';
+
+/**
+ * Per-key request limits: a rate with a burst, a daily quota, and a cap on heavy calls in flight.
+ * Every JSON-RPC call counts once, batch items included (Infura counts them so). Rates and quotas
+ * are counted by rate-limiter-flexible, whose memory store this uses and whose Redis store can
+ * share the counts between replicas; concurrency is counted in this process.
+ *
+ * - `rateLimit: { perSecond: N, burst: B }`: at most B calls in any window of B/N seconds, so a
+ *   sustained N a second with bursts of up to B. Over it: HTTP 429, -32005
+ *   `project ID request rate exceeded`, with `data` {see, current_rps, allowed_rps,
+ *   backoff_seconds} and a `Retry-After` header (Infura's shape).
+ * - `dailyQuota: Q`: at most Q calls per UTC day. Over it: HTTP 429, -32005
+ *   `daily request count exceeded, request rate limited`, backing off until midnight UTC.
+ * - `maxConcurrentHeavy: C`: at most C heavy calls (eth_call, eth_estimateGas, eth_getLogs,
+ *   trace_*) in progress for the key; one more is refused at once with HTTP 429, -32005
+ *   `project ID concurrent request limit exceeded` rather than queued without bound.
+ */
+
+/** Where the limit errors point clients (`data.see`): the limits section of the operator documentation. */
+export const LIMITS_DOC = 'docs/operators.md#limits';
+
+/** Methods that run the EVM or scan many blocks: the ones `maxConcurrentHeavy` counts. */
+export function isHeavyMethod(method: string): boolean {
+  return method === 'eth_call' || method === 'eth_estimateGas' || method === 'eth_getLogs' || method.startsWith('trace_');
+}
+
+/** A refusal with the seconds a client should wait, for the Retry-After header. */
+export class RateLimitedError extends LimitExceededError {
+  constructor(
+    message: string,
+    data: Record<string, unknown>,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message, data, 429);
+  }
+}
+
+/** The limiters of one key (built when the key's policy is installed). */
+export interface KeyLimits {
+  /** Counts one call; throws {@link RateLimitedError} when the key is over its rate or quota. */
+  admit(): Promise<void> | undefined;
+  /** Takes a heavy-call slot, or throws; the returned function gives it back. */
+  enterHeavy(): () => void;
+}
+
+/** Builds the limiters of every key; a key without limits gets a no-op. */
+export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now): KeyLimits {
+  const rate = policy.rateLimit;
+  const rateLimiter = rate && new RateLimiterMemory({ keyPrefix: `rate:${policy.id}`, points: rate.burst, duration: rate.burst / rate.perSecond });
+  const quota = policy.dailyQuota;
+  const quotaLimiter = quota !== undefined ? new RateLimiterMemory({ keyPrefix: `day:${policy.id}`, points: quota, duration: 86_400 }) : undefined;
+  const maxHeavy = policy.maxConcurrentHeavy;
+  let heavy = 0;
+  const release = () => {
+    heavy--;
+  };
+  const noop = () => {};
+
+  const admit = async (): Promise<void> => {
+    if (quotaLimiter !== undefined) {
+      const day = new Date(now()).toISOString().slice(0, 10);
+      await consume(quotaLimiter, day, (res) => {
+        const backoff = Math.ceil((Date.parse(`${day}T00:00:00Z`) + 86_400_000 - now()) / 1000);
+        return new RateLimitedError(
+          'daily request count exceeded, request rate limited',
+          { see: LIMITS_DOC, current_daily: res.consumedPoints, allowed_daily: quota, backoff_seconds: backoff },
+          backoff,
+        );
+      });
+    }
+    if (rateLimiter !== undefined && rate !== undefined) {
+      await consume(rateLimiter, 'k', (res) => {
+        const backoff = Math.max(0.001, res.msBeforeNext / 1000);
+        const window = rate.burst / rate.perSecond;
+        return new RateLimitedError(
+          'project ID request rate exceeded',
+          { see: LIMITS_DOC, current_rps: round(res.consumedPoints / window), allowed_rps: rate.perSecond, backoff_seconds: round(backoff) },
+          Math.ceil(backoff),
+        );
+      });
+    }
+  };
+
+  return {
+    admit: rateLimiter === undefined && quotaLimiter === undefined ? () => undefined : admit,
+    enterHeavy:
+      maxHeavy === undefined
+        ? () => noop
+        : () => {
+            if (heavy >= maxHeavy) {
+              throw new RateLimitedError(
+                'project ID concurrent request limit exceeded',
+                { see: LIMITS_DOC, current_concurrent: heavy, allowed_concurrent: maxHeavy, backoff_seconds: 1 },
+                1,
+              );
+            }
+            heavy++;
+            return release;
+          },
+  };
+}
+
+async function consume(limiter: RateLimiterAbstract, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (err) {
+    if (err instanceof RateLimiterRes) throw refusal(err);
+    throw err;
+  }
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

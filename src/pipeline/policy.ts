@@ -1,0 +1,81 @@
+import type { KeyPolicy } from './keys.js';
+
+/**
+ * A key's allowlists, with Infura's semantics: each kind that is set must allow the request (AND
+ * across kinds), and one matching entry allows it within a kind (OR). Origins and User-Agents are
+ * properties of the session (an HTTP request or a WebSocket connection) and are decided once;
+ * methods and contracts are decided per call. A refused call is answered with -32002
+ * `rejected due to project ID settings` (HTTP 403 when every call of a request is refused).
+ */
+
+/**
+ * Whether the session's Origin and User-Agent pass the key's allowlists. A request without the
+ * header is refused when the kind is set. Origins match exactly (scheme, host and port), or by a
+ * `*.example.org` entry, which matches any subdomain of example.org (not example.org itself), on
+ * any scheme and port. A User-Agent entry matches as a substring.
+ */
+export function sessionAllowed(policy: KeyPolicy, origin: string | undefined, userAgent: string | undefined): boolean {
+  const allow = policy.allow;
+  if (allow === undefined) return true;
+  if (allow.origins !== undefined && (origin === undefined || !allow.origins.some((entry) => originMatches(entry, origin)))) return false;
+  if (allow.userAgents !== undefined && (userAgent === undefined || !allow.userAgents.some((entry) => userAgent.includes(entry)))) return false;
+  return true;
+}
+
+/** Whether `origin` (as a browser sends it: `scheme://host[:port]`) matches an allowlist entry. */
+export function originMatches(entry: string, origin: string): boolean {
+  const o = origin.toLowerCase();
+  const e = entry.toLowerCase();
+  if (!e.startsWith('*.')) return o === e.replace(/\/$/, '');
+  const host = hostOf(o);
+  return host?.endsWith(e.slice(1)) === true;
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Methods whose target contracts the `contracts` allowlist checks, and where each finds them. */
+const CONTRACT_ARGUMENT: Readonly<Record<string, (params: unknown[]) => unknown>> = {
+  eth_call: (p) => field(p[0], 'to'),
+  eth_estimateGas: (p) => field(p[0], 'to'),
+  eth_getLogs: (p) => field(p[0], 'address'),
+  eth_getBalance: (p) => p[0],
+  eth_getCode: (p) => p[0],
+  eth_getStorageAt: (p) => p[0],
+  eth_getTransactionCount: (p) => p[0],
+  eth_getProof: (p) => p[0],
+};
+
+const field = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+
+/**
+ * Whether one call passes the key's method and contract allowlists. For the contract-checked
+ * methods every address the call targets must be allowed: a call without a target (a contract
+ * creation, a log filter over every contract) is refused. Params that do not have the method's
+ * shape are let through: the method answers them with -32602.
+ */
+export function callAllowed(policy: KeyPolicy, method: string, params: unknown): boolean {
+  const allow = policy.allow;
+  if (allow === undefined) return true;
+  if (allow.methods !== undefined && !allow.methods.has(method)) return false;
+  const contracts = allow.contracts;
+  if (contracts === undefined) return true;
+  const locate = CONTRACT_ARGUMENT[method];
+  if (locate === undefined) return true;
+  if (!Array.isArray(params)) return true;
+  const target = locate(params);
+  if (target === undefined || target === null) return false;
+  const targets = Array.isArray(target) ? target : [target];
+  if (targets.length === 0) return false;
+  for (const t of targets) {
+    if (typeof t !== 'string') return true; // malformed: the method's own validation answers
+    if (!contracts.has(t.toLowerCase())) return false;
+  }
+  return true;
+}

@@ -1,0 +1,424 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { WebSocket } from 'ws';
+import { type Config, defaultConfig } from '../config/settings.js';
+import { createLogger } from '../log/logger.js';
+import { KeyRegistry, openKeys } from '../pipeline/keys.js';
+import { NodeMetrics } from '../pipeline/metrics.js';
+import { createPipeline, type Pipeline } from '../pipeline/pipeline.js';
+import type { DispatchLimits } from '../rpc/dispatch.js';
+import { InvalidRequestError, RejectedByKeySettingsError, ResourceNotFoundError } from '../rpc/errors.js';
+import { corsHeaders, preflightAllowed, preflightHeaders } from './cors.js';
+import { createFastPath, send } from './fastPath.js';
+import { createNetworkSelector, type NetworkHandle } from './networks.js';
+import { type RouteName, routeTemplate } from './routes.js';
+import { ACCEPTED_CONTENT_TYPES, isAcceptedContentType, sendTransportError, unsupportedMediaType, writeClientError } from './transportErrors.js';
+import { closeWebSockets, serveWebSocket } from './websocket.js';
+
+export type { NetworkHandle } from './networks.js';
+
+/**
+ * The server: Fastify with its routes (JSON-RPC over HTTP and WebSocket, CORS preflights,
+ * /health, /metrics), the HTTP fast path in front, and a shutdown that answers what it received.
+ * Every JSON-RPC message, whichever route carried it, goes through the one request pipeline.
+ */
+
+/** Options of {@link buildServer}. */
+export interface ServerOptions {
+  /** networks[0] is the default, used when the Host matches no other. */
+  networks: readonly NetworkHandle[];
+  /** The keys and their policies (a registry the keys-file watcher can update), or plain keys. */
+  keys: KeyRegistry | readonly string[];
+  /** The configuration (transport limits, CORS); default: every setting's default. */
+  config?: Config;
+  logger?: Logger | boolean;
+  /** Answer well-formed RPC POSTs before Fastify's router (default true; see fastPath.ts). */
+  fastPath?: boolean;
+  /** Serve GET /metrics on this listener (default true; false when a separate metrics port serves it). */
+  metricsRoute?: boolean;
+}
+
+/** The server, with what the CLI and tests need besides Fastify's API. */
+export interface TracenodeServer {
+  readonly app: FastifyInstance;
+  readonly pipeline: Pipeline;
+  readonly metrics: NodeMetrics;
+  readonly keys: KeyRegistry;
+  /**
+   * Stops accepting connections, answers every request already received (their answers close
+   * their connections), closes WebSockets with 1001, and closes the server; after the drain
+   * deadline (`transport.shutdownDrainMs`) whatever is left is cut.
+   */
+  shutdown(): Promise<void>;
+}
+
+/** Fastify's default keep-alive timeout, which its own server factory sets (72 s). */
+const FASTIFY_KEEP_ALIVE_TIMEOUT_MS = 72_000;
+/** How long shutdown waits with no request in progress before closing idle keep-alive connections. */
+const SHUTDOWN_QUIET_MS = 100;
+
+/**
+ * Builds the JSON-RPC server without listening; the CLI calls `app.listen`, tests bind 127.0.0.1:0.
+ *
+ * Routes:
+ * - `POST /v3/:apiKey` (trailing slash allowed): JSON-RPC over HTTP. `OPTIONS`: CORS preflight.
+ *   Other methods → 405.
+ * - `GET /ws/v3/:apiKey`: WebSocket; each text (or UTF-8 binary) message is one JSON-RPC body,
+ *   answered on the same socket. A plain GET without upgrade → 426.
+ * - `/v3`, `/ws/v3` (no key) → 401 `project id required in the url`; unknown key → 401
+ *   `invalid project id`; a key's secret or JWT missing or wrong → 401. Checked before the body
+ *   is read or a WebSocket upgrade happens.
+ * - `GET /health` (no key): the Host's network `health()`, 200 when ok, else 503.
+ * - `GET /metrics` (no key), Prometheus text, and `GET /metrics/usage`, today's calls per key id
+ *   and method (JSON), unless served on a separate listener.
+ * - anything else → 404 with a JSON-RPC error body.
+ */
+export async function buildServer(opts: ServerOptions): Promise<TracenodeServer> {
+  if (opts.networks.length === 0) throw new Error('buildServer: at least one network is required');
+  const config = opts.config ?? defaultConfig();
+  const t = config.transport;
+  const keys = opts.keys instanceof KeyRegistry ? opts.keys : new KeyRegistry(openKeys([...opts.keys]));
+  const selectNetwork = createNetworkSelector(opts.networks);
+  const logger = opts.logger === true ? createLogger() : opts.logger || undefined;
+  const metrics = new NodeMetrics(() =>
+    Promise.all(
+      opts.networks.map(async (n) => {
+        const health = await n.health().catch(() => ({ ok: false }) as { ok: boolean; head?: { number: number } });
+        return { network: n.name, number: (health as { head?: { number: number } }).head?.number };
+      }),
+    ),
+  );
+  const pipeline = createPipeline({ keys, metrics, logger });
+  const httpLimits: DispatchLimits = {
+    maxBatchItems: t.httpMaxBatchItems,
+    maxMethodNameLength: t.maxMethodNameLength,
+    batchResponseMaxBytes: t.batchResponseMaxBytes,
+  };
+  const wsLimits = {
+    dispatch: { ...httpLimits, maxBatchItems: t.wsMaxBatchItems },
+    maxInFlight: t.wsMaxInFlightMessages,
+    maxBufferedBytes: t.wsMaxBufferedBytes,
+  };
+  const quiet = { error() {}, warn() {}, debug() {}, info() {}, isLevelEnabled: () => false } as unknown as Logger;
+  const log = logger ?? quiet;
+
+  // Requests in progress (HTTP requests, WebSocket messages), so that shutdown can wait for them.
+  let inProgress = 0;
+  let lastDone = performance.now();
+  const track = (res: ServerResponse) => {
+    inProgress++;
+    res.once('close', () => {
+      inProgress--;
+      lastDone = performance.now();
+    });
+  };
+  let closing = false;
+  let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+
+  let requestCount = 0;
+  const nextRequestId = () => `req-${(requestCount++).toString(36)}`;
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: nextRequestId,
+    // The HTTP server Fastify would create (its timeouts included), with the fast path in front.
+    serverFactory: (handler, options) => {
+      // A missing Host header is answered here, with a JSON-RPC body, not by Node's bare 400.
+      const server = createServer({ requireHostHeader: false }, (req, res) => {
+        if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+          track(res);
+          pipeline.refused('transport');
+          req.resume();
+          send(res, { status: 400, body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"missing Host header"}}' }, {}, true);
+          return;
+        }
+        if (fastPath === undefined || !fastPath(req, res)) {
+          track(res);
+          handler(req, res);
+        }
+      });
+      const timeouts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
+      server.keepAliveTimeout = timeouts.keepAliveTimeout ?? FASTIFY_KEEP_ALIVE_TIMEOUT_MS;
+      server.requestTimeout = timeouts.requestTimeout ?? 0;
+      server.setTimeout(timeouts.connectionTimeout ?? 0);
+      return server;
+    },
+    // Fastify's request lines log the raw URL, which holds the API key: we log route templates.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: t.httpMaxBodyBytes,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // A key longer than the router's default 100 characters must reach auth, not 404/414.
+      maxParamLength: Math.max(1024, 3 * keys.longestKey()),
+    },
+    // Shutdown is ours (shutdown() below): requests keep being answered while it drains.
+    forceCloseConnections: false,
+    return503OnClosing: false,
+    frameworkErrors: (err, req, reply) => {
+      sendTransportError(req, reply, err);
+    },
+    clientErrorHandler: writeClientError,
+  }) as unknown as FastifyInstance;
+
+  // Outside the RPC routes (404s, /health) a body is never read: accept any media type and leave
+  // the stream to Node, which discards it, so that an unknown path is a 404 rather than a 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => {
+    done(null, undefined);
+  });
+  app.setErrorHandler((err, req, reply) => {
+    sendTransportError(req, reply, err);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    sendTransportError(req, reply, new InvalidRequestError('not found: use POST /v3/<API_KEY> or WebSocket /ws/v3/<API_KEY>', 404));
+  });
+  // One log line for each request Fastify answered outside the pipeline (transport errors,
+  // /health, preflights): the route's template, never the URL, which may hold a key.
+  app.addHook('onResponse', (req, reply, done) => {
+    const routed = (req.routeOptions.config as { route?: RouteName } | undefined)?.route;
+    if (!(req as RequestWithSession).pipelined) {
+      const status = reply.statusCode;
+      const level = status >= 500 ? 'warn' : 'info';
+      if ((req.log as Partial<Logger>).isLevelEnabled?.(level) ?? true) {
+        req.log[level]({ method: req.method, route: routeTemplate(routed ?? 'unmatched'), status, ms: Math.round(reply.elapsedTime * 1000) / 1000 }, 'request');
+      }
+    }
+    done();
+  });
+  // While draining, every answer closes its keep-alive connection.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: t.wsMaxMessageBytes, perMessageDeflate: false },
+    // A socket error is almost always the client's doing (oversized frame → 1009, invalid
+    // UTF-8 → 1007, reset): ws has already started the close handshake, so only log it.
+    errorHandler: (err, socket, req) => {
+      req.log.debug({ err }, 'websocket error');
+      if (socket.readyState !== socket.CLOSING && socket.readyState !== socket.CLOSED) socket.terminate();
+    },
+    preClose: async () => {
+      await closeWebSockets(app.websocketServer.clients, t.wsCloseGraceMs);
+      app.websocketServer.close();
+    },
+  });
+
+  app.get('/health', { config: { route: 'health' } }, async (req, reply) => {
+    const network = selectNetwork(req.headers.host);
+    let health: { ok: boolean } & Record<string, unknown>;
+    try {
+      health = await network.health();
+    } catch (err) {
+      req.log.error({ err, network: network.name }, 'health check failed');
+      health = { ok: false };
+    }
+    return reply.code(health.ok ? 200 : 503).send({ ...health, ok: health.ok === true });
+  });
+
+  if (opts.metricsRoute !== false) registerMetricsRoutes(app, metrics);
+
+  await app.register(async (rpc) => {
+    const authenticate = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const key = (req.params as { apiKey?: string }).apiKey;
+      const auth = await pipeline.authenticate({ key, authorization: req.headers.authorization });
+      if (!auth.ok) {
+        reply.headers(corsHeaders(undefined, req.headers.origin));
+        throw auth.error;
+      }
+      const request = req as RequestWithSession;
+      const abort = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      request.abort = abort;
+      request.session = pipeline.session({
+        policy: auth.policy,
+        target: selectNetwork(req.headers.host),
+        transport: req.headers.upgrade === undefined ? 'http' : 'ws',
+        remoteAddress: req.socket.remoteAddress,
+        origin: req.headers.origin,
+        userAgent: req.headers['user-agent'],
+        signal: abort.signal,
+      });
+    };
+    const methodNotAllowed =
+      (allow: string) =>
+      async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+        reply.header('allow', allow);
+        throw new InvalidRequestError('method not allowed', 405);
+      };
+    const preflight = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const key = (req.params as { apiKey?: string }).apiKey;
+      const policy = key ? keys.lookup(key) : undefined;
+      if (policy === undefined) throw new ResourceNotFoundError(key ? 'invalid project id' : 'project id required in the url', 401);
+      if (!preflightAllowed(policy, req.headers.origin)) {
+        pipeline.refused('policy');
+        reply.header('vary', 'Origin');
+        throw new RejectedByKeySettingsError();
+      }
+      reply
+        .code(200)
+        .headers(preflightHeaders(policy, req.headers.origin, config.cors.maxAgeSeconds))
+        .send();
+    };
+
+    // Our parsers only collect bytes: the pipeline answers bad JSON with -32700 itself, and any
+    // other media type falls through to Fastify's 415, which the error handler rewrites.
+    rpc.removeAllContentTypeParsers();
+    rpc.addContentTypeParser(ACCEPTED_CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: t.httpMaxBodyBytes }, (_req, body, done) => {
+      done(null, body);
+    });
+
+    const noKey = async (): Promise<void> => {
+      pipeline.refused('auth');
+      throw new ResourceNotFoundError('project id required in the url', 401);
+    };
+    for (const [url, route] of [
+      ['/v3', 'rpc-no-key'],
+      ['/ws/v3', 'ws-no-key'],
+    ] as const) {
+      // onRequest, so that a WebSocket upgrade is refused before it switches protocols.
+      rpc.route({ method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, config: { route }, onRequest: noKey, handler: noKey });
+    }
+
+    rpc.post('/v3/:apiKey', { config: { route: 'rpc' }, onRequest: authenticate }, async (req, reply) => {
+      let body = req.body;
+      if (!Buffer.isBuffer(body)) {
+        // No body was parsed: either no Content-Type (geth: 415) or an accepted type with no
+        // Content-Length/Transfer-Encoding, which is an empty body (→ parse error).
+        if (!isAcceptedContentType(req.headers['content-type'])) throw unsupportedMediaType();
+        body = Buffer.alloc(0);
+      }
+      const request = req as RequestWithSession;
+      request.pipelined = true;
+      const out = await pipeline.handle(request.session!, body as Buffer, httpLimits, req.log);
+      reply.hijack();
+      send(reply.raw, out, corsHeaders(request.session!.policy, req.headers.origin), closing);
+    });
+    rpc.options('/v3/:apiKey', { config: { route: 'rpc' } }, preflight);
+    rpc.options('/ws/v3/:apiKey', { config: { route: 'ws' } }, preflight);
+    // Registered as onRequest too so that a WebSocket upgrade aimed at the HTTP path is refused
+    // before @fastify/websocket's fallback would accept and drop it.
+    const refuseHttp = methodNotAllowed('POST, OPTIONS');
+    rpc.route({
+      method: ['GET', 'PUT', 'DELETE', 'PATCH'],
+      url: '/v3/:apiKey',
+      config: { route: 'rpc' },
+      onRequest: [authenticate, refuseHttp],
+      handler: refuseHttp,
+    });
+
+    rpc.route({
+      method: 'GET',
+      url: '/ws/v3/:apiKey',
+      config: { route: 'ws' },
+      onRequest: [authenticate, checkUpgrade],
+      handler: async (_req, reply) => {
+        reply.header('upgrade', 'websocket');
+        throw new InvalidRequestError('websocket upgrade required', 426);
+      },
+      wsHandler: (socket: WebSocket, req: FastifyRequest) => {
+        const request = req as RequestWithSession;
+        request.pipelined = true;
+        serveWebSocket(socket, request.session!, request.abort!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log);
+      },
+    });
+    const refuseWs = methodNotAllowed('GET, OPTIONS');
+    rpc.route({
+      method: ['POST', 'PUT', 'DELETE', 'PATCH'],
+      url: '/ws/v3/:apiKey',
+      config: { route: 'ws' },
+      onRequest: [authenticate, refuseWs],
+      handler: refuseWs,
+    });
+  });
+
+  if (opts.fastPath !== false) {
+    fastPath = createFastPath({
+      pipeline,
+      selectNetwork,
+      isAcceptedContentType,
+      limits: httpLimits,
+      maxBodyBytes: t.httpMaxBodyBytes,
+      log: () => (logger ? new RequestLog(logger, nextRequestId()) : log),
+      isClosing: () => closing,
+      track,
+    });
+  }
+
+  const shutdown = async (): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    const server = app.server;
+    // Stop accepting, but keep the connections: http.Server#close would also drop idle
+    // keep-alive connections at once, resetting requests already on their way in them.
+    if (server.listening) NetServer.prototype.close.call(server);
+    const deadline = performance.now() + t.shutdownDrainMs;
+    while (performance.now() < deadline && (inProgress > 0 || performance.now() - lastDone < SHUTDOWN_QUIET_MS)) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    server.closeIdleConnections();
+    if (performance.now() >= deadline) server.closeAllConnections();
+    await app.close();
+  };
+
+  return { app, pipeline, metrics, keys, shutdown };
+}
+
+/**
+ * The logger a fast-path request gets: the request id is bound only when a line is written (a
+ * pino child per request costs more than the rest of the fast path's bookkeeping).
+ */
+class RequestLog {
+  constructor(
+    private readonly logger: Logger,
+    private readonly reqId: string,
+  ) {}
+
+  error(obj: object, msg?: string): void {
+    this.logger.child({ reqId: this.reqId }).error(obj, msg);
+  }
+
+  warn(obj: object, msg?: string): void {
+    this.logger.child({ reqId: this.reqId }).warn(obj, msg);
+  }
+
+  debug(obj: object, msg?: string): void {
+    if (this.logger.isLevelEnabled('debug')) this.logger.child({ reqId: this.reqId }).debug(obj, msg);
+  }
+}
+
+/** The request as the RPC routes decorate it once authenticated. */
+interface RequestWithSession extends FastifyRequest {
+  session?: ReturnType<Pipeline['session']>;
+  abort?: AbortController;
+  /** The pipeline wrote the access line: the transport does not write another. */
+  pipelined?: boolean;
+}
+
+/**
+ * A WebSocket upgrade the ws library would refuse with a plain-text 400 (wrong version, missing
+ * or malformed key) is refused here with a JSON-RPC body instead.
+ */
+async function checkUpgrade(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (req.headers.upgrade === undefined) return;
+  const version = req.headers['sec-websocket-version'];
+  const key = req.headers['sec-websocket-key'];
+  if (version !== '13') {
+    reply.header('sec-websocket-version', '13');
+    throw new InvalidRequestError('invalid WebSocket upgrade: Sec-WebSocket-Version must be 13', 400);
+  }
+  if (typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key)) {
+    throw new InvalidRequestError('invalid WebSocket upgrade: missing or malformed Sec-WebSocket-Key', 400);
+  }
+}
+
+/** GET /metrics (Prometheus text) and GET /metrics/usage (today's calls per key id, JSON). */
+export function registerMetricsRoutes(app: FastifyInstance, metrics: NodeMetrics): void {
+  app.get('/metrics', { config: { route: 'metrics' } }, async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()));
+  app.get('/metrics/usage', { config: { route: 'metrics' } }, async (_req, reply) => reply.send(metrics.usageToday()));
+}

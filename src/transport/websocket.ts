@@ -1,0 +1,105 @@
+import type { Logger } from 'pino';
+import type { RawData, WebSocket } from 'ws';
+import type { NodeMetrics } from '../pipeline/metrics.js';
+import type { Pipeline, Session } from '../pipeline/pipeline.js';
+import type { DispatchLimits } from '../rpc/dispatch.js';
+
+/**
+ * WebSocket sessions. One session per connection (authenticated at the upgrade); each text frame
+ * is one message through the request pipeline, answered on the same socket (answers may come out
+ * of order; clients match by id). Two bounds keep one client from growing the server:
+ * - work: over `maxInFlight` unanswered messages the socket stops reading until one finishes;
+ * - memory: when the answers the client has not read pass `maxBufferedBytes`, the connection is
+ *   closed with 1008 (policy violation) and a reason saying so, and the metrics count it.
+ * Messages over the size limit are refused by ws itself, which closes with 1009 (message too big).
+ */
+
+/** RFC 6455: the server is going away (shutdown). */
+export const WS_CLOSE_GOING_AWAY = 1001;
+/** RFC 6455: a message violates the server's policy; used for a client that does not read its answers. */
+export const WS_CLOSE_POLICY_VIOLATION = 1008;
+
+/** How long a connection closed for unread answers may take to read them and the close frame. */
+const SLOW_CONSUMER_GRACE_MS = 5000;
+
+export interface WebSocketLimits {
+  dispatch: DispatchLimits;
+  maxInFlight: number;
+  maxBufferedBytes: number;
+}
+
+/** Serves one connection until it closes; `abort` fires the session's signal. */
+export function serveWebSocket(
+  socket: WebSocket,
+  session: Session,
+  abort: AbortController,
+  pipeline: Pipeline,
+  metrics: NodeMetrics,
+  limits: WebSocketLimits,
+  log: Logger,
+): void {
+  metrics.wsOpened();
+  let inFlight = 0;
+  let paused = false;
+  let closedBy: string | undefined;
+  socket.on('message', (data: RawData) => {
+    inFlight++;
+    if (inFlight >= limits.maxInFlight && !paused) {
+      paused = true;
+      socket.pause();
+    }
+    // Text frames arrive UTF-8-checked by ws (else 1007); binary ones are decoded strictly by
+    // dispatch, so invalid UTF-8 there is a -32700.
+    pipeline
+      .handle(session, toBuffer(data), limits.dispatch, log)
+      .then((reply) => {
+        if (reply.body === undefined || socket.readyState !== socket.OPEN) return;
+        socket.send(reply.body);
+        if (socket.bufferedAmount > limits.maxBufferedBytes && closedBy === undefined) {
+          closedBy = 'slow_consumer';
+          log.warn({ keyId: session.keyId, bufferedBytes: socket.bufferedAmount }, 'websocket closed: answers left unread past the limit');
+          socket.close(WS_CLOSE_POLICY_VIOLATION, 'answers left unread past the server limit');
+          // A slow client gets the answers already queued and the close frame; one that does not
+          // read at all is cut after a grace period.
+          setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+        }
+      })
+      .catch((err: unknown) => log.error({ err }, 'websocket message failed'))
+      .finally(() => {
+        inFlight--;
+        if (paused && inFlight < limits.maxInFlight) {
+          paused = false;
+          socket.resume();
+        }
+      });
+  });
+  socket.on('close', (code: number) => {
+    abort.abort();
+    metrics.wsClosedBy(closedBy);
+    log.debug({ code, keyId: session.keyId, network: session.network }, 'websocket closed');
+  });
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/** Sends 1001 to every socket and waits for them to close, cutting the stragglers after `graceMs`. */
+export async function closeWebSockets(clients: Iterable<WebSocket>, graceMs: number): Promise<void> {
+  await Promise.all(
+    [...clients].map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.readyState === socket.CLOSED) return resolve();
+          const timer = setTimeout(() => socket.terminate(), graceMs);
+          socket.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          if (socket.readyState !== socket.CLOSING) socket.close(WS_CLOSE_GOING_AWAY, 'server shutting down');
+        }),
+    ),
+  );
+}
