@@ -1,22 +1,23 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import type { WebSocket } from 'ws';
 import { type Config, defaultConfig } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { KeyRegistry, openKeys } from '../pipeline/keys.js';
 import { NodeMetrics } from '../pipeline/metrics.js';
 import { createPipeline, type Pipeline } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
-import { InvalidRequestError, RejectedByKeySettingsError, ResourceNotFoundError } from '../rpc/errors.js';
-import { corsHeaders, preflightAllowed, preflightHeaders } from './cors.js';
+import { InvalidRequestError } from '../rpc/errors.js';
 import { createFastPath, send } from './fastPath.js';
+import { registerMetricsRoutes } from './metricsRoutes.js';
 import { createNetworkSelector, type NetworkHandle } from './networks.js';
+import { RequestLog } from './requestLog.js';
 import { type RouteName, routeTemplate } from './routes.js';
-import { ACCEPTED_CONTENT_TYPES, isAcceptedContentType, sendTransportError, unsupportedMediaType, writeClientError } from './transportErrors.js';
-import { closeWebSockets, serveWebSocket } from './websocket.js';
+import { type RequestWithSession, registerRpcRoutes } from './rpcRoutes.js';
+import { isAcceptedContentType, sendTransportError, writeClientError } from './transportErrors.js';
+import { closeWebSockets } from './websocket.js';
 
 export type { NetworkHandle } from './networks.js';
 
@@ -221,121 +222,9 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
 
   if (opts.metricsRoute !== false) registerMetricsRoutes(app, metrics);
 
-  await app.register(async (rpc) => {
-    const authenticate = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      const key = (req.params as { apiKey?: string }).apiKey;
-      const auth = await pipeline.authenticate({ key, authorization: req.headers.authorization });
-      if (!auth.ok) {
-        reply.headers(corsHeaders(undefined, req.headers.origin));
-        throw auth.error;
-      }
-      const request = req as RequestWithSession;
-      const abort = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) abort.abort();
-      });
-      request.abort = abort;
-      request.session = pipeline.session({
-        policy: auth.policy,
-        target: selectNetwork(req.headers.host),
-        transport: req.headers.upgrade === undefined ? 'http' : 'ws',
-        remoteAddress: req.socket.remoteAddress,
-        origin: req.headers.origin,
-        userAgent: req.headers['user-agent'],
-        signal: abort.signal,
-      });
-    };
-    const methodNotAllowed =
-      (allow: string) =>
-      async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-        reply.header('allow', allow);
-        throw new InvalidRequestError('method not allowed', 405);
-      };
-    const preflight = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      const key = (req.params as { apiKey?: string }).apiKey;
-      const policy = key ? keys.lookup(key) : undefined;
-      if (policy === undefined) throw new ResourceNotFoundError(key ? 'invalid project id' : 'project id required in the url', 401);
-      if (!preflightAllowed(policy, req.headers.origin)) {
-        pipeline.refused('policy');
-        reply.header('vary', 'Origin');
-        throw new RejectedByKeySettingsError();
-      }
-      reply
-        .code(200)
-        .headers(preflightHeaders(policy, req.headers.origin, config.cors.maxAgeSeconds))
-        .send();
-    };
-
-    // Our parsers only collect bytes: the pipeline answers bad JSON with -32700 itself, and any
-    // other media type falls through to Fastify's 415, which the error handler rewrites.
-    rpc.removeAllContentTypeParsers();
-    rpc.addContentTypeParser(ACCEPTED_CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: t.httpMaxBodyBytes }, (_req, body, done) => {
-      done(null, body);
-    });
-
-    const noKey = async (): Promise<void> => {
-      pipeline.refused('auth');
-      throw new ResourceNotFoundError('project id required in the url', 401);
-    };
-    for (const [url, route] of [
-      ['/v3', 'rpc-no-key'],
-      ['/ws/v3', 'ws-no-key'],
-    ] as const) {
-      // onRequest, so that a WebSocket upgrade is refused before it switches protocols.
-      rpc.route({ method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, config: { route }, onRequest: noKey, handler: noKey });
-    }
-
-    rpc.post('/v3/:apiKey', { config: { route: 'rpc' }, onRequest: authenticate }, async (req, reply) => {
-      let body = req.body;
-      if (!Buffer.isBuffer(body)) {
-        // No body was parsed: either no Content-Type (geth: 415) or an accepted type with no
-        // Content-Length/Transfer-Encoding, which is an empty body (→ parse error).
-        if (!isAcceptedContentType(req.headers['content-type'])) throw unsupportedMediaType();
-        body = Buffer.alloc(0);
-      }
-      const request = req as RequestWithSession;
-      request.pipelined = true;
-      const out = await pipeline.handle(request.session!, body as Buffer, httpLimits, req.log);
-      reply.hijack();
-      send(reply.raw, out, corsHeaders(request.session!.policy, req.headers.origin), closing);
-    });
-    rpc.options('/v3/:apiKey', { config: { route: 'rpc' } }, preflight);
-    rpc.options('/ws/v3/:apiKey', { config: { route: 'ws' } }, preflight);
-    // Registered as onRequest too so that a WebSocket upgrade aimed at the HTTP path is refused
-    // before @fastify/websocket's fallback would accept and drop it.
-    const refuseHttp = methodNotAllowed('POST, OPTIONS');
-    rpc.route({
-      method: ['GET', 'PUT', 'DELETE', 'PATCH'],
-      url: '/v3/:apiKey',
-      config: { route: 'rpc' },
-      onRequest: [authenticate, refuseHttp],
-      handler: refuseHttp,
-    });
-
-    rpc.route({
-      method: 'GET',
-      url: '/ws/v3/:apiKey',
-      config: { route: 'ws' },
-      onRequest: [authenticate, checkUpgrade],
-      handler: async (_req, reply) => {
-        reply.header('upgrade', 'websocket');
-        throw new InvalidRequestError('websocket upgrade required', 426);
-      },
-      wsHandler: (socket: WebSocket, req: FastifyRequest) => {
-        const request = req as RequestWithSession;
-        request.pipelined = true;
-        serveWebSocket(socket, request.session!, request.abort!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log);
-      },
-    });
-    const refuseWs = methodNotAllowed('GET, OPTIONS');
-    rpc.route({
-      method: ['POST', 'PUT', 'DELETE', 'PATCH'],
-      url: '/ws/v3/:apiKey',
-      config: { route: 'ws' },
-      onRequest: [authenticate, refuseWs],
-      handler: refuseWs,
-    });
-  });
+  await app.register(async (rpc) =>
+    registerRpcRoutes(rpc, { pipeline, keys, metrics, selectNetwork, config, httpLimits, wsLimits, log, logger, isClosing: () => closing }),
+  );
 
   if (opts.fastPath !== false) {
     fastPath = createFastPath({
@@ -367,58 +256,4 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   };
 
   return { app, pipeline, metrics, keys, shutdown };
-}
-
-/**
- * The logger a fast-path request gets: the request id is bound only when a line is written (a
- * pino child per request costs more than the rest of the fast path's bookkeeping).
- */
-class RequestLog {
-  constructor(
-    private readonly logger: Logger,
-    private readonly reqId: string,
-  ) {}
-
-  error(obj: object, msg?: string): void {
-    this.logger.child({ reqId: this.reqId }).error(obj, msg);
-  }
-
-  warn(obj: object, msg?: string): void {
-    this.logger.child({ reqId: this.reqId }).warn(obj, msg);
-  }
-
-  debug(obj: object, msg?: string): void {
-    if (this.logger.isLevelEnabled('debug')) this.logger.child({ reqId: this.reqId }).debug(obj, msg);
-  }
-}
-
-/** The request as the RPC routes decorate it once authenticated. */
-interface RequestWithSession extends FastifyRequest {
-  session?: ReturnType<Pipeline['session']>;
-  abort?: AbortController;
-  /** The pipeline wrote the access line: the transport does not write another. */
-  pipelined?: boolean;
-}
-
-/**
- * A WebSocket upgrade the ws library would refuse with a plain-text 400 (wrong version, missing
- * or malformed key) is refused here with a JSON-RPC body instead.
- */
-async function checkUpgrade(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (req.headers.upgrade === undefined) return;
-  const version = req.headers['sec-websocket-version'];
-  const key = req.headers['sec-websocket-key'];
-  if (version !== '13') {
-    reply.header('sec-websocket-version', '13');
-    throw new InvalidRequestError('invalid WebSocket upgrade: Sec-WebSocket-Version must be 13', 400);
-  }
-  if (typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key)) {
-    throw new InvalidRequestError('invalid WebSocket upgrade: missing or malformed Sec-WebSocket-Key', 400);
-  }
-}
-
-/** GET /metrics (Prometheus text) and GET /metrics/usage (today's calls per key id, JSON). */
-export function registerMetricsRoutes(app: FastifyInstance, metrics: NodeMetrics): void {
-  app.get('/metrics', { config: { route: 'metrics' } }, async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()));
-  app.get('/metrics/usage', { config: { route: 'metrics' } }, async (_req, reply) => reply.send(metrics.usageToday()));
 }
