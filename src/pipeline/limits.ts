@@ -59,11 +59,21 @@ export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now)
   };
   const noop = () => {};
 
+  // The current UTC day, computed again only when it ends (a Date per call shows in the profile).
+  let day = '';
+  let dayEnds = 0;
+  const today = (t: number): string => {
+    if (t >= dayEnds) {
+      day = new Date(t).toISOString().slice(0, 10);
+      dayEnds = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
+    }
+    return day;
+  };
+
   const admit = async (): Promise<void> => {
     if (quotaLimiter !== undefined) {
-      const day = new Date(now()).toISOString().slice(0, 10);
-      await consume(quotaLimiter, day, (res) => {
-        const backoff = Math.ceil((Date.parse(`${day}T00:00:00Z`) + 86_400_000 - now()) / 1000);
+      await consume(quotaLimiter, today(now()), (res) => {
+        const backoff = Math.ceil((dayEnds - now()) / 1000);
         return new RateLimitedError(
           'daily request count exceeded, request rate limited',
           { see: LIMITS_DOC, current_daily: res.consumedPoints, allowed_daily: quota, backoff_seconds: backoff },

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 /**
  * The operator's view of the node, in Prometheus text format (prom-client): requests by network,
@@ -7,6 +7,11 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
  * network, WebSocket connections and slow-consumer closes, and the process' own metrics.
  *
  * The per-key counts of the current UTC day also feed `tracenode keys usage`.
+ *
+ * The per-call metrics are counted in plain numbers, one record per (network, transport, key,
+ * method, outcome), and handed to prom-client's registry when it is scraped: prom-client hashes
+ * a metric's labels on every `inc` or `observe`, which costs more per request than the rest of a
+ * cached state read.
  */
 
 /** Why a request or call was refused before it ran. */
@@ -15,54 +20,128 @@ export type RefusalReason = 'auth' | 'policy' | 'rate' | 'quota' | 'concurrency'
 /** Latency buckets (seconds): cached reads take tens of µs, eth_call and traces up to the 5 s deadline. */
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** One kind of call: its labels and what was counted of it. */
+interface CallRecord {
+  readonly network: string;
+  readonly transport: string;
+  readonly keyId: string;
+  readonly method: string;
+  readonly outcome: string;
+  count: number;
+  /** Sum of durations, seconds. */
+  seconds: number;
+  /** Observations per latency bucket (not cumulative); the last slot is +Inf. */
+  readonly buckets: number[];
+  /** Calls of this kind since the day began (UTC), for the usage report. */
+  today: number;
+}
+
+/** A metric for prom-client's registry whose samples come from `values()` at scrape time. */
+function collected(
+  name: string,
+  help: string,
+  type: 'counter' | 'gauge' | 'histogram',
+  values: () => Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>,
+) {
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum' as const,
+    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
+    reset() {},
+  };
+  return metric;
+}
+
 /** The node's metrics and the per-key usage of the current day. */
 export class NodeMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'network' | 'method' | 'transport' | 'outcome'>;
-  private readonly latency: Histogram<'network' | 'method'>;
-  private readonly inFlight: Gauge<'transport'>;
   private readonly refusals: Counter<'reason'>;
-  private readonly keyRequests: Counter<'key_id' | 'method'>;
   private readonly wsConnections: Gauge;
   private readonly wsClosed: Counter<'reason'>;
-  /** key id → method → calls today (UTC), for `tracenode keys usage`. */
-  private today = new Map<string, Map<string, number>>();
+  private readonly calls = new Map<string, CallRecord>();
+  private readonly inFlight = new Map<string, number>([
+    ['http', 0],
+    ['ws', 0],
+  ]);
+  /** The UTC day the `today` counts belong to, and when it ends (ms). */
   private day = '';
+  private dayEnds = 0;
 
   constructor(
     heads: () => Promise<ReadonlyArray<{ network: string; number: number | undefined }>>,
     private readonly now: () => number = Date.now,
   ) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'tracenode_requests_total',
-      help: 'JSON-RPC calls answered, by network, method, transport and outcome (ok, or the JSON-RPC error code)',
-      labelNames: ['network', 'method', 'transport', 'outcome'],
-      registers,
-    });
-    this.latency = new Histogram({
-      name: 'tracenode_request_duration_seconds',
-      help: 'Time from a call entering the pipeline to its answer, by network and method',
-      labelNames: ['network', 'method'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.inFlight = new Gauge({
-      name: 'tracenode_requests_in_flight',
-      help: 'HTTP requests and WebSocket messages in progress',
-      labelNames: ['transport'],
-      registers,
-    });
+    const records = () => [...this.calls.values()];
+    const register = (m: ReturnType<typeof collected>) => this.registry.registerMetric(m as never);
+    register(
+      collected(
+        'tracenode_requests_total',
+        'JSON-RPC calls answered, by network, method, transport and outcome (ok, or the JSON-RPC error code)',
+        'counter',
+        () => {
+          const sums = new Map<string, { labels: Record<string, string>; value: number }>();
+          for (const r of records()) {
+            const id = `${r.network}\u0000${r.method}\u0000${r.transport}\u0000${r.outcome}`;
+            const entry = sums.get(id) ?? { labels: { network: r.network, method: r.method, transport: r.transport, outcome: r.outcome }, value: 0 };
+            entry.value += r.count;
+            sums.set(id, entry);
+          }
+          return [...sums.values()];
+        },
+      ),
+    );
+    register(
+      collected('tracenode_request_duration_seconds', 'Time from a call entering the pipeline to its answer, by network and method', 'histogram', () => {
+        const byMethod = new Map<string, { network: string; method: string; buckets: number[]; seconds: number; count: number }>();
+        for (const r of records()) {
+          const id = `${r.network}\u0000${r.method}`;
+          let h = byMethod.get(id);
+          if (h === undefined) {
+            h = { network: r.network, method: r.method, buckets: new Array(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, count: 0 };
+            byMethod.set(id, h);
+          }
+          for (let i = 0; i < h.buckets.length; i++) h.buckets[i] += r.buckets[i];
+          h.seconds += r.seconds;
+          h.count += r.count;
+        }
+        const out: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+        for (const h of byMethod.values()) {
+          let cumulative = 0;
+          for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
+            cumulative += h.buckets[i];
+            const le = i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i] : '+Inf';
+            out.push({ labels: { network: h.network, method: h.method, le }, value: cumulative, metricName: 'tracenode_request_duration_seconds_bucket' });
+          }
+          out.push({ labels: { network: h.network, method: h.method }, value: h.seconds, metricName: 'tracenode_request_duration_seconds_sum' });
+          out.push({ labels: { network: h.network, method: h.method }, value: h.count, metricName: 'tracenode_request_duration_seconds_count' });
+        }
+        return out;
+      }),
+    );
+    register(
+      collected('tracenode_key_requests_total', 'JSON-RPC calls per API key (by its non-secret id) and method', 'counter', () => {
+        const sums = new Map<string, { labels: Record<string, string>; value: number }>();
+        for (const r of records()) {
+          const id = `${r.keyId}\u0000${r.method}`;
+          const entry = sums.get(id) ?? { labels: { key_id: r.keyId, method: r.method }, value: 0 };
+          entry.value += r.count;
+          sums.set(id, entry);
+        }
+        return [...sums.values()];
+      }),
+    );
+    register(
+      collected('tracenode_requests_in_flight', 'HTTP requests and WebSocket messages in progress', 'gauge', () =>
+        [...this.inFlight].map(([transport, value]) => ({ labels: { transport }, value })),
+      ),
+    );
     this.refusals = new Counter({
       name: 'tracenode_refusals_total',
       help: 'Requests or calls refused before running: auth, policy (allowlists), rate, quota, concurrency, body (too large), transport',
       labelNames: ['reason'],
-      registers,
-    });
-    this.keyRequests = new Counter({
-      name: 'tracenode_key_requests_total',
-      help: 'JSON-RPC calls per API key (by its non-secret id) and method',
-      labelNames: ['key_id', 'method'],
       registers,
     });
     this.wsConnections = new Gauge({ name: 'tracenode_websocket_connections', help: 'Open WebSocket connections', registers });
@@ -88,22 +167,33 @@ export class NodeMetrics {
       this.registry.removeSingleMetric(`tracenode_nodejs_${name}`);
   }
 
-  /** One call answered (`outcome`: 'ok' or the JSON-RPC error code). */
+  /**
+   * One call answered (`outcome`: 'ok' or the JSON-RPC error code). The records are bounded by
+   * the keys times the methods the networks serve: the pipeline labels any other method
+   * `(unknown)`.
+   */
   call(network: string, transport: string, keyId: string, method: string, outcome: string, seconds: number): void {
-    this.requests.inc({ network, method, transport, outcome });
-    this.latency.observe({ network, method }, seconds);
-    this.keyRequests.inc({ key_id: keyId, method });
-    const day = new Date(this.now()).toISOString().slice(0, 10);
-    if (day !== this.day) {
-      this.day = day;
-      this.today = new Map();
+    const id = `${network}\u0000${transport}\u0000${keyId}\u0000${method}\u0000${outcome}`;
+    let r = this.calls.get(id);
+    if (r === undefined) {
+      r = { network, transport, keyId, method, outcome, count: 0, seconds: 0, buckets: new Array(LATENCY_BUCKETS.length + 1).fill(0), today: 0 };
+      this.calls.set(id, r);
     }
-    let methods = this.today.get(keyId);
-    if (methods === undefined) {
-      methods = new Map();
-      this.today.set(keyId, methods);
-    }
-    methods.set(method, (methods.get(method) ?? 0) + 1);
+    r.count++;
+    r.seconds += seconds;
+    let b = 0;
+    while (b < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[b]) b++;
+    r.buckets[b]++;
+    const now = this.now();
+    if (now >= this.dayEnds) this.newDay(now);
+    r.today++;
+  }
+
+  private newDay(now: number): void {
+    const day = new Date(now).toISOString().slice(0, 10);
+    this.day = day;
+    this.dayEnds = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
+    for (const r of this.calls.values()) r.today = 0;
   }
 
   refused(reason: RefusalReason): void {
@@ -111,11 +201,11 @@ export class NodeMetrics {
   }
 
   enter(transport: string): void {
-    this.inFlight.inc({ transport });
+    this.inFlight.set(transport, (this.inFlight.get(transport) ?? 0) + 1);
   }
 
   leave(transport: string): void {
-    this.inFlight.dec({ transport });
+    this.inFlight.set(transport, (this.inFlight.get(transport) ?? 0) - 1);
   }
 
   wsOpened(): void {
@@ -129,9 +219,16 @@ export class NodeMetrics {
 
   /** Calls per key id and method since midnight UTC. */
   usageToday(): { day: string; keys: Record<string, Record<string, number>> } {
+    const now = this.now();
+    if (now >= this.dayEnds) this.newDay(now);
     const keys: Record<string, Record<string, number>> = {};
-    for (const [id, methods] of this.today) keys[id] = Object.fromEntries(methods);
-    return { day: this.day || new Date(this.now()).toISOString().slice(0, 10), keys };
+    for (const r of this.calls.values()) {
+      if (r.today === 0) continue;
+      const methods = keys[r.keyId] ?? {};
+      methods[r.method] = (methods[r.method] ?? 0) + r.today;
+      keys[r.keyId] = methods;
+    }
+    return { day: this.day, keys };
   }
 
   /** The Prometheus text exposition. */

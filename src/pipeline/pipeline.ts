@@ -52,6 +52,9 @@ export interface CallEnv {
 /** Middleware: runs around every call of every message; `next` runs the rest of the chain. */
 export type Middleware = (env: CallEnv, next: () => Promise<unknown>) => Promise<unknown>;
 
+/** The label of a method the network does not serve, in metrics and access lines. */
+export const UNKNOWN_METHOD = '(unknown)';
+
 export interface PipelineOptions {
   keys: KeyRegistry;
   metrics: NodeMetrics;
@@ -158,16 +161,19 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
 
       const around = async (call: CallInfo, invoke: () => Promise<unknown>): Promise<unknown> => {
         calls++;
-        if (methods.length < 10) methods.push(call.method);
+        // Method names from clients label metrics and log lines only when the network serves them:
+        // anything else is one label, so a client cannot create series without bound.
+        const label = call.known ? call.method : UNKNOWN_METHOD;
+        if (methods.length < 10) methods.push(label);
         const t0 = performance.now();
         try {
           const result = await steps({ session, call }, invoke);
           refusedAll = false;
-          metrics.call(session.network, transport, session.keyId, call.method, 'ok', (performance.now() - t0) / 1000);
+          metrics.call(session.network, transport, session.keyId, label, 'ok', (performance.now() - t0) / 1000);
           return result;
         } catch (err) {
           const wire = err instanceof RpcError ? err : session.target.methods.mapError?.(err);
-          metrics.call(session.network, transport, session.keyId, call.method, wire ? String(wire.code) : '-32603', (performance.now() - t0) / 1000);
+          metrics.call(session.network, transport, session.keyId, label, wire ? String(wire.code) : '-32603', (performance.now() - t0) / 1000);
           if (wire !== undefined && (wire.httpStatus === 403 || wire.httpStatus === 429)) {
             if (err instanceof RateLimitedError) {
               metrics.refused(err.message.startsWith('daily') ? 'quota' : err.message.includes('concurrent') ? 'concurrency' : 'rate');

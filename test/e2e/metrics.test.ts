@@ -69,7 +69,7 @@ describeWithProgram(
     expect(req('test_echo', 'ws', 'ok')).toBe(1);
     expect(req('test_rpcError', 'http', '-32000')).toBe(1);
     expect(req('test_add', 'http', 'ok')).toBe(1);
-    expect(req('nope', 'http', '-32601')).toBe(1);
+    expect(req('(unknown)', 'http', '-32601')).toBe(1);
     expect(req('test_echo', 'http', '-32005')).toBe(1);
     expect(sample(text, 'tracenode_key_requests_total', { key_id: 'team-a', method: 'test_echo' })).toBe(3);
     expect(sample(text, 'tracenode_key_requests_total', { key_id: 'limited', method: 'test_echo' })).toBe(2);
@@ -88,7 +88,7 @@ describeWithProgram(
     const res = await rawHttp(`${server.url}/metrics/usage`, { method: 'GET' });
     expect(JSON.parse(res.text)).toEqual({
       day: new Date().toISOString().slice(0, 10),
-      keys: { 'team-a': { test_echo: 3, test_rpcError: 1, test_add: 1, nope: 1 }, limited: { test_echo: 2 } },
+      keys: { 'team-a': { test_echo: 3, test_rpcError: 1, test_add: 1, '(unknown)': 1 }, limited: { test_echo: 2 } },
     });
   });
 });
