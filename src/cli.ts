@@ -29,6 +29,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const m = await import('./cli/serve.js');
     return { run: m.runServe, help: m.SERVE_HELP };
   },
+  keys: async () => {
+    const m = await import('./cli/keys.js');
+    return { run: m.runKeys, help: m.KEYS_HELP };
+  },
 };
 
 const MAIN_HELP = `Usage: tracenode <command> [options]
@@ -41,6 +45,7 @@ Commands:
   import-starknet import Starknet blocks (starknet_getBlockWithReceipts NDJSON)
   reindex-traces  build the trace_filter index of blocks imported without it
   serve           serve the datadir over JSON-RPC (HTTP and WebSocket)
+  keys usage      today's calls per API key id and method, from a running node
 
 Run \`tracenode <command> --help\` for a command's options. Every setting can also come from a
 config file (--config FILE, YAML or JSON) or its TRACENODE_* environment variable; flags win over

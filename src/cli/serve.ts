@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { SETTINGS } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
+import { type KeyPolicy, KeyRegistry, KeysFileError, openKeys, readKeysFile } from '../pipeline/keys.js';
+import { watchKeysFile } from '../pipeline/keysWatcher.js';
+import { startMetricsServer } from '../transport/metricsRoutes.js';
 import { buildServer } from '../transport/server.js';
 import { type OpenedNetwork, openNetwork } from './networks.js';
 import { type CommandSpec, commandHelp, parseCommand, UsageError } from './options.js';
@@ -24,25 +26,27 @@ export function clientVersion(): string {
   return `tracenode/v${pkg.version}/${process.platform}-${process.arch}/node${process.versions.node}`;
 }
 
-/** Reads API keys from `--api-keys` and/or `--keys-file`; at least one is required. */
-export function loadApiKeys(list: string | undefined, file: string | undefined): string[] {
-  const keys = new Set<string>();
-  for (const k of (list ?? '').split(',')) if (k.trim()) keys.add(k.trim());
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new Error(`cannot read keys file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    for (const line of text.split('\n')) {
-      const k = line.replace(/#.*/, '').trim();
-      if (k) keys.add(k);
-    }
+/**
+ * The keys of `--api-keys` (no policies) and `--keys-file` (one key per line, or YAML/JSON with
+ * policies); at least one is required.
+ */
+export function loadKeys(list: string | undefined, file: string | undefined): { listed: KeyPolicy[]; policies: KeyPolicy[] } {
+  const names = (list ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  let listed: KeyPolicy[];
+  let fromFile: KeyPolicy[] = [];
+  try {
+    listed = openKeys([...new Set(names)]);
+    if (file !== undefined) fromFile = readKeysFile(file);
+  } catch (err) {
+    if (err instanceof KeysFileError) throw new UsageError(err.message);
+    throw err;
   }
-  if (keys.size === 0) throw new UsageError('no API key configured: pass --api-keys or --keys-file (or TRACENODE_API_KEYS)');
-  for (const k of keys) if (!/^[A-Za-z0-9_-]{1,128}$/.test(k)) throw new UsageError('API keys may use only letters, digits, "_" and "-" (at most 128)');
-  return [...keys];
+  const policies = [...listed, ...fromFile.filter((p) => !names.includes(p.key))];
+  if (policies.length === 0) throw new UsageError('no API key configured: pass --api-keys or --keys-file (or TRACENODE_API_KEYS)');
+  return { listed, policies };
 }
 
 /** Parses `name=dir,name=dir`; names are DNS labels. */
@@ -72,7 +76,8 @@ export async function runServe(argv: string[]): Promise<number> {
   const { config } = parsed;
   const { host, port } = config.server;
   const specs = parseNetworks(config.server.datadir, config.server.networks);
-  const apiKeys = loadApiKeys(config.server.apiKeys, config.server.keysFile);
+  const keys = loadKeys(config.server.apiKeys, config.server.keysFile);
+  const registry = new KeyRegistry(keys.policies);
   const logger = createLogger({ level: config.server.logLevel });
   const opened: OpenedNetwork[] = [];
   try {
@@ -81,13 +86,21 @@ export async function runServe(argv: string[]): Promise<number> {
     await Promise.all(opened.map((n) => n.close()));
     throw err;
   }
+  const separateMetrics = config.server.metricsPort !== undefined;
   const server = await buildServer({
     networks: opened.map((n) => n.handle),
-    keys: apiKeys,
+    keys: registry,
     logger,
     // the server reads config.transport, config.server, config.cors
     config,
+    metricsRoute: !separateMetrics,
   });
+  // The keys file is watched and read again on SIGHUP; --api-keys keys stay in force.
+  const keysFile = config.server.keysFile;
+  const watcher = keysFile !== undefined ? watchKeysFile(keysFile, registry, logger, keys.listed) : undefined;
+  const onHangup = () => watcher?.reload();
+  process.on('SIGHUP', onHangup);
+  const metricsServer = separateMetrics ? await startMetricsServer(server.metrics, config.server.metricsHost, config.server.metricsPort!) : undefined;
   const app = server.app;
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     logger.warn({ host }, 'listening on a non-loopback address: the node is reachable from other machines');
@@ -104,7 +117,8 @@ export async function runServe(argv: string[]): Promise<number> {
   process.stdout.write(
     `serve: JSON-RPC  http://${shown}:${actualPort}/v3/<API_KEY>\n` +
       `serve: WebSocket ws://${shown}:${actualPort}/ws/v3/<API_KEY>\n` +
-      (opened.length > 1 ? `serve: other networks by Host name, e.g. http://${opened[1].handle.name}.localhost:${actualPort}/v3/<API_KEY>\n` : ''),
+      (opened.length > 1 ? `serve: other networks by Host name, e.g. http://${opened[1].handle.name}.localhost:${actualPort}/v3/<API_KEY>\n` : '') +
+      `serve: metrics   http://${metricsServer ? metricsServer.address : `${shown}:${actualPort}`}/metrics\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -112,7 +126,10 @@ export async function runServe(argv: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   process.stdout.write('serve: shutting down\n');
+  process.off('SIGHUP', onHangup);
+  watcher?.close();
   await server.shutdown();
+  await metricsServer?.close();
   await Promise.all(opened.map((n) => n.close()));
   return 0;
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseKeysFile } from '../../src/pipeline/keys.js';
+import { runCli } from '../helpers/cli.js';
 import { describeWithProgram, onPath } from '../helpers/programs.js';
 import { httpClient, rawHttp, type StartedServer, startServer, wsClient } from '../helpers/rpcClient.js';
 import { toyNetwork } from '../helpers/toyMethods.js';
@@ -90,5 +91,25 @@ describeWithProgram(
       day: new Date().toISOString().slice(0, 10),
       keys: { 'team-a': { test_echo: 3, test_rpcError: 1, test_add: 1, '(unknown)': 1 }, limited: { test_echo: 2 } },
     });
+  });
+
+  it('tracenode keys usage prints the same counts as a table', async () => {
+    const out = await runCli(['keys', 'usage', '--url', server.url]);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe(
+      [
+        `calls on ${new Date().toISOString().slice(0, 10)} (UTC)`,
+        'key id   method         calls',
+        'limited  test_echo          2',
+        'limited  (all)              2',
+        'team-a   test_echo          3',
+        'team-a   (unknown)          1',
+        'team-a   test_add           1',
+        'team-a   test_rpcError      1',
+        'team-a   (all)              6',
+        '',
+      ].join('\n'),
+    );
   });
 });
