@@ -23,6 +23,8 @@ export async function createEthereumNetwork(
       const head = await chain.store.head();
       return head ? { ok: true, head: { number: Number(head.number), hash: bytesToHex(head.hash) } } : { ok: false };
     },
+    // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
+    head: () => chain.store.head(),
   };
 }
 

@@ -1,6 +1,7 @@
 import { bigIntToQuantity } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { headOf } from './_shared/head.js';
 
 /**
  * `eth_blobBaseFee`: the blob base fee of the head block, from its excess blob gas (EIP-4844), as
@@ -10,8 +11,8 @@ import type { EthContext } from '../context.js';
 export const blobBaseFee = defineMethod({
   name: 'eth_blobBaseFee',
   params: [],
-  handler: async (ctx: EthContext) => {
-    const head = await ctx.chain.store.head();
+  handler: async (ctx: EthContext, _args, req) => {
+    const head = await headOf(ctx, req);
     const header = head ? await ctx.chain.store.headerByHash(head.hash) : undefined;
     if (header?.excessBlobGas === undefined) return null;
     return bigIntToQuantity(header.getBlobGasPrice());

@@ -16,8 +16,8 @@ export const call = defineMethod({
   name: 'eth_call',
   params: [CallObject, BlockNumberOrHash, StateOverrideSet, BlockOverrideSet],
   required: 1,
-  handler: async (ctx: EthContext, [request, block, state, blockOverrides]) => {
-    const header = await resolveBlock(ctx, block);
+  handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
+    const header = await resolveBlock(ctx, block, req);
     const result = await ctx.execution.call(header, request, { state, block: blockOverrides });
     if (result.failure) throw failedRunError(result);
     return bytesToData(result.returnValue);

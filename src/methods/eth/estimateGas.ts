@@ -16,8 +16,8 @@ export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: [CallObject, BlockNumberOrHash, StateOverrideSet, BlockOverrideSet],
   required: 1,
-  handler: async (ctx: EthContext, [request, block, state, blockOverrides]) => {
-    const header = await resolveBlock(ctx, block);
+  handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
+    const header = await resolveBlock(ctx, block, req);
     const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides });
     return bigIntToQuantity(gas);
   },

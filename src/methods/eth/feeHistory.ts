@@ -5,6 +5,7 @@ import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { effectiveGasTip } from './_shared/formatTransaction.js';
+import { headOf } from './_shared/head.js';
 import { FloatList, HexOrDecimal64 } from './_shared/params.js';
 import { blockNumberOf } from './_shared/resolveBlock.js';
 
@@ -77,7 +78,7 @@ async function blockRewards(ctx: EthContext, block: Block, percentiles: readonly
 export const feeHistory = defineMethod({
   name: 'eth_feeHistory',
   params: [HexOrDecimal64, BlockNumberOrTag, FloatList],
-  handler: async (ctx: EthContext, [count, newest, percentiles]): Promise<RpcFeeHistory> => {
+  handler: async (ctx: EthContext, [count, newest, percentiles], req): Promise<RpcFeeHistory> => {
     if (count < 1n) return { oldestBlock: '0x0', gasUsedRatio: null };
     if (percentiles.length > FEE_HISTORY_MAX_PERCENTILES) throw invalidPercentile(`over the query limit ${FEE_HISTORY_MAX_PERCENTILES}`);
     // `rpc.feeHistoryMaxBlocks`: longer requests are silently shortened (geth `MaxHeaderHistory`/`MaxBlockHistory`).
@@ -88,12 +89,12 @@ export const feeHistory = defineMethod({
       if (p < 0 || p > 100) throw invalidPercentile(goFloat(p));
       if (i > 0 && p <= percentiles[i - 1]) throw invalidPercentile(`#${i - 1}:${goFloat(percentiles[i - 1])} >= #${i}:${goFloat(p)}`);
     }
-    const head = (await ctx.chain.store.head())?.number ?? 0n;
+    const head = (await headOf(ctx, req))?.number ?? 0n;
     if (newest.kind === 'number' && newest.number > head) {
       throw new ServerError(`request beyond head block: requested ${newest.number}, head ${head}`);
     }
     // BlockNumberOrTag never yields a hash.
-    const last = await blockNumberOf(ctx, newest as Exclude<typeof newest, { kind: 'hash' }>);
+    const last = await blockNumberOf(ctx, newest as Exclude<typeof newest, { kind: 'hash' }>, req);
     if (last + 1n < blocks) blocks = last + 1n;
     const oldest = last + 1n - blocks;
 

@@ -1,6 +1,7 @@
 import { bigIntToQuantity } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { headOf } from './_shared/head.js';
 
 /**
  * `eth_gasPrice`: a legacy gas price suggestion, geth's: the oracle's tip plus the head's base fee
@@ -9,9 +10,10 @@ import type { EthContext } from '../context.js';
 export const gasPrice = defineMethod({
   name: 'eth_gasPrice',
   params: [],
-  handler: async (ctx: EthContext) => {
-    const tip = await ctx.gasOracle.suggestTipCap();
-    const head = await ctx.chain.store.head();
+  handler: async (ctx: EthContext, _args, req) => {
+    // One head for both parts of the answer: the oracle's samples and the base fee.
+    const head = await headOf(ctx, req);
+    const tip = await ctx.gasOracle.suggestTipCap(head);
     const header = head ? await ctx.chain.store.headerByHash(head.hash) : undefined;
     return bigIntToQuantity(tip + (header?.baseFeePerGas ?? 0n));
   },

@@ -13,8 +13,8 @@ import { Bool } from './_shared/params.js';
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
   params: [BlockNumberOrTag, Bool],
-  handler: async (ctx: EthContext, [id, fullTx]) => {
-    const block = await findBlock(ctx, id);
+  handler: async (ctx: EthContext, [id, fullTx], req) => {
+    const block = await findBlock(ctx, id, req);
     return block ? formatBlock(block, fullTx) : null;
   },
 });

@@ -11,8 +11,8 @@ import { formatBlockReceipts } from './_shared/formatReceipt.js';
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
   params: [BlockNumberOrHash],
-  handler: async (ctx: EthContext, [id]) => {
-    const block = await findBlock(ctx, id);
+  handler: async (ctx: EthContext, [id], req) => {
+    const block = await findBlock(ctx, id, req);
     if (!block) return null;
     // The genesis block is stored without a receipts entry; it has no transactions.
     const receipts = (await ctx.chain.store.receipts(block.hash())) ?? [];

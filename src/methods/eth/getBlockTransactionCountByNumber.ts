@@ -8,8 +8,8 @@ import { findBlock } from './_shared/findBlock.js';
 export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
   params: [BlockNumberOrTag],
-  handler: async (ctx: EthContext, [id]) => {
-    const block = await findBlock(ctx, id);
+  handler: async (ctx: EthContext, [id], req) => {
+    const block = await findBlock(ctx, id, req);
     return block ? bigIntToQuantity(block.transactions.length) : null;
   },
 });

@@ -10,8 +10,8 @@ export const getCode = defineMethod({
   name: 'eth_getCode',
   params: [Address, BlockNumberOrHash],
   required: 1,
-  handler: async (ctx: EthContext, [address, block]) => {
-    const header = await resolveBlock(ctx, block);
+  handler: async (ctx: EthContext, [address, block], req) => {
+    const header = await resolveBlock(ctx, block, req);
     return bytesToData(await ctx.state.code(header.stateRoot, address));
   },
 });

@@ -1,7 +1,9 @@
 import { InvalidParamsError, LimitExceededError, ServerError } from '../../rpc/errors.js';
+import type { RequestContext } from '../../rpc/method.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { formatLog, type RpcLog } from './_shared/formatLog.js';
+import { headOf, throwIfAborted } from './_shared/head.js';
 import {
   type CompiledLogFilter,
   compileLogFilter,
@@ -45,8 +47,8 @@ async function collectBlock(ctx: EthContext, block: BlockPlace, filter: Compiled
   });
 }
 
-async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined): Promise<bigint> {
-  return blockNumberOf(ctx, id ?? { kind: 'tag', tag: 'latest' });
+async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined, req: RequestContext | undefined): Promise<bigint> {
+  return blockNumberOf(ctx, id ?? { kind: 'tag', tag: 'latest' }, req);
 }
 
 /**
@@ -73,7 +75,7 @@ async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined):
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
   params: [LogFilterSchema],
-  handler: async (ctx: EthContext, [criteria]) => {
+  handler: async (ctx: EthContext, [criteria], req) => {
     if (criteria.topics.length > MAX_TOPIC_POSITIONS) throw new InvalidParamsError('exceed max topics');
     if (criteria.addresses.length > MAX_FILTER_ALTERNATIVES || criteria.topics.some((t) => t.length > MAX_FILTER_ALTERNATIVES)) {
       throw new InvalidParamsError('exceed max addresses or topics per search position');
@@ -90,9 +92,10 @@ export const getLogs = defineMethod({
       return out;
     }
 
-    const from = await resolveFilterBlock(ctx, criteria.fromBlock);
-    const to = await resolveFilterBlock(ctx, criteria.toBlock);
-    const head = (await store.head())?.number ?? 0n;
+    // Tags and the head check all read the request's one head snapshot.
+    const from = await resolveFilterBlock(ctx, criteria.fromBlock, req);
+    const to = await resolveFilterBlock(ctx, criteria.toBlock, req);
+    const head = (await headOf(ctx, req))?.number ?? 0n;
     if (from > to) throw new InvalidParamsError('invalid block range params');
     if (to > head) throw new InvalidParamsError('block range extends beyond current head block');
     const maxBlockRange = ctx.limits.getLogsMaxBlockRange;
@@ -100,7 +103,10 @@ export const getLogs = defineMethod({
       throw new LimitExceededError(`query exceeds max block range of ${maxBlockRange} blocks (asked for ${to - from + 1n})`);
     }
     for await (const place of store.canonicalBlooms(from, to)) {
-      if (filter.mayMatchBloom(place.logsBloom)) await collectBlock(ctx, place, filter, out);
+      if (filter.mayMatchBloom(place.logsBloom)) {
+        throwIfAborted(req); // the client went away: stop scanning
+        await collectBlock(ctx, place, filter, out);
+      }
     }
     return out;
   },

@@ -23,12 +23,12 @@ export const getProof = defineMethod({
   name: 'eth_getProof',
   params: [Address, z.array(RawString), BlockNumberOrHash],
   required: 2,
-  handler: async (ctx: EthContext, [address, keys, block]) => {
+  handler: async (ctx: EthContext, [address, keys, block], req) => {
     // `rpc.getProofMaxKeys`: geth's limit (go-ethereum PR #34617).
     const maxKeys = ctx.limits.getProofMaxKeys;
     if (keys.length > maxKeys) throw new InvalidParamsError(`too many storage keys requested (max ${maxKeys}, got ${keys.length})`);
     const decoded = keys.map(storageKeyOrThrow);
-    const header = await resolveBlock(ctx, block);
+    const header = await resolveBlock(ctx, block, req);
     const proof = await ctx.state.proof(
       header.stateRoot,
       address,

@@ -16,8 +16,8 @@ export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: [Address, RawString, BlockNumberOrHash],
   required: 2,
-  handler: async (ctx: EthContext, [address, position, block]) => {
-    const header = await resolveBlock(ctx, block);
+  handler: async (ctx: EthContext, [address, position, block], req) => {
+    const header = await resolveBlock(ctx, block, req);
     const { slot } = storageKeyOrThrow(position);
     return bytesToData32(await ctx.state.storage(header.stateRoot, address, slot));
   },

@@ -9,8 +9,8 @@ import { Index } from './_shared/params.js';
 export const getTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
   params: [BlockNumberOrTag, Index],
-  handler: async (ctx: EthContext, [id, index]) => {
-    const block = await findBlock(ctx, id);
+  handler: async (ctx: EthContext, [id, index], req) => {
+    const block = await findBlock(ctx, id, req);
     return block ? formatBlockTransaction(block, index) : null;
   },
 });

@@ -10,8 +10,8 @@ export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   params: [Address, BlockNumberOrHash],
   required: 1,
-  handler: async (ctx: EthContext, [address, block]) => {
-    const header = await resolveBlock(ctx, block);
+  handler: async (ctx: EthContext, [address, block], req) => {
+    const header = await resolveBlock(ctx, block, req);
     return bigIntToQuantity((await ctx.state.account(header.stateRoot, address))?.nonce ?? 0n);
   },
 });

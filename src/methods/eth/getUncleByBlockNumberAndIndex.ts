@@ -13,8 +13,8 @@ import { Index } from './_shared/params.js';
 export const getUncleByBlockNumberAndIndex = defineMethod({
   name: 'eth_getUncleByBlockNumberAndIndex',
   params: [BlockNumberOrTag, Index],
-  handler: async (ctx: EthContext, [id, index]) => {
-    const uncle = (await findBlock(ctx, id))?.uncleHeaders[index];
+  handler: async (ctx: EthContext, [id, index], req) => {
+    const uncle = (await findBlock(ctx, id, req))?.uncleHeaders[index];
     return uncle ? formatUncle(uncle) : null;
   },
 });

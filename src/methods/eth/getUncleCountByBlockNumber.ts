@@ -8,8 +8,8 @@ import { findBlock } from './_shared/findBlock.js';
 export const getUncleCountByBlockNumber = defineMethod({
   name: 'eth_getUncleCountByBlockNumber',
   params: [BlockNumberOrTag],
-  handler: async (ctx: EthContext, [id]) => {
-    const block = await findBlock(ctx, id);
+  handler: async (ctx: EthContext, [id], req) => {
+    const block = await findBlock(ctx, id, req);
     return block ? bigIntToQuantity(block.uncleHeaders.length) : null;
   },
 });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { type BlockId, BlockNumberOrTag } from '../../codec/blockId.js';
+import type { RequestContext } from '../../rpc/method.js';
 import type { TraceService } from '../../tracing/replay.js';
 import type { EthContext } from '../context.js';
+import { headOf } from '../eth/_shared/head.js';
 
 /** The context's trace service. */
 export function tracerOf(ctx: EthContext): TraceService {
@@ -24,8 +26,8 @@ export const TraceBlockNumber = BlockNumberOrTag.transform((id, ctx): TraceBlock
 });
 
 /** The number a trace block parameter names (possibly beyond the head); `pending` is the head. */
-export async function traceBlockNumber(ctx: EthContext, id: TraceBlockId): Promise<bigint> {
+export async function traceBlockNumber(ctx: EthContext, id: TraceBlockId, req?: RequestContext): Promise<bigint> {
   if (id.kind === 'number') return id.number;
   if (id.tag === 'earliest') return 0n;
-  return (await ctx.chain.store.head())?.number ?? 0n;
+  return (await headOf(ctx, req))?.number ?? 0n;
 }

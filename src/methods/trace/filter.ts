@@ -8,6 +8,7 @@ import { type AddressMode, indexedBlocks, readIndexHead } from '../../tracing/ad
 import { type BlockTraceEntry, blockTraceEntries, type RpcTrace } from '../../tracing/parity.js';
 import type { BlockTraces } from '../../tracing/replay.js';
 import type { EthContext } from '../context.js';
+import { headOf, throwIfAborted } from '../eth/_shared/head.js';
 import { type TraceBlockId, TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
 
 /** The decoded trace_filter object. */
@@ -115,12 +116,13 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
 export const traceFilter = defineMethod({
   name: 'trace_filter',
   params: [TraceFilterObject],
-  handler: async (ctx: EthContext, [filter]): Promise<TraceFilterResult> => {
+  handler: async (ctx: EthContext, [filter], req): Promise<TraceFilterResult> => {
     const store = ctx.chain.store;
     const { traceFilterMaxResults: maxResults, traceFilterMaxBlocks: maxBlocks } = ctx.limits;
-    const head = (await store.head())?.number ?? 0n;
-    const fromBlock = filter.fromBlock ? await traceBlockNumber(ctx, filter.fromBlock) : head;
-    const toBlock = filter.toBlock ? await traceBlockNumber(ctx, filter.toBlock) : head;
+    // The defaults, the tags and the end of the range all read the request's one head snapshot.
+    const head = (await headOf(ctx, req))?.number ?? 0n;
+    const fromBlock = filter.fromBlock ? await traceBlockNumber(ctx, filter.fromBlock, req) : head;
+    const toBlock = filter.toBlock ? await traceBlockNumber(ctx, filter.toBlock, req) : head;
     if (fromBlock > toBlock) throw new InvalidParamsError('invalid parameters: fromBlock cannot be greater than toBlock');
     if (maxBlocks !== undefined && toBlock - fromBlock > maxBlocks) {
       throw new InvalidParamsError(`Block range too large; currently limited to ${maxBlocks} blocks`);
@@ -137,6 +139,7 @@ export const traceFilter = defineMethod({
     let skipped = 0;
     try {
       for await (const traces of prefetchTraces(ctx, blocks)) {
+        throwIfAborted(req); // the client went away: stop replaying
         const where = { blockNumber: traces.number, blockHash: traces.hash };
         for (const entry of blockTraceEntries(traces.txs, traces.rewards, where)) {
           if (!match(entry)) continue;

@@ -1,5 +1,5 @@
 import { equalsBytes } from '@ethereumjs/util';
-import type { ChainStore } from '../../../chain/store.js';
+import type { ChainStore, Head } from '../../../chain/store.js';
 import { bytesToData } from '../../../codec/hex.js';
 import type { Config } from '../../../config/settings.js';
 import { effectiveGasTip, senderOf } from './formatTransaction.js';
@@ -17,7 +17,7 @@ export interface GasOracle {
    * counting the default price once and widening the search (to at most twice as many blocks);
    * then the `percentile`-th percentile, capped at `maxPriceWei`.
    */
-  suggestTipCap(): Promise<bigint>;
+  suggestTipCap(head?: Head): Promise<bigint>;
 }
 
 /** What the oracle reads of the chain store. */
@@ -52,8 +52,8 @@ export function createGasOracle(store: OracleStore, settings: Config['gasOracle'
   let cached: { head: string; tip: bigint } | undefined;
 
   return {
-    async suggestTipCap(): Promise<bigint> {
-      const head = await store.head();
+    async suggestTipCap(at?: Head): Promise<bigint> {
+      const head = at ?? (await store.head());
       if (!head) return defaultPrice;
       const key = bytesToData(head.hash);
       if (cached?.head === key) return cached.tip;

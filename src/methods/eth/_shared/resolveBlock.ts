@@ -2,7 +2,9 @@ import type { BlockHeader } from '@ethereumjs/block';
 import { equalsBytes } from '@ethereumjs/util';
 import type { BlockId } from '../../../codec/blockId.js';
 import { ServerError } from '../../../rpc/errors.js';
+import type { RequestContext } from '../../../rpc/method.js';
 import type { EthContext } from '../../context.js';
+import { headOf } from './head.js';
 
 /**
  * The block a block parameter names, as geth resolves it for state methods
@@ -12,7 +14,7 @@ import type { EthContext } from '../../context.js';
  * `pending`, `safe` and `finalized` all mean the head (geth without a miner serves `pending` from
  * the head's state; anvil does the same for `safe`/`finalized`); `earliest` is the genesis.
  */
-export async function resolveBlock(ctx: EthContext, id: BlockId | undefined): Promise<BlockHeader> {
+export async function resolveBlock(ctx: EthContext, id: BlockId | undefined, req?: RequestContext): Promise<BlockHeader> {
   const store = ctx.chain.store;
   const blockId = id ?? { kind: 'tag', tag: 'latest' };
   if (blockId.kind === 'hash') {
@@ -25,16 +27,22 @@ export async function resolveBlock(ctx: EthContext, id: BlockId | undefined): Pr
     return header;
   }
   // The tags other than `earliest` all name the head (see blockNumberOf), read on most requests.
-  const header =
-    blockId.kind === 'tag' && blockId.tag !== 'earliest' ? await store.headHeader() : await store.headerByNumber(await blockNumberOf(ctx, blockId));
+  let header: BlockHeader | undefined;
+  if (blockId.kind === 'tag' && blockId.tag !== 'earliest') {
+    // The request's head snapshot when there is one; else the store's cached head header.
+    const head = req ? await headOf(ctx, req) : undefined;
+    header = head ? await store.headerByHash(head.hash) : await store.headHeader();
+  } else {
+    header = await store.headerByNumber(await blockNumberOf(ctx, blockId, req));
+  }
   if (!header) throw new ServerError('header not found');
   return header;
 }
 
 /** The number a tag or number names (may be beyond the head: callers decide). */
-export async function blockNumberOf(ctx: EthContext, id: Exclude<BlockId, { kind: 'hash' }>): Promise<bigint> {
+export async function blockNumberOf(ctx: EthContext, id: Exclude<BlockId, { kind: 'hash' }>, req?: RequestContext): Promise<bigint> {
   if (id.kind === 'number') return id.number;
   if (id.tag === 'earliest') return 0n;
-  const head = await ctx.chain.store.head();
+  const head = await headOf(ctx, req);
   return head?.number ?? 0n;
 }
