@@ -38,7 +38,7 @@ export function renderUsage(report: UsageReport): string {
   const width = [0, 1, 2].map((i) => Math.max(header[i].length, ...rows.map((r) => r[i].length)));
   const line = (r: [string, string, string]) => `${r[0].padEnd(width[0])}  ${r[1].padEnd(width[1])}  ${r[2].padStart(width[2])}`;
   const body = rows.length === 0 ? ['(no calls yet today)'] : rows.map(line);
-  return [`calls on ${report.day} (UTC)`, line(header), ...body].join('\n') + '\n';
+  return `${[`calls on ${report.day} (UTC)`, line(header), ...body].join('\n')}\n`;
 }
 
 export async function runKeys(argv: string[]): Promise<number> {

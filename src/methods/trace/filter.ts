@@ -117,7 +117,6 @@ export const traceFilter = defineMethod({
   name: 'trace_filter',
   params: [TraceFilterObject],
   handler: async (ctx: EthContext, [filter], req): Promise<TraceFilterResult> => {
-    const store = ctx.chain.store;
     const { traceFilterMaxResults: maxResults, traceFilterMaxBlocks: maxBlocks } = ctx.limits;
     // The defaults, the tags and the end of the range all read the request's one head snapshot.
     const head = (await headOf(ctx, req))?.number ?? 0n;
