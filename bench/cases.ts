@@ -37,6 +37,7 @@ export interface CaseDef {
 export const CASE_NAMES = [
   'eth_blockNumber',
   'eth_getStorageAt latest',
+  'eth_getStorageAt latest (every control on)',
   'eth_getStorageAt historic',
   'eth_getProof 1 key',
   'eth_getProof 10 keys',
@@ -126,6 +127,16 @@ export function ethCases(names: Set<string>, e: BenchChain, demoAvailable: boole
     body: requestBody('eth_getStorageAt', [token, holderSlot, 'latest']),
     sanity: nonZeroWord,
     note: 'Token.balanceOf[holder] (a mapping slot)',
+  });
+  add({
+    name: 'eth_getStorageAt latest (every control on)',
+    issue: 14,
+    network: 'controlled',
+    anvil: true,
+    nodeFloor: true,
+    body: requestBody('eth_getStorageAt', [token, holderSlot, 'latest']),
+    sanity: nonZeroWord,
+    note: `the same call through a key with a secret, Origin/User-Agent/method/contract allowlists, a rate limit and a daily quota (never reached), access log at info; tracenode only (anvil and the floors as above)`,
   });
   add({
     name: 'eth_getStorageAt historic',

@@ -9,7 +9,7 @@
  * the chain serving it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Network, ServerName } from './results.js';
@@ -82,6 +82,40 @@ export function runCommand(
       resolveRun({ code, stdout, stderr });
     });
   });
+}
+
+/** The key of the `controlled` network: every operator control of issue 14 on, none ever reached. */
+export const CONTROLLED_KEY = 'bench-controlled';
+const CONTROLLED_ORIGIN = 'https://bench.example.org';
+/** What a client of the controlled key sends: the key's secret, an allowed Origin and User-Agent. */
+export const CONTROLLED_HEADERS: Record<string, string> = {
+  authorization: `Basic ${Buffer.from(':bench-secret').toString('base64')}`,
+  origin: CONTROLLED_ORIGIN,
+  'user-agent': 'tracenode-bench/1',
+};
+
+/** Writes the bench's keys file beside the datadir: the controlled key with its policies. */
+function writeBenchKeys(datadir: string, token: string): string {
+  const path = join(datadir, '..', 'bench-keys.yaml');
+  writeFileSync(
+    path,
+    [
+      'keys:',
+      `  - key: ${CONTROLLED_KEY}`,
+      '    id: bench-controlled',
+      '    secret: bench-secret',
+      '    rateLimit: { perSecond: 1000000000, burst: 1000000000 }',
+      '    dailyQuota: 1000000000000',
+      '    maxConcurrentHeavy: 64',
+      '    allow:',
+      `      origins: ["${CONTROLLED_ORIGIN}"]`,
+      '      userAgents: ["tracenode-bench/"]',
+      '      methods: [eth_getStorageAt]',
+      `      contracts: ["${token}"]`,
+      '',
+    ].join('\n'),
+  );
+  return path;
 }
 
 /** A server child that is ready: the match of its ready line, its recent output, and stop(). */
@@ -165,7 +199,14 @@ const FLOOR_READY = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
  * two floors, all at once; anvil already listens at `anvilUrl`. The stop of every server that
  * started is pushed onto `stops`, also when another one fails to start.
  */
-export async function startServers(o: { datadir: string; networks: string; anvilUrl: string; stops: Array<() => Promise<void>> }): Promise<Servers> {
+export async function startServers(o: {
+  datadir: string;
+  networks: string;
+  anvilUrl: string;
+  stops: Array<() => Promise<void>>;
+  token: string;
+}): Promise<Servers> {
+  const keysFile = writeBenchKeys(o.datadir, o.token);
   const started = await Promise.allSettled([
     startServer(
       'tracenode',
@@ -176,10 +217,14 @@ export async function startServers(o: { datadir: string; networks: string; anvil
         ...(o.networks ? ['--networks', o.networks] : []),
         '--api-keys',
         API_KEY,
+        '--keys-file',
+        keysFile,
         '--port',
         '0',
+        // Access lines at info are one of the controls the `controlled` key measures; the
+        // process' output is read and kept bounded (startServer).
         '--log-level',
-        'warn',
+        'info',
       ),
       /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,
       120_000,
@@ -199,10 +244,15 @@ export async function startServers(o: { datadir: string; networks: string; anvil
     ws: `ws://127.0.0.1:${tnPort}/ws/v3/${API_KEY}`,
     headers,
   });
-  const perNetwork = (e: Endpoint): Record<Network, Endpoint> => ({ mainnet: e, demo: e, starknet: e });
+  const perNetwork = (e: Endpoint): Record<Network, Endpoint> => ({ mainnet: e, demo: e, starknet: e, controlled: e });
+  const controlled: Endpoint = {
+    http: `http://127.0.0.1:${tnPort}/v3/${CONTROLLED_KEY}`,
+    ws: `ws://127.0.0.1:${tnPort}/ws/v3/${CONTROLLED_KEY}`,
+    headers: CONTROLLED_HEADERS,
+  };
   const endpoints: Endpoints = {
     // tracenode picks the network by Host name; the default network is the bench chain
-    tracenode: { mainnet: tn({}), demo: tn({ host: `demo.localhost:${tnPort}` }), starknet: tn({ host: `starknet-mainnet.localhost:${tnPort}` }) },
+    tracenode: { mainnet: tn({}), demo: tn({ host: `demo.localhost:${tnPort}` }), starknet: tn({ host: `starknet-mainnet.localhost:${tnPort}` }), controlled },
     anvil: perNetwork({ http: `http://127.0.0.1:${anvilPort}/`, ws: `ws://127.0.0.1:${anvilPort}/`, headers: {} }),
     floor: perNetwork({ http: `http://127.0.0.1:${floor.match[1]}/v3/${API_KEY}`, ws: `ws://127.0.0.1:${floor.match[1]}/ws/v3/${API_KEY}`, headers: {} }),
     nodeFloor: perNetwork({ http: `http://127.0.0.1:${nodeFloor.match[1]}/v3/${API_KEY}`, ws: '', headers: {} }), // HTTP only

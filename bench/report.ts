@@ -117,8 +117,22 @@ export function renderTables(rep: BenchReport): string {
         ),
     );
   }
+  if (rep.pipelineCosts) {
+    parts.push(
+      '### What each operator control costs a message (in process, bench/pipelineCosts.ts)\n\n' +
+        'An eth_getStorageAt-shaped message with a constant answer, so that only the pipeline is measured; each row switches one control more on; µs per message, median of the rounds. The authentication rows are separate: the key alone, with its HTTP Basic secret, with an ES256 JWT.\n\n' +
+        mdTable(
+          ['step', 'µs per message', 'added'],
+          rep.pipelineCosts.map((c) => [
+            c.step,
+            c.microsPerMessage.toFixed(2),
+            c.step.startsWith('authentication') || c.addedMicros === 0 ? '' : `${c.addedMicros >= 0 ? '+' : ''}${c.addedMicros.toFixed(2)}`,
+          ]),
+        ),
+    );
+  }
   parts.push(
-    '### Targets (issues 3, 4, 5, 7)\n\n' +
+    '### Targets (issues 3, 4, 5, 7, 14)\n\n' +
       mdTable(
         ['issue', 'target', 'measured', 'met'],
         rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),

@@ -3,6 +3,8 @@
  * holds and what `--render` reads back. Also the names every part of the bench shares: the
  * servers measured, the transports, the networks of tracenode a case can ask.
  */
+
+import type { PipelineCost } from './pipelineCosts.js';
 import type { LoadResult } from './wsLoad.js';
 
 /** The servers of a run, in the order of the tables' error column. */
@@ -12,7 +14,8 @@ export type ServerName = (typeof SERVERS)[number];
 /** HTTP keep-alive (autocannon) or WebSocket (bench/wsLoad.ts). */
 export type Transport = 'http' | 'ws';
 /** tracenode's networks a case asks: the bench chain, the demo chain, the Starknet bench chain. */
-export type Network = 'mainnet' | 'demo' | 'starknet';
+/** `controlled`: the bench chain through a key with every operator control on (issue 14). */
+export type Network = 'mainnet' | 'demo' | 'starknet' | 'controlled';
 
 /** The one-connection HTTP run: unloaded latency, ms. */
 export interface ProbeResult {
@@ -103,6 +106,8 @@ export interface BenchReport {
   memory: { restMiB?: number; idleSockets?: number; idleSocketsOpen?: number; idleMiB?: number; underLoadMiB?: number };
   cases: CaseResult[];
   starknetBench?: StarknetBenchResult;
+  /** What each operator control adds to a message, in process (bench/pipelineCosts.ts). */
+  pipelineCosts?: PipelineCost[];
   targets: Target[];
   seconds: number;
 }

@@ -14,6 +14,7 @@ import { anvilVersion, prepareChain, prepareDemo, runStarknetBench } from './cha
 import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
 import { roundLoad, runLoad, runProbe } from './load.js';
 import { type BenchOptions, DEFAULTS } from './options.js';
+import { measurePipelineCosts } from './pipelineCosts.js';
 import { BENCH_DIR, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
 import { fmtMs, fmtRps } from './report.js';
 import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
@@ -143,7 +144,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const head = e.head.number;
 
     const networks = [demoDir ? `demo=${demoDir}` : '', starknet ? `starknet-mainnet=${starknet.datadir}` : ''].filter(Boolean).join(',');
-    const { endpoints, tracenode, ports } = await startServers({ datadir: chain.datadir, networks, anvilUrl: chain.anvil.url, stops });
+    const { endpoints, tracenode, ports } = await startServers({ datadir: chain.datadir, networks, anvilUrl: chain.anvil.url, stops, token: e.bench.token });
 
     // Same chain on both: head hashes must agree with the generator's.
     const tnHead = field(await rpcResult(endpoints.tracenode.mainnet.http, 'eth_getBlockByNumber', ['latest', false]), 'hash');
@@ -217,6 +218,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     }
     clearInterval(sampler);
     memory.underLoadMiB = round(peak, 1);
+    log('pipeline costs: in process, one control more at each step…');
+    const pipelineCosts = await measurePipelineCosts({ messages: options.quick ? 2000 : 20_000, rounds: options.quick ? 3 : 7 });
 
     machine.loadAverage.end = loadavg().map((x) => round(x));
     const report: BenchReport = {
@@ -241,6 +244,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       memory,
       cases,
       ...(starknet ? { starknetBench: starknet.result } : {}),
+      pipelineCosts,
       targets: [],
       seconds: 0,
     };

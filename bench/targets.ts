@@ -1,5 +1,5 @@
 /**
- * The performance targets of issues 3, 4, 5 and 7, judged from a run's results: each target with
+ * The performance targets of issues 3, 4, 5, 7 and 14, judged from a run's results: each target with
  * what was measured and whether it was met (or `null`: not run, or a figure shown for
  * information). `--render` judges a saved results file again with the targets of today.
  */
@@ -21,6 +21,14 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     if (v === undefined || tn === undefined || other === undefined) return notRun(issue, target);
     out.push({ issue, target, measured: `${v.toFixed(2)}× (${fmtRps(tn)} vs ${fmtRps(other)} req/s)`, met: min === undefined ? null : v >= min });
   };
+  const wsRatio = (issue: number, target: string, name: string, vs: ServerName, min: number) => {
+    const k = c(name);
+    const tn = k?.servers.tracenode?.ws?.rps;
+    const other = k?.servers[vs]?.ws?.rps;
+    const v = ratio(tn, other);
+    if (v === undefined || tn === undefined || other === undefined) return notRun(issue, target);
+    out.push({ issue, target, measured: `${v.toFixed(2)}× (${fmtRps(tn)} vs ${fmtRps(other)} req/s)`, met: v >= min });
+  };
   const latencyVsAnvil = (issue: number, target: string, name: string, max: number) => {
     const k = c(name);
     const tn = k?.servers.tracenode?.c1?.p50;
@@ -32,6 +40,8 @@ export function evaluateTargets(rep: BenchReport): Target[] {
   rpsRatio(3, 'eth_getStorageAt at latest ≥ 0.8× the floor over HTTP', 'eth_getStorageAt latest', 'floor', 0.8);
   // Information, not a target of the issue: against the transport tracenode's HTTP fast path uses.
   rpsRatio(3, '(same, against the bare node:http floor: information)', 'eth_getStorageAt latest', 'nodeFloor', undefined);
+  rpsRatio(14, 'eth_getStorageAt at latest, every control on, ≥ 0.85× the floor over HTTP', 'eth_getStorageAt latest (every control on)', 'floor', 0.85);
+  wsRatio(14, 'eth_getStorageAt at latest, every control on, ≥ 0.60× the floor over WebSocket', 'eth_getStorageAt latest (every control on)', 'floor', 0.6);
   rpsRatio(3, 'eth_getProof (1 key) ≥ 0.5× anvil', 'eth_getProof 1 key', 'anvil', 0.5);
   rpsRatio(3, 'eth_getProof (10 keys) ≥ 0.5× anvil', 'eth_getProof 10 keys', 'anvil', 0.5);
   rpsRatio(4, 'eth_call simple view ≥ 0.5× the floor over HTTP', 'eth_call view', 'floor', 0.5);

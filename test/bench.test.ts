@@ -10,7 +10,9 @@ import { badCount, type CaseResult } from '../bench/results.js';
 import { runBench } from '../bench/runBench.js';
 import { describeWithFoundry } from './helpers/foundry.js';
 
-const CASES = ['eth_getStorageAt latest', 'eth_call revert'];
+/** Selected by `--only` (names containing them); the second also selects the every-control variant. */
+const ONLY = ['eth_getStorageAt latest', 'eth_call revert'];
+const CASES = ['eth_getStorageAt latest', 'eth_getStorageAt latest (every control on)', 'eth_call revert'];
 const IDLE_SOCKETS = 100;
 const CONNECTIONS = 4;
 const FLOOR = 'its constant answer';
@@ -33,7 +35,7 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
     const report = await runBench({
       quick: true,
       blocks: 24,
-      only: CASES,
+      only: ONLY,
       durationS: 0.3,
       warmupS: 0,
       probeS: 0.2,
@@ -43,12 +45,13 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
       log: () => {},
     });
     expect(report.mode).toBe('quick');
-    expect(report.settings).toEqual({ blocks: 24, durationS: 0.3, warmupS: 0, probeS: 0.2, connections: CONNECTIONS, only: CASES });
+    expect(report.settings).toEqual({ blocks: 24, durationS: 0.3, warmupS: 0, probeS: 0.2, connections: CONNECTIONS, only: ONLY });
     expect(report.chain.head).toBe(24);
     expect(report.cases.map((c) => c.name)).toEqual(CASES);
 
-    const [storage, revert] = report.cases;
+    const [storage, controlled, revert] = report.cases;
     expect(storage.crossCheck).toBe('equal');
+    expect(controlled.crossCheck).toBe('equal');
     expect(revert.crossCheck).toBe('equal');
     const checked = (k: CaseResult) => Object.fromEntries(Object.entries(k.servers).map(([server, run]) => [server, run?.checkedAgainst]));
     // The node:http floor runs (HTTP only) for the transport-bound cases only.
@@ -58,6 +61,7 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
       tracenode: "tracenode's answer fetched before the run",
       anvil: "tracenode's answer (cross-checked)",
     });
+    expect(checked(controlled)).toEqual(checked(storage));
     expect(checked(revert)).toEqual({
       floor: FLOOR,
       tracenode: "tracenode's answer fetched before the run",
@@ -88,12 +92,27 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
     expect(report.targets.filter((t) => t.measured !== 'not run').map((t) => t.target)).toEqual([
       'eth_getStorageAt at latest ≥ 0.8× the floor over HTTP',
       '(same, against the bare node:http floor: information)',
+      'eth_getStorageAt at latest, every control on, ≥ 0.85× the floor over HTTP',
+      'eth_getStorageAt at latest, every control on, ≥ 0.60× the floor over WebSocket',
     ]);
+    // What each control costs, in process: every step measured.
+    expect(report.pipelineCosts?.map((c) => c.step)).toEqual([
+      'dispatch alone (no pipeline)',
+      'pipeline (session, metrics), open key',
+      '+ access log line (info)',
+      '+ allowlists (origins, user agents, methods, contracts)',
+      '+ rate limit (never reached)',
+      '+ daily quota (never reached)',
+      'authentication: key only',
+      'authentication: key + HTTP Basic secret',
+      'authentication: key + JWT (ES256)',
+    ]);
+    for (const c of report.pipelineCosts ?? []) expect(c.microsPerMessage, c.step).toBeGreaterThan(0);
 
     const table = renderTables(report);
     const blocks = table.split('\n\n');
     const headings = blocks.filter((b) => b.startsWith('### ')).map((h) => h.replace(/[:(].*$/s, '').trim());
-    expect(headings).toEqual(['### Ratios', '### Absolute figures', '### Import', '### tracenode memory', '### Targets']);
+    expect(headings).toEqual(['### Ratios', '### Absolute figures', '### Import', '### tracenode memory', '### What each operator control costs a message', '### Targets']);
     const tables = blocks.filter((b) => b.startsWith('|'));
     expect(tables).toHaveLength(headings.length);
     // Well-formed: within a table every line is padded to the same width and has the same cells.
@@ -112,6 +131,9 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
     }
     expect(absolute.map((r) => [r[0], r[1], r[6]])).toEqual([
       ['eth_getStorageAt latest', 'HTTP', '0/0/0/0'],
+      ['', 'WS', '0/0/0/0'],
+      ['', '1 conn p50/p99', ''],
+      ['eth_getStorageAt latest (every control on)', 'HTTP', '0/0/0/0'],
       ['', 'WS', '0/0/0/0'],
       ['', '1 conn p50/p99', ''],
       ['eth_call revert', 'HTTP', '0/0/0'],
