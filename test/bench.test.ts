@@ -112,7 +112,14 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
     const table = renderTables(report);
     const blocks = table.split('\n\n');
     const headings = blocks.filter((b) => b.startsWith('### ')).map((h) => h.replace(/[:(].*$/s, '').trim());
-    expect(headings).toEqual(['### Ratios', '### Absolute figures', '### Import', '### tracenode memory', '### What each operator control costs a message', '### Targets']);
+    expect(headings).toEqual([
+      '### Ratios',
+      '### Absolute figures',
+      '### Import',
+      '### tracenode memory',
+      '### What each operator control costs a message',
+      '### Targets',
+    ]);
     const tables = blocks.filter((b) => b.startsWith('|'));
     expect(tables).toHaveLength(headings.length);
     // Well-formed: within a table every line is padded to the same width and has the same cells.
