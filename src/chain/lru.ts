@@ -9,6 +9,13 @@
  * costs one Map lookup — a strict LRU would reorder its map on every hit, which showed as a few µs
  * a request on the hottest paths (every request resolves a header and reads cached state).
  */
+/** What a cache reports to the metrics. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
 export class LruCache<K, V> {
   private young = new Map<K, V>();
   private old = new Map<K, V>();
@@ -16,6 +23,9 @@ export class LruCache<K, V> {
   /** Weights of the entries of both generations, when a budget is set. */
   private readonly weights = new Map<K, number>();
   private readonly maxYoung: number;
+  /** Lookups that found their entry, and lookups that did not (for the cache metrics). */
+  hits = 0;
+  misses = 0;
   private readonly maxYoungWeight: number;
 
   constructor(
@@ -28,9 +38,16 @@ export class LruCache<K, V> {
 
   get(key: K): V | undefined {
     const value = this.young.get(key);
-    if (value !== undefined) return value;
+    if (value !== undefined) {
+      this.hits++;
+      return value;
+    }
     const older = this.old.get(key);
-    if (older === undefined) return undefined;
+    if (older === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     this.old.delete(key);
     this.addYoung(key, older, this.budget ? (this.weights.get(key) ?? 0) : 0);
     return older;
@@ -68,6 +85,11 @@ export class LruCache<K, V> {
     this.old.clear();
     this.weights.clear();
     this.youngWeight = 0;
+  }
+
+  /** Hits, misses and entries, for the cache metrics. */
+  stats(): CacheStats {
+    return { hits: this.hits, misses: this.misses, entries: this.young.size + this.old.size };
   }
 
   get size(): number {

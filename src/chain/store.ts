@@ -8,7 +8,7 @@ import { rlpPayload } from '../codec/rlpPrefix.js';
 import type { Config } from '../config/settings.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { decodeNumber, encodeNumber, META, PREFIX, prefixed } from '../db/keys.js';
-import { LruCache } from './lru.js';
+import { type CacheStats, LruCache } from './lru.js';
 import { decodeReceipts, encodeReceipts, type StoredReceipt } from './receipts.js';
 
 /** Positions in a header's RLP list (yellow paper order, every fork). */
@@ -77,6 +77,18 @@ export class ChainStore {
     this.txHashLists = new LruCache(caches.txHashesEntries);
     this.canonicalHashes = new LruCache(caches.headerEntries);
     this.blooms = new LruCache(caches.bloomEntries);
+  }
+
+  /** Hits, misses and entries of each of the store's caches (for the metrics). */
+  cacheStats(): Record<string, CacheStats> {
+    return {
+      headers: this.headers.stats(),
+      blocks: this.blocks.stats(),
+      receipts: this.receiptLists.stats(),
+      tx_hashes: this.txHashLists.stats(),
+      canonical_hashes: this.canonicalHashes.stats(),
+      blooms: this.blooms.stats(),
+    };
   }
 
   /** The head block, or undefined in an empty database (before `init`). */

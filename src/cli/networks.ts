@@ -14,17 +14,19 @@ export async function createEthereumNetwork(
   chain: EthereumChain,
   opts: { name: string; hostnames?: readonly string[]; clientVersion: string; config: EthContextConfig },
 ): Promise<NetworkHandle> {
+  const context = await createEthContext(chain, opts.clientVersion, opts.config);
   return {
     name: opts.name,
     hostnames: opts.hostnames ?? [],
     methods: ethereumMethods as MethodTable<unknown>,
-    context: await createEthContext(chain, opts.clientVersion, opts.config),
+    context,
     async health() {
       const head = await chain.store.head();
       return head ? { ok: true, head: { number: Number(head.number), hash: bytesToHex(head.hash) } } : { ok: false };
     },
     // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
     head: () => chain.store.head(),
+    cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
   };
 }
 

@@ -72,6 +72,7 @@ export class NodeMetrics {
   constructor(
     heads: () => Promise<ReadonlyArray<{ network: string; number: number | undefined }>>,
     private readonly now: () => number = Date.now,
+    caches: () => ReadonlyArray<{ network: string; cache: string; hits: number; misses: number; entries: number }> = () => [],
   ) {
     const registers = [this.registry];
     const records = () => [...this.calls.values()];
@@ -136,6 +137,27 @@ export class NodeMetrics {
     register(
       collected('tracenode_requests_in_flight', 'HTTP requests and WebSocket messages in progress', 'gauge', () =>
         [...this.inFlight].map(([transport, value]) => ({ labels: { transport }, value })),
+      ),
+    );
+    // The caches of each network: lookups that hit and missed, entries held, and the hit ratio.
+    register(
+      collected('tracenode_cache_hits_total', 'Cache lookups that found their entry, by network and cache', 'counter', () =>
+        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.hits })),
+      ),
+    );
+    register(
+      collected('tracenode_cache_misses_total', 'Cache lookups that did not find their entry, by network and cache', 'counter', () =>
+        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.misses })),
+      ),
+    );
+    register(
+      collected('tracenode_cache_entries', 'Entries a cache holds, by network and cache', 'gauge', () =>
+        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.entries })),
+      ),
+    );
+    register(
+      collected('tracenode_cache_hit_ratio', 'Hits over lookups since start, by network and cache (0 before the first lookup)', 'gauge', () =>
+        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.hits + c.misses > 0 ? c.hits / (c.hits + c.misses) : 0 })),
       ),
     );
     this.refusals = new Counter({

@@ -1,5 +1,5 @@
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
-import { LruCache } from '../chain/lru.js';
+import { type CacheStats, LruCache } from '../chain/lru.js';
 import type { TrieDB } from './trieDb.js';
 
 /**
@@ -23,6 +23,11 @@ export class ReadOnlyTrieDB implements DB<string, string | Uint8Array> {
     const value = await this.inner.get(key);
     if (value !== undefined) this.cache.set(key, value);
     return value;
+  }
+
+  /** Hits, misses and entries of the node cache (for the metrics). */
+  cacheStats(): CacheStats {
+    return this.cache.stats();
   }
 
   async put(_key: string, _value: string | Uint8Array, _opts?: EncodingOpts): Promise<void> {

@@ -13,7 +13,7 @@ import {
   KECCAK256_RLP,
   ValueEncoding,
 } from '@ethereumjs/util';
-import { LruCache } from '../chain/lru.js';
+import { type CacheStats, LruCache } from '../chain/lru.js';
 
 /*
  * Reads of archived state are immutable facts: an account under a state root, a slot under a
@@ -79,6 +79,11 @@ export class StateReadCache {
   }
 
   /** The (read-only) trie under `root`, kept open while it is used. */
+  /** Hits, misses and entries of the read cache (for the metrics). */
+  cacheStats(): CacheStats {
+    return this.entries.stats();
+  }
+
   trieAt(root: Uint8Array): MerklePatriciaTrie {
     const key = cacheKey(KEY_TRIE, root);
     let trie = this.tries.get(key);

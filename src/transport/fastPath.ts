@@ -34,6 +34,8 @@ export interface FastPathOptions {
   isClosing(): boolean;
   /** Counts requests in progress, so shutdown can wait for them. */
   track(res: ServerResponse): void;
+  /** Writes the access line of a request refused before the pipeline (its status). */
+  logRefused(status: number): void;
 }
 
 /**
@@ -69,6 +71,7 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, au
   if (!auth.ok) {
     req.resume(); // the body is not wanted; read it so the answer is not lost to a reset
     sendError(res, auth.error, corsHeaders(undefined, origin), o.isClosing());
+    o.logRefused(auth.error.httpStatus);
     return;
   }
   const abort = new AbortController();

@@ -17,6 +17,8 @@ export interface NetworkHandle {
   health(): Promise<{ ok: boolean } & Record<string, unknown>>;
   /** The head as one request sees it, read at most once per request (see `RequestContext.head`). */
   head?(): Promise<unknown>;
+  /** Hits, misses and entries of the network's caches, by cache name (for the metrics). */
+  cacheStats?(): Record<string, { hits: number; misses: number; entries: number }>;
 }
 
 /** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */

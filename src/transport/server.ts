@@ -84,13 +84,16 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   const keys = opts.keys instanceof KeyRegistry ? opts.keys : new KeyRegistry(openKeys([...opts.keys]));
   const selectNetwork = createNetworkSelector(opts.networks);
   const logger = opts.logger === true ? createLogger() : opts.logger || undefined;
-  const metrics = new NodeMetrics(() =>
-    Promise.all(
-      opts.networks.map(async (n) => {
-        const health = await n.health().catch(() => ({ ok: false }) as { ok: boolean; head?: { number: number } });
-        return { network: n.name, number: (health as { head?: { number: number } }).head?.number };
-      }),
-    ),
+  const metrics = new NodeMetrics(
+    () =>
+      Promise.all(
+        opts.networks.map(async (n) => {
+          const health = await n.health().catch(() => ({ ok: false }) as { ok: boolean; head?: { number: number } });
+          return { network: n.name, number: (health as { head?: { number: number } }).head?.number };
+        }),
+      ),
+    Date.now,
+    () => opts.networks.flatMap((n) => Object.entries(n.cacheStats?.() ?? {}).map(([cache, stats]) => ({ network: n.name, cache, ...stats }))),
   );
   const pipeline = createPipeline({ keys, metrics, logger });
   const httpLimits: DispatchLimits = {
@@ -236,6 +239,9 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
       log: () => (logger ? new RequestLog(logger, nextRequestId()) : log),
       isClosing: () => closing,
       track,
+      logRefused: (status) => {
+        if (logger?.isLevelEnabled('info')) logger.info({ method: 'POST', route: routeTemplate('rpc'), status }, 'request');
+      },
     });
   }
 

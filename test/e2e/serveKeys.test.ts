@@ -55,10 +55,10 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-const call = async (key: string, method = 'eth_blockNumber') => {
+const call = async (key: string, method = 'eth_blockNumber', params = '[]') => {
   const res = await rawHttp(`${rpc}/v3/${key}`, {
     headers: { 'content-type': 'application/json' },
-    body: `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`,
+    body: `{"jsonrpc":"2.0","id":1,"method":"${method}","params":${params}}`,
   });
   return { status: res.status, body: JSON.parse(res.text) };
 };
@@ -79,6 +79,23 @@ it('metrics on their own port only', async () => {
   expect(m.status).toBe(200);
   expect(m.text).toMatch(/^tracenode_key_requests_total\{key_id="team-a",method="eth_blockNumber"\} 1$/m);
   expect((await rawHttp(`${rpc}/metrics`, { method: 'GET' })).status).toBe(404);
+});
+
+it('counts cache hits and misses: the same block read twice is one miss, then one hit', async () => {
+  const scrape = async () => (await rawHttp(`${metrics}/metrics`, { method: 'GET' })).text;
+  const value = (text: string, name: string, cache: string) =>
+    Number(new RegExp(`^tracenode_${name}\\{network="mainnet",cache="${cache}"\\} ([\\d.e+-]+)$`, 'm').exec(text)?.[1]);
+  const before = await scrape();
+  for (let i = 0; i < 2; i++) expect((await call('team-b-key', 'eth_getBlockByNumber', '["0x5",false]')).status).toBe(200);
+  const after = await scrape();
+  const delta = (name: string, cache: string) => value(after, name, cache) - value(before, name, cache);
+  expect([delta('cache_misses_total', 'blocks'), delta('cache_hits_total', 'blocks')]).toEqual([1, 1]);
+  expect([delta('cache_misses_total', 'canonical_hashes'), delta('cache_hits_total', 'canonical_hashes')]).toEqual([1, 1]);
+  expect(delta('cache_entries', 'blocks')).toBe(1);
+  expect(value(after, 'cache_hit_ratio', 'blocks')).toBeCloseTo(
+    value(after, 'cache_hits_total', 'blocks') / (value(after, 'cache_hits_total', 'blocks') + value(after, 'cache_misses_total', 'blocks')),
+    6,
+  );
 });
 
 it('SIGHUP (or the file watch) puts a changed keys file in force; a malformed one changes nothing', async () => {
