@@ -1,7 +1,7 @@
 /**
  * What each operator control costs a request, in process: one eth_getStorageAt-shaped message
  * (a constant answer, so only the pipeline is measured) through the request pipeline with one
- * more control switched on at each step — the pipeline itself (session, metrics), the access log
+ * more control switched on at each step — the pipeline itself (a session per message, as over HTTP, and metrics), the access log
  * (pino writing to a discarding stream), allowlists (Origin, User-Agent, methods, contracts), a
  * rate limit, a daily quota — plus authentication alone (the key, its HTTP Basic secret, its JWT).
  * Each figure is the median of several rounds of many messages, in µs per message.
@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { importPKCS8, SignJWT } from 'jose';
 import { pino } from 'pino';
+import { ClientGone } from '../src/pipeline/clientGone.js';
 import { type KeyPolicy, KeyRegistry } from '../src/pipeline/keys.js';
 import { NodeMetrics } from '../src/pipeline/metrics.js';
 import { createPipeline, type PipelineNetwork } from '../src/pipeline/pipeline.js';
@@ -85,16 +86,19 @@ export async function measurePipelineCosts(opts: { messages?: number; rounds?: n
     const logger = s.logger ? pino({ level: 'info' }, sink) : undefined;
     const keys = new KeyRegistry([s.policy]);
     const pipeline = createPipeline({ keys, metrics: new NodeMetrics(async () => []), logger });
-    const session = pipeline.session({
-      policy: s.policy,
-      target,
-      transport: 'http',
-      remoteAddress: '127.0.0.1',
-      origin,
-      userAgent,
-      signal: new AbortController().signal,
+    // A session per message, as over HTTP (one request, one session).
+    const us = await timeIt(messages, rounds, () => {
+      const session = pipeline.session({
+        policy: s.policy,
+        target,
+        transport: 'http',
+        remoteAddress: '127.0.0.1',
+        origin,
+        userAgent,
+        gone: new ClientGone(),
+      });
+      return pipeline.handle(session, body, LIMITS, quiet);
     });
-    const us = await timeIt(messages, rounds, () => pipeline.handle(session, body, LIMITS, quiet));
     out.push({ step: s.step, microsPerMessage: us, addedMicros: us - before });
     opts.log?.(`pipeline costs: ${s.step} ${us.toFixed(2)} µs`);
     before = us;

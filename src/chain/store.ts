@@ -114,6 +114,14 @@ export class ChainStore {
     return header;
   }
 
+  /**
+   * The header of `head`, a head this store returned (a request's snapshot): the cached head header
+   * while `head` is still the current head, else read by hash.
+   */
+  headerOfHead(head: Head): Promise<BlockHeader | undefined> {
+    return head === this.cachedHead ? this.headHeader() : this.headerByHash(head.hash);
+  }
+
   /** Forgets the cached head and canonical hashes so the next read sees the database (after a write). */
   invalidateHead(): void {
     this.headGeneration++;

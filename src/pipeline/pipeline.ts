@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import { type CallInfo, type CallScope, type DispatchLimits, type DispatchLogger, type DispatchTarget, dispatch } from '../rpc/dispatch.js';
 import { RejectedByKeySettingsError, RpcError } from '../rpc/errors.js';
-import type { RequestContext, SessionInfo, Transport } from '../rpc/method.js';
+import type { RequestContext, SessionInfo } from '../rpc/method.js';
 import { type AuthResult, authenticate, type Credentials } from './auth.js';
+import type { ClientGone } from './clientGone.js';
 import type { KeyPolicy, KeyRegistry } from './keys.js';
 import { createKeyLimits, isHeavyMethod, type KeyLimits, RateLimitedError } from './limits.js';
 import type { NodeMetrics, RefusalReason } from './metrics.js';
@@ -28,7 +29,8 @@ export interface PipelineNetwork extends DispatchTarget {
 export interface Session extends SessionInfo {
   readonly policy: KeyPolicy;
   readonly target: PipelineNetwork;
-  readonly signal: AbortSignal;
+  /** Fires when the client goes away (HTTP: the request's connection; WebSocket: the socket). */
+  readonly gone: ClientGone;
   /** Whether the Origin and User-Agent pass the key's allowlists (decided once per session). */
   readonly allowed: boolean;
 }
@@ -103,8 +105,16 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     },
 
     session(init) {
+      // Every field by name: V8 (Node 20) takes `{ ...init, more }` through its slow path, ~4 µs
+      // a request on the HTTP fast path, where this literal costs ~0.04 µs.
       return {
-        ...init,
+        policy: init.policy,
+        target: init.target,
+        transport: init.transport,
+        remoteAddress: init.remoteAddress,
+        origin: init.origin,
+        userAgent: init.userAgent,
+        gone: init.gone,
         keyId: init.policy.id,
         network: init.target.name,
         allowed: sessionAllowed(init.policy, init.origin, init.userAgent),
@@ -120,97 +130,128 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     },
 
     async handle(session, body, dispatchLimits, log) {
-      const started = performance.now();
-      const transport: Transport = session.transport;
-      metrics.enter(transport);
-      const keyLimits = limits(session.policy);
-      const methods: string[] = [];
-      let calls = 0;
-      let refusedStatus: number | undefined;
-      let refusedAll = true;
-      let retryAfter: number | undefined;
-      let head: Promise<unknown> | undefined;
-      const request: RequestContext = {
-        session,
-        signal: session.signal,
-        head: () => {
-          head ??= session.target.head?.() ?? Promise.resolve(undefined);
-          return head;
-        },
-      };
-
-      const steps = (env: CallEnv, invoke: () => Promise<unknown>): Promise<unknown> => {
-        const { call } = env;
-        if (!session.allowed || !callAllowed(session.policy, call.method, call.params)) {
-          metrics.refused('policy');
-          throw new RejectedByKeySettingsError();
-        }
-        const admitted = keyLimits.admit();
-        const run = async (): Promise<unknown> => {
-          const release = isHeavyMethod(call.method) ? keyLimits.enterHeavy() : undefined;
-          try {
-            return extra.length === 0 ? await invoke() : await runExtra(env, 0, invoke);
-          } finally {
-            release?.();
-          }
-        };
-        return admitted === undefined ? run() : admitted.then(run);
-      };
-      const runExtra = (env: CallEnv, i: number, invoke: () => Promise<unknown>): Promise<unknown> =>
-        i === extra.length ? invoke() : extra[i](env, () => runExtra(env, i + 1, invoke));
-
-      const around = async (call: CallInfo, invoke: () => Promise<unknown>): Promise<unknown> => {
-        calls++;
-        // Method names from clients label metrics and log lines only when the network serves them:
-        // anything else is one label, so a client cannot create series without bound.
-        const label = call.known ? call.method : UNKNOWN_METHOD;
-        if (methods.length < 10) methods.push(label);
-        const t0 = performance.now();
-        try {
-          const result = await steps({ session, call }, invoke);
-          refusedAll = false;
-          metrics.call(session.network, transport, session.keyId, label, 'ok', (performance.now() - t0) / 1000);
-          return result;
-        } catch (err) {
-          const wire = err instanceof RpcError ? err : session.target.methods.mapError?.(err);
-          metrics.call(session.network, transport, session.keyId, label, wire ? String(wire.code) : '-32603', (performance.now() - t0) / 1000);
-          if (wire !== undefined && (wire.httpStatus === 403 || wire.httpStatus === 429)) {
-            if (err instanceof RateLimitedError) {
-              metrics.refused(err.message.startsWith('daily') ? 'quota' : err.message.includes('concurrent') ? 'concurrency' : 'rate');
-              retryAfter = Math.max(retryAfter ?? 0, err.retryAfterSeconds);
-            }
-            refusedStatus = refusedStatus === undefined || refusedStatus === wire.httpStatus ? wire.httpStatus : 0;
-          } else {
-            refusedAll = false;
-          }
-          throw err;
-        }
-      };
-
-      const scope: CallScope = { request, around };
+      const run = new MessageRun(session, limits(session.policy), metrics, extra);
+      metrics.enter(session.transport);
       let out: string | undefined;
       try {
-        out = await dispatch(body, session.target, log, dispatchLimits, scope);
+        out = await dispatch(body, session.target, log, dispatchLimits, run);
       } finally {
-        metrics.leave(transport);
+        metrics.leave(session.transport);
       }
-      const status = calls > 0 && refusedAll && refusedStatus ? refusedStatus : 200;
+      const status = run.status();
       if (logger?.isLevelEnabled('info')) {
+        const { calls, methods } = run;
         logger.info(
           {
             keyId: session.keyId,
             network: session.network,
-            transport,
+            transport: session.transport,
             methods: calls > methods.length ? [...methods, `…${calls - methods.length} more`] : methods,
             status,
-            ms: Math.round((performance.now() - started) * 1000) / 1000,
+            ms: Math.round((performance.now() - run.started) * 1000) / 1000,
             bytesIn: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
             bytesOut: out === undefined ? 0 : Buffer.byteLength(out),
           },
           'request',
         );
       }
-      return { status, body: out, retryAfter: status === 429 ? retryAfter : undefined };
+      return { status, body: out, retryAfter: status === 429 ? run.retryAfter : undefined };
     },
   };
+}
+
+/** Method names an access line lists (the rest are counted). */
+const LOGGED_METHODS = 10;
+
+/**
+ * One message on its way through the pipeline: the call scope dispatch runs each call in, the
+ * request context handlers get, and what the access line and status need. One object a message,
+ * with methods rather than closures: the HTTP fast path makes one per request.
+ */
+class MessageRun implements CallScope, RequestContext {
+  readonly started = performance.now();
+  readonly request: RequestContext = this;
+  calls = 0;
+  readonly methods: string[] = [];
+  retryAfter: number | undefined;
+  private refusedStatus: number | undefined;
+  private refusedAll = true;
+  private headRead: Promise<unknown> | undefined;
+
+  constructor(
+    readonly session: Session,
+    private readonly keyLimits: KeyLimits,
+    private readonly metrics: NodeMetrics,
+    private readonly extra: readonly Middleware[],
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.session.gone.signal;
+  }
+
+  /** The head as this message sees it: read on first use, then shared by its calls. */
+  head(): Promise<unknown> {
+    this.headRead ??= this.session.target.head?.() ?? Promise.resolve(undefined);
+    return this.headRead;
+  }
+
+  /** 200, or 403/429 when every call was refused for the same reason. */
+  status(): number {
+    return this.calls > 0 && this.refusedAll && this.refusedStatus ? this.refusedStatus : 200;
+  }
+
+  async around(call: CallInfo, invoke: () => Promise<unknown>): Promise<unknown> {
+    const { session, metrics } = this;
+    this.calls++;
+    // Method names from clients label metrics and log lines only when the network serves them:
+    // anything else is one label, so a client cannot create series without bound.
+    const label = call.known ? call.method : UNKNOWN_METHOD;
+    if (this.methods.length < LOGGED_METHODS) this.methods.push(label);
+    const t0 = performance.now();
+    try {
+      const result = await this.steps(call, invoke);
+      this.refusedAll = false;
+      metrics.call(session.network, session.transport, session.keyId, label, 'ok', (performance.now() - t0) / 1000);
+      return result;
+    } catch (err) {
+      const wire = err instanceof RpcError ? err : session.target.methods.mapError?.(err);
+      metrics.call(session.network, session.transport, session.keyId, label, wire ? String(wire.code) : '-32603', (performance.now() - t0) / 1000);
+      if (wire !== undefined && (wire.httpStatus === 403 || wire.httpStatus === 429)) {
+        if (err instanceof RateLimitedError) {
+          metrics.refused(err.message.startsWith('daily') ? 'quota' : err.message.includes('concurrent') ? 'concurrency' : 'rate');
+          this.retryAfter = Math.max(this.retryAfter ?? 0, err.retryAfterSeconds);
+        }
+        this.refusedStatus = this.refusedStatus === undefined || this.refusedStatus === wire.httpStatus ? wire.httpStatus : 0;
+      } else {
+        this.refusedAll = false;
+      }
+      throw err;
+    }
+  }
+
+  /** Policy, rate limit and quota, heavy-call concurrency, the operator's middleware, the method. */
+  private steps(call: CallInfo, invoke: () => Promise<unknown>): Promise<unknown> {
+    const { session } = this;
+    if (!session.allowed || !callAllowed(session.policy, call.method, call.params)) {
+      this.metrics.refused('policy');
+      throw new RejectedByKeySettingsError();
+    }
+    const admitted = this.keyLimits.admit();
+    const heavy = isHeavyMethod(call.method);
+    // The common case (no limit to wait for, a light method, no middleware) adds no promise.
+    if (admitted === undefined && !heavy && this.extra.length === 0) return invoke();
+    const run = async (): Promise<unknown> => {
+      const release = heavy ? this.keyLimits.enterHeavy() : undefined;
+      try {
+        return this.extra.length === 0 ? await invoke() : await this.runExtra({ session, call }, 0, invoke);
+      } finally {
+        release?.();
+      }
+    };
+    return admitted === undefined ? run() : admitted.then(run);
+  }
+
+  private runExtra(env: CallEnv, i: number, invoke: () => Promise<unknown>): Promise<unknown> {
+    return i === this.extra.length ? invoke() : this.extra[i](env, () => this.runExtra(env, i + 1, invoke));
+  }
 }

@@ -78,12 +78,12 @@ export class StateReadCache {
     return code;
   }
 
-  /** The (read-only) trie under `root`, kept open while it is used. */
   /** Hits, misses and entries of the read cache (for the metrics). */
   cacheStats(): CacheStats {
     return this.entries.stats();
   }
 
+  /** The (read-only) trie under `root`, kept open while it is used. */
   trieAt(root: Uint8Array): MerklePatriciaTrie {
     const key = cacheKey(KEY_TRIE, root);
     let trie = this.tries.get(key);

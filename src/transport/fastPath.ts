@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthResult } from '../pipeline/auth.js';
+import { ClientGone } from '../pipeline/clientGone.js';
 import type { Pipeline, PipelineReply } from '../pipeline/pipeline.js';
 import type { DispatchLimits, DispatchLogger } from '../rpc/dispatch.js';
 import type { RpcError } from '../rpc/errors.js';
@@ -74,9 +75,9 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, au
     o.logRefused(auth.error.httpStatus);
     return;
   }
-  const abort = new AbortController();
+  const gone = new ClientGone();
   res.once('close', () => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) gone.abort();
   });
   const session = o.pipeline.session({
     policy: auth.policy,
@@ -85,7 +86,7 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, au
     remoteAddress: req.socket.remoteAddress,
     origin,
     userAgent: headers['user-agent'],
-    signal: abort.signal,
+    gone,
   });
   const chunks: Buffer[] = [];
   let received = 0;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config/settings.js';
+import { ClientGone } from '../pipeline/clientGone.js';
 import type { KeyRegistry } from '../pipeline/keys.js';
 import type { NodeMetrics } from '../pipeline/metrics.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
@@ -38,7 +39,7 @@ export interface RpcRouteDeps {
 /** The request as the RPC routes decorate it once authenticated. */
 export interface RequestWithSession extends FastifyRequest {
   session?: ReturnType<Pipeline['session']>;
-  abort?: AbortController;
+  gone?: ClientGone;
   /** The pipeline wrote the access line: the transport does not write another. */
   pipelined?: boolean;
 }
@@ -54,11 +55,11 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
       throw auth.error;
     }
     const request = req as RequestWithSession;
-    const abort = new AbortController();
+    const gone = new ClientGone();
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
+      if (!reply.raw.writableFinished) gone.abort();
     });
-    request.abort = abort;
+    request.gone = gone;
     request.session = pipeline.session({
       policy: auth.policy,
       target: selectNetwork(req.headers.host),
@@ -66,7 +67,7 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
       remoteAddress: req.socket.remoteAddress,
       origin: req.headers.origin,
       userAgent: req.headers['user-agent'],
-      signal: abort.signal,
+      gone,
     });
   };
   const methodNotAllowed =
@@ -148,7 +149,7 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
     wsHandler: (socket: WebSocket, req: FastifyRequest) => {
       const request = req as RequestWithSession;
       request.pipelined = true;
-      serveWebSocket(socket, request.session!, request.abort!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log);
+      serveWebSocket(socket, request.session!, request.gone!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log);
     },
   });
   const refuseWs = methodNotAllowed('GET, OPTIONS');

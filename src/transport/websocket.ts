@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
+import type { ClientGone } from '../pipeline/clientGone.js';
 import type { NodeMetrics } from '../pipeline/metrics.js';
 import type { Pipeline, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
@@ -28,11 +29,11 @@ export interface WebSocketLimits {
   maxBufferedBytes: number;
 }
 
-/** Serves one connection until it closes; `abort` fires the session's signal. */
+/** Serves one connection until it closes; `gone` is the session's, fired when it closes. */
 export function serveWebSocket(
   socket: WebSocket,
   session: Session,
-  abort: AbortController,
+  gone: ClientGone,
   pipeline: Pipeline,
   metrics: NodeMetrics,
   limits: WebSocketLimits,
@@ -74,7 +75,7 @@ export function serveWebSocket(
       });
   });
   socket.on('close', (code: number) => {
-    abort.abort();
+    gone.abort();
     metrics.wsClosedBy(closedBy);
     log.debug({ code, keyId: session.keyId, network: session.network }, 'websocket closed');
   });

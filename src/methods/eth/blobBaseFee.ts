@@ -13,7 +13,7 @@ export const blobBaseFee = defineMethod({
   params: [],
   handler: async (ctx: EthContext, _args, req) => {
     const head = await headOf(ctx, req);
-    const header = head ? await ctx.chain.store.headerByHash(head.hash) : undefined;
+    const header = head ? await ctx.chain.store.headerOfHead(head) : undefined;
     if (header?.excessBlobGas === undefined) return null;
     return bigIntToQuantity(header.getBlobGasPrice());
   },

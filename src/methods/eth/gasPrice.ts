@@ -14,7 +14,7 @@ export const gasPrice = defineMethod({
     // One head for both parts of the answer: the oracle's samples and the base fee.
     const head = await headOf(ctx, req);
     const tip = await ctx.gasOracle.suggestTipCap(head);
-    const header = head ? await ctx.chain.store.headerByHash(head.hash) : undefined;
+    const header = head ? await ctx.chain.store.headerOfHead(head) : undefined;
     return bigIntToQuantity(tip + (header?.baseFeePerGas ?? 0n));
   },
 });

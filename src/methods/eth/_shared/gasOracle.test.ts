@@ -38,6 +38,7 @@ function contextOver(blocks: FakeBlock[], overrides: ConfigOverrides = {}): EthC
     head: async () => head,
     blockByNumber: async (n: bigint) => (n >= 1n && n <= BigInt(blocks.length) ? blocks[Number(n) - 1] : undefined),
     headerByHash: async () => blocks.at(-1)!.header,
+    headerOfHead: async () => blocks.at(-1)!.header,
   };
   return { chain: { store }, gasOracle: createGasOracle(store as never, testConfig(overrides).gasOracle) } as unknown as EthContext;
 }

@@ -31,7 +31,7 @@ export async function resolveBlock(ctx: EthContext, id: BlockId | undefined, req
   if (blockId.kind === 'tag' && blockId.tag !== 'earliest') {
     // The request's head snapshot when there is one; else the store's cached head header.
     const head = req ? await headOf(ctx, req) : undefined;
-    header = head ? await store.headerByHash(head.hash) : await store.headHeader();
+    header = head ? await store.headerOfHead(head) : await store.headHeader();
   } else {
     header = await store.headerByNumber(await blockNumberOf(ctx, blockId, req));
   }

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { ClientGone } from './clientGone.js';
+
+describe('ClientGone', () => {
+  it('a signal asked for before the client goes fires when it goes, once', () => {
+    const gone = new ClientGone();
+    const signal = gone.signal;
+    let fired = 0;
+    signal.addEventListener('abort', () => fired++);
+    expect([signal.aborted, gone.aborted]).toEqual([false, false]);
+    gone.abort();
+    gone.abort();
+    expect([signal.aborted, gone.aborted, fired]).toEqual([true, true, 1]);
+    expect(gone.signal).toBe(signal);
+  });
+
+  it('a signal asked for after the client went is already aborted', () => {
+    const gone = new ClientGone();
+    gone.abort();
+    expect(gone.aborted).toBe(true);
+    expect(gone.signal.aborted).toBe(true);
+  });
+});
