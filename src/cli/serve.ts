@@ -78,7 +78,10 @@ export async function runServe(argv: string[]): Promise<number> {
   const specs = parseNetworks(config.server.datadir, config.server.networks);
   const keys = loadKeys(config.server.apiKeys, config.server.keysFile);
   const registry = new KeyRegistry(keys.policies);
-  const logger = createLogger({ level: config.server.logLevel });
+  const logger = createLogger({
+    level: config.server.logLevel,
+    buffer: { bytes: config.server.logBufferBytes, flushMs: config.server.logFlushMs, maxQueuedBytes: config.server.logMaxQueuedBytes },
+  });
   const opened: OpenedNetwork[] = [];
   try {
     for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config));

@@ -69,6 +69,28 @@ export const SETTINGS = {
       'pino log level: one access-log line per request at info.',
       'LEVEL',
     ),
+    logBufferBytes: setting(
+      z.number().int().min(0).max(MiB),
+      4096,
+      'Log lines are written in chunks of this many bytes (0: each line at once): one write per access line costs more than the rest of a cached read.',
+      'BYTES',
+    ),
+    logFlushMs: setting(
+      z.number().int().min(10).max(60_000),
+      250,
+      'Buffered log lines are written at least this often, and at exit, so a quiet node logs without delay worth noticing.',
+      'MS',
+    ),
+    logMaxQueuedBytes: setting(
+      z
+        .number()
+        .int()
+        .min(64 * 1024)
+        .max(1024 * MiB),
+      16 * MiB,
+      'Log output waiting for a slow reader (a stalled pipe) is dropped beyond this, rather than growing without bound or stalling requests.',
+      'BYTES',
+    ),
     metricsHost: setting(z.string().min(1), '127.0.0.1', 'The metrics listener stays on loopback unless the operator opens it.', 'ADDR'),
     metricsPort: setting(
       z.number().int().min(0).max(65535).optional(),

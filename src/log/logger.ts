@@ -6,6 +6,12 @@ export interface LoggerOptions {
   level?: string;
   /** Where JSON lines go; default stdout. Tests pass a stream that collects lines. */
   destination?: DestinationStream;
+  /**
+   * Stdout only: lines are written in chunks of this many bytes (0, the default: each line at
+   * once), at least every `flushMs` and at exit; past `maxQueuedBytes` waiting for a slow reader,
+   * lines are dropped. The `server.log*` settings.
+   */
+  buffer?: { bytes: number; flushMs: number; maxQueuedBytes: number };
 }
 
 /**
@@ -81,5 +87,23 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url),
     },
   };
-  return pino(options, scrubbing(opts.destination ?? pino.destination(1)));
+  return pino(options, scrubbing(opts.destination ?? stdout(opts.buffer)));
+}
+
+/**
+ * Stdout as pino writes it: asynchronously (a slow reader never stalls requests), and with a
+ * buffer, in chunks — a write per access line costs more than the rest of a cached read. pino
+ * flushes its destination at exit; a timer flushes a quiet node's last lines.
+ */
+function stdout(buffer: LoggerOptions['buffer']): DestinationStream {
+  if (buffer === undefined || buffer.bytes === 0) return pino.destination({ dest: 1, sync: false, maxLength: buffer?.maxQueuedBytes });
+  const dest = pino.destination({ dest: 1, sync: false, minLength: buffer.bytes, maxLength: buffer.maxQueuedBytes });
+  setInterval(() => {
+    try {
+      dest.flush();
+    } catch {
+      // destroyed (stdout closed): nothing left to write to
+    }
+  }, buffer.flushMs).unref();
+  return dest;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { accessLogWriter } from '../log/accessLog.js';
 import { type CallInfo, type CallScope, type DispatchLimits, type DispatchLogger, type DispatchTarget, dispatch } from '../rpc/dispatch.js';
 import { RejectedByKeySettingsError, RpcError } from '../rpc/errors.js';
 import type { RequestContext, SessionInfo } from '../rpc/method.js';
@@ -79,6 +80,7 @@ export interface Pipeline {
 
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const { keys, metrics, logger } = opts;
+  const writeAccessLine = logger && accessLogWriter(logger);
   const extra: Middleware[] = [];
   // The limiters of each key, rebuilt when its policy object changes (a keys-file reload).
   const limitsOf = new WeakMap<KeyPolicy, KeyLimits>();
@@ -139,21 +141,18 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         metrics.leave(session.transport);
       }
       const status = run.status();
-      if (logger?.isLevelEnabled('info')) {
+      if (writeAccessLine !== undefined && logger!.isLevelEnabled('info')) {
         const { calls, methods } = run;
-        logger.info(
-          {
-            keyId: session.keyId,
-            network: session.network,
-            transport: session.transport,
-            methods: calls > methods.length ? [...methods, `…${calls - methods.length} more`] : methods,
-            status,
-            ms: Math.round((performance.now() - run.started) * 1000) / 1000,
-            bytesIn: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
-            bytesOut: out === undefined ? 0 : Buffer.byteLength(out),
-          },
-          'request',
-        );
+        writeAccessLine({
+          keyId: session.keyId,
+          network: session.network,
+          transport: session.transport,
+          methods: calls > methods.length ? [...methods, `…${calls - methods.length} more`] : methods,
+          status,
+          ms: Math.round((performance.now() - run.started) * 1000) / 1000,
+          bytesIn: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+          bytesOut: out === undefined ? 0 : Buffer.byteLength(out),
+        });
       }
       return { status, body: out, retryAfter: status === 429 ? run.retryAfter : undefined };
     },
