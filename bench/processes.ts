@@ -9,7 +9,7 @@
  * the chain serving it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Network, ServerName } from './results.js';
@@ -23,8 +23,18 @@ export const API_KEY = 'bench';
 /** Node flags that run a TypeScript file. */
 export const TSX = ['--import', 'tsx'];
 
-/** Node arguments that run tracenode's CLI with `args`. */
-export const tracenodeArgs = (...args: string[]): string[] => [...TSX, join(REPO, 'src/cli.ts'), ...args];
+/**
+ * Node arguments that run tracenode's CLI with `args`: the built `dist/cli.js`, what `npm start`
+ * runs (and what users run), not the sources through tsx. {@link buildTracenode} builds it.
+ */
+export const tracenodeArgs = (...args: string[]): string[] => [join(REPO, 'dist', 'cli.js'), ...args];
+
+/** Builds `dist/` from the sources (`npm run build`), so the bench measures today's code as shipped. */
+export async function buildTracenode(): Promise<void> {
+  const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+  const r = await runCommand(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { timeoutMs: 300_000 });
+  if (r.code !== 0) throw new Error(`build failed:\n${(r.stdout + r.stderr).slice(-3000)}`);
+}
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -126,17 +136,25 @@ export interface StartedServer {
   stop: () => Promise<void>;
 }
 
-/** A long-running Node child: waits for `ready` to match its output; stop() ends it (SIGTERM, then SIGKILL after 5 s). */
-export async function startServer(name: string, args: string[], ready: RegExp, timeoutMs = 60_000): Promise<StartedServer> {
-  const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A long-running Node child: waits for `ready` to match its output; stop() ends it (SIGTERM, then
+ * SIGKILL after 5 s). With `logFile`, its output goes to that file instead of a pipe into this
+ * process: tracenode's access log is a line per request, and reading it here would take CPU from
+ * the load generator, which runs in this process.
+ */
+export async function startServer(name: string, args: string[], ready: RegExp, timeoutMs = 60_000, logFile?: string): Promise<StartedServer> {
+  const fd = logFile === undefined ? undefined : openSync(logFile, 'w');
+  const proc = spawn(process.execPath, args, { cwd: REPO, stdio: fd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', fd, fd] });
+  if (fd !== undefined) closeSync(fd);
   trackChild(proc);
-  let out = '';
+  let piped = '';
   const keep = (d: Buffer) => {
-    out += d.toString();
-    if (out.length > 50_000) out = out.slice(-20_000);
+    piped += d.toString();
+    if (piped.length > 50_000) piped = piped.slice(-20_000);
   };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  const out = logFile === undefined ? () => piped : () => tailOf(logFile, 20_000);
   let exited = false;
   const exitedP = new Promise<void>((r) =>
     proc.once('exit', () => {
@@ -153,14 +171,33 @@ export async function startServer(name: string, args: string[], ready: RegExp, t
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const m = ready.exec(out);
-    if (m) return { proc, match: m, output: () => out, stop };
-    if (exited) throw new Error(`${name} exited before it was ready:\n${out.slice(-3000)}`);
+    const text = out();
+    const m = ready.exec(text);
+    if (m) return { proc, match: m, output: out, stop };
+    if (exited) throw new Error(`${name} exited before it was ready:\n${text.slice(-3000)}`);
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`${name} not ready after ${timeoutMs / 1000} s:\n${out.slice(-3000)}`);
+      throw new Error(`${name} not ready after ${timeoutMs / 1000} s:\n${text.slice(-3000)}`);
     }
     await sleep(50);
+  }
+}
+
+/** The last `bytes` of a file ('' when it cannot be read). */
+function tailOf(file: string, bytes: number): string {
+  try {
+    const size = statSync(file).size;
+    const fd = openSync(file, 'r');
+    try {
+      const length = Math.min(size, bytes);
+      const buf = Buffer.alloc(length);
+      readSync(fd, buf, 0, length, size - length);
+      return buf.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
   }
 }
 
@@ -221,13 +258,14 @@ export async function startServers(o: {
         keysFile,
         '--port',
         '0',
-        // Access lines at info are one of the controls the `controlled` key measures; the
-        // process' output is read and kept bounded (startServer).
+        // The default level, info: one access line per request, as users run it. The output
+        // goes to a file beside the datadir, not through this process (startServer).
         '--log-level',
         'info',
       ),
       /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,
       120_000,
+      join(o.datadir, '..', 'tracenode-serve.log'),
     ),
     startServer('floor', [...TSX, join(BENCH_DIR, 'floor.ts'), '--port', '0', '--key', API_KEY], FLOOR_READY),
     startServer('nodeFloor', [...TSX, join(BENCH_DIR, 'floor.ts'), '--port', '0', '--key', API_KEY, '--node'], FLOOR_READY),

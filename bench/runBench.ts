@@ -15,7 +15,7 @@ import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
 import { roundLoad, runLoad, runProbe } from './load.js';
 import { type BenchOptions, DEFAULTS } from './options.js';
 import { measurePipelineCosts } from './pipelineCosts.js';
-import { BENCH_DIR, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
+import { BENCH_DIR, buildTracenode, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
 import { fmtMs, fmtRps } from './report.js';
 import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
 import { evaluateTargets } from './targets.js';
@@ -118,6 +118,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
 
+  log('bench: building dist/ (tracenode runs as npm start runs it)');
+  await buildTracenode();
   const machine = describeMachine();
   log(
     `bench: ${mode}, ${names.size} cases, ${settings.connections} connections, ${settings.durationS} s (+${settings.warmupS} s warm-up) per run; load average ${machine.loadAverage.start.join(' ')}`,
