@@ -85,7 +85,7 @@ export async function measurePipelineCosts(opts: { messages?: number; rounds?: n
     const sink = new Writable({ write: (_c, _e, cb) => cb() });
     const logger = s.logger ? pino({ level: 'info' }, sink) : undefined;
     const keys = new KeyRegistry([s.policy]);
-    const pipeline = createPipeline({ keys, metrics: new NodeMetrics(async () => []), logger });
+    const pipeline = createPipeline({ keys, metrics: new NodeMetrics({ heads: async () => [] }), logger });
     // A session per message, as over HTTP (one request, one session).
     const us = await timeIt(messages, rounds, () => {
       const session = pipeline.session({
@@ -116,7 +116,7 @@ export async function measurePipelineCosts(opts: { messages?: number; rounds?: n
     { key: 'secret-key', id: 'secret', secret: 's3cret' },
     { key: 'jwt-key', id: 'jwt', jwt: { keys: [jwtKey] } },
   ]);
-  const pipeline = createPipeline({ keys, metrics: new NodeMetrics(async () => []), logger: undefined });
+  const pipeline = createPipeline({ keys, metrics: new NodeMetrics({ heads: async () => [] }), logger: undefined });
   const basic = `Basic ${Buffer.from(':s3cret').toString('base64')}`;
   for (const [step, key, authorization] of [
     ['authentication: key only', 'plain-key', undefined],

@@ -72,7 +72,8 @@ describe('repository', () => {
 /**
  * What each layer of src/ may import besides itself: leaves (codec, log, config) nothing; domain
  * layers only those below them; `methods` the domain layers and, of `rpc`, only its error classes
- * and method-definition types; `rpc` (envelope and method types) never `methods` (it takes a
+ * and method-definition types; `workers` (the EVM worker pool) sits on the execution and tracing
+ * layers it runs in its threads; `rpc` (envelope and method types) never `methods` (it takes a
  * method table as an argument); `pipeline` (auth, policies, limits, metrics) sits on `rpc`, and
  * `transport` (HTTP, WebSocket, CORS) on `pipeline`; `cli` is the composition root.
  */
@@ -85,12 +86,13 @@ const LAYERS: Record<string, readonly string[]> = {
   state: ['chain', 'db', 'codec', 'config'],
   execution: ['state', 'chain', 'db', 'codec', 'config'],
   tracing: ['execution', 'state', 'chain', 'db', 'codec', 'config'],
+  workers: ['tracing', 'execution', 'state', 'chain', 'db', 'codec', 'config'],
   starknet: ['db', 'codec', 'config'],
   import: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'log', 'config'],
   rpc: ['codec', 'log', 'config'],
   pipeline: ['rpc', 'codec', 'log', 'config'],
   transport: ['pipeline', 'rpc', 'codec', 'log', 'config'],
-  methods: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
+  methods: ['workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
   cli: ['*'],
 };
 

@@ -7,6 +7,8 @@ import { ChainStore } from './store.js';
 
 /** An opened Ethereum datadir: its database, its chain configuration and its chain store. */
 export interface EthereumChain {
+  /** The datadir it was opened from (EVM workers open the same database). */
+  datadir: string;
   level: Level;
   genesis: GethGenesis;
   common: Common;
@@ -40,7 +42,7 @@ export async function openChain(datadir: string, caches: Config['caches']): Prom
     const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(genesisBytes)));
     const common = await createChainCommon(genesis);
     const store = new ChainStore(level, common, caches);
-    return { level, genesis, common, store, close: () => level.close() };
+    return { datadir, level, genesis, common, store, close: () => level.close() };
   } catch (err) {
     await level.close();
     throw err;

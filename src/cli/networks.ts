@@ -1,9 +1,10 @@
 import { bytesToHex } from '@ethereumjs/util';
+import type { Logger } from 'pino';
 import { type EthereumChain, openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
-import { createEthContext, type EthContextConfig } from '../methods/context.js';
+import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
 import type { MethodTable } from '../rpc/method.js';
@@ -12,9 +13,12 @@ import type { NetworkHandle } from '../transport/networks.js';
 /** Wires an opened Ethereum chain into a network the server can route to, its methods configured by `config`. */
 export async function createEthereumNetwork(
   chain: EthereumChain,
-  opts: { name: string; hostnames?: readonly string[]; clientVersion: string; config: EthContextConfig },
+  opts: { name: string; hostnames?: readonly string[]; clientVersion: string; config: EthContextConfig; logger?: Logger },
 ): Promise<NetworkHandle> {
-  const context = await createEthContext(chain, opts.clientVersion, opts.config);
+  // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
+  const onWorkerFailure = (reason: string, err?: unknown) =>
+    opts.logger?.error({ network: opts.name, err: err instanceof Error ? err.message : err }, `EVM worker ${reason}`);
+  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure);
   return {
     name: opts.name,
     hostnames: opts.hostnames ?? [],
@@ -26,6 +30,7 @@ export async function createEthereumNetwork(
     },
     // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
     head: () => chain.store.head(),
+    evmStats: () => context.evm.stats(),
     cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
   };
 }
@@ -42,7 +47,7 @@ export interface OpenedNetwork {
  * from before that key has its genesis instead). Routed by `name` as the Host's first label; each
  * layer gets its sections of `config`.
  */
-export async function openNetwork(name: string, datadir: string, clientVersion: string, config: Config): Promise<OpenedNetwork> {
+export async function openNetwork(name: string, datadir: string, clientVersion: string, config: Config, logger?: Logger): Promise<OpenedNetwork> {
   const level = await openDatabase(datadir);
   let kind: string | undefined;
   try {
@@ -60,9 +65,15 @@ export async function openNetwork(name: string, datadir: string, clientVersion: 
     };
   }
   const chain = await openChain(datadir, config.caches);
+  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger });
   return {
     kind: 'ethereum',
-    handle: await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config }),
-    close: () => chain.close(),
+    handle,
+    // Running EVM jobs finish (each within its deadline) and the workers close their database
+    // handles before the chain closes its own.
+    close: async () => {
+      await (handle.context as EthContext).evm.close();
+      await chain.close();
+    },
   };
 }

@@ -84,7 +84,7 @@ export async function runServe(argv: string[]): Promise<number> {
   });
   const opened: OpenedNetwork[] = [];
   try {
-    for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config));
+    for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config, logger));
   } catch (err) {
     await Promise.all(opened.map((n) => n.close()));
     throw err;

@@ -155,13 +155,34 @@ export const SETTINGS = {
       "geth's estimate gas error ratio: the search stops within 1.5 % of the lowest passing gas.",
     ),
     evmPoolSizePerHardfork: setting(positiveInt, 64, 'Idle EVMs kept per hardfork for reuse; more are built on demand.'),
+    evmWorkers: setting(
+      positiveInt.max(256).optional(),
+      undefined,
+      'EVM worker threads (calls, estimates, trace replays); unset: one a core. The thread that serves clients never runs the EVM.',
+      'N',
+    ),
+    evmQueueMax: setting(
+      positiveInt,
+      5000,
+      'EVM jobs waiting for a worker; past it a call is answered -32005 (node busy) at once rather than waiting without bound: five full HTTP batches.',
+    ),
+    evmWatchdogGraceMs: setting(
+      positiveInt,
+      2000,
+      'A worker that has not answered this long after its call deadline is replaced (something kept the deadline check from running).',
+    ),
   },
   tracing: {
     cacheBytes: setting(bytes, 64 * MiB, 'Traced blocks kept in memory: the trees of a few hundred ordinary mainnet blocks.'),
     maxConcurrentReplays: setting(
       positiveInt,
       2,
-      'Block replays run at once: execution is CPU-bound, so more would only interleave; two overlap one replay’s reads with another’s execution.',
+      'Block replays run at once on the main thread (reindex-traces; served replays run in the EVM workers): execution is CPU-bound, so more would only interleave.',
+    ),
+    replayTimeoutMs: setting(
+      positiveInt,
+      60_000,
+      "A block replay's worker is replaced after this long: a full mainnet block replays in seconds, so this only catches a stuck worker.",
     ),
   },
   gasOracle: {

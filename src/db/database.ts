@@ -10,7 +10,9 @@ export type BatchOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { ty
 
 /**
  * Opens (creating if needed) the LevelDB database of a datadir. LevelDB's own lock makes a second
- * process on the same datadir fail here with a clear error rather than corrupt it.
+ * process on the same datadir fail here with a clear error rather than corrupt it. Within one
+ * process the database may be opened by several threads (classic-level's `multithreading`): the
+ * EVM workers (src/workers) read it directly rather than through the main thread.
  */
 export async function openDatabase(datadir: string): Promise<Level> {
   mkdirSync(datadir, { recursive: true });
@@ -19,7 +21,7 @@ export async function openDatabase(datadir: string): Promise<Level> {
     valueEncoding: 'view',
   });
   try {
-    await db.open();
+    await db.open({ multithreading: true } as Parameters<Level['open']>[0]);
   } catch (err) {
     const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
     throw new Error(`cannot open database in ${datadir}: ${cause}`);

@@ -1,12 +1,12 @@
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
-import { type CallEngine, createCallEngine } from '../execution/callEngine.js';
 import { StateReader } from '../state/stateReader.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
+import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
 
 /** The sections of the configuration an Ethereum network's methods and the layers below them read. */
-export type EthContextConfig = Pick<Config, 'rpc' | 'execution' | 'tracing' | 'gasOracle' | 'caches'>;
+export type EthContextConfig = Config;
 
 /**
  * The method limits of the `rpc` settings (reasons in `config/settings.ts`), converted once to
@@ -32,10 +32,12 @@ export interface EthContext {
   chain: EthereumChain;
   /** Reads archive state at any block. */
   state: StateReader;
-  /** Runs eth_call / eth_estimateGas on a pooled EVM over any block's state. */
-  execution: CallEngine;
-  /** Replays blocks with the tracer (cached, under a concurrency limit). */
+  /** Runs eth_call / eth_estimateGas in the EVM workers, over any block's state. */
+  execution: CallRunner;
+  /** Replays blocks with the tracer (cached; replays run in the EVM workers). */
   tracer: TraceService;
+  /** The EVM workers (their queue, for the metrics; closed with the network). */
+  evm: EvmService;
   /** eth_gasPrice and eth_maxPriorityFeePerGas suggestions. */
   gasOracle: GasOracle;
   limits: EthLimits;
@@ -56,17 +58,25 @@ export function ethLimits(rpc: Config['rpc']): EthLimits {
 }
 
 /**
- * Builds the context of an opened chain from the configuration: state caches (`caches`), the call
- * engine (`execution`), the trace service (`tracing`), the gas price oracle (`gasOracle`) and the
- * method limits (`rpc`). Each part reads its settings here, once.
+ * Builds the context of an opened chain from the configuration: state caches (`caches`), the EVM
+ * workers that run calls and trace replays (`execution`, `tracing`), the trace service's cache, the
+ * gas price oracle (`gasOracle`) and the method limits (`rpc`). Each part reads its settings here,
+ * once. Workers start on the first EVM job; `evm.close()` stops them (before the chain closes).
  */
-export async function createEthContext(chain: EthereumChain, clientVersion: string, config: EthContextConfig): Promise<EthContext> {
+export async function createEthContext(
+  chain: EthereumChain,
+  clientVersion: string,
+  config: EthContextConfig,
+  onWorkerFailure?: (reason: string, err?: unknown) => void,
+): Promise<EthContext> {
   const state = new StateReader(chain.level, config.caches);
+  const evm = createEvmService(chain, config, onWorkerFailure);
   return {
     chain,
     state,
-    execution: createCallEngine({ store: chain.store, common: chain.common, reads: state.reads, settings: config.execution }),
-    tracer: createTraceService(chain, { stateDb: state.db, settings: config.tracing }),
+    execution: evm.calls,
+    tracer: createTraceService(chain, { stateDb: state.db, settings: config.tracing, replay: evm.replay }),
+    evm,
     gasOracle: createGasOracle(chain.store, config.gasOracle),
     limits: ethLimits(config.rpc),
     clientVersion,

@@ -3,6 +3,7 @@ import { CallError, type CallResult, ExecutionFailedError } from '../execution/c
 import { revertMessage } from '../execution/revert.js';
 import {
   ExecutionRevertedError,
+  LimitExceededError,
   type RpcError,
   ServerError,
   StarknetBlockNotFoundError,
@@ -12,6 +13,7 @@ import {
   StarknetTooManyKeysInFilterError,
 } from '../rpc/errors.js';
 import * as starknet from '../starknet/errors.js';
+import { JobAbortedError, PoolBusyError, PoolClosedError, WorkerCrashedError } from '../workers/pool.js';
 
 /**
  * The one place domain errors become wire errors, as reth's `From<EthApiError> for ErrorObject`
@@ -29,6 +31,10 @@ export function toRpcError(err: unknown): RpcError | undefined {
   // Call engine (`execution/callResult.ts`) → geth's eth_call / eth_estimateGas errors.
   if (err instanceof ExecutionFailedError) return failedRunError(err.result);
   if (err instanceof CallError) return new ServerError(err.message);
+  // EVM workers' admission (`workers/pool.ts`): the queue is full → -32005, as a rate limit is;
+  // a lost worker, shutdown or a gone client → -32000 with the reason.
+  if (err instanceof PoolBusyError) return new LimitExceededError(err.message);
+  if (err instanceof WorkerCrashedError || err instanceof PoolClosedError || err instanceof JobAbortedError) return new ServerError(err.message);
   // Starknet store and event query (`starknet/errors.ts`) → Starknet spec errors.
   if (err instanceof starknet.BlockNotFoundError) return new StarknetBlockNotFoundError();
   if (err instanceof starknet.PageSizeTooBigError) return new StarknetPageSizeTooBigError();

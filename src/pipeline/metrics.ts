@@ -54,6 +54,24 @@ function collected(
   return metric;
 }
 
+/** What the metrics read from the networks when scraped. */
+export interface MetricSources {
+  /** Each network's head block number. */
+  heads: () => Promise<ReadonlyArray<{ network: string; number: number | undefined }>>;
+  /** Each network's caches. */
+  caches?: () => ReadonlyArray<{ network: string; cache: string; hits: number; misses: number; entries: number }>;
+  /** Each network's EVM worker pool. */
+  workers?: () => ReadonlyArray<{ network: string } & EvmPoolStats>;
+}
+
+/** An EVM worker pool's state and its jobs since start, by how they ended. */
+export interface EvmPoolStats {
+  workers: number;
+  busy: number;
+  queued: number;
+  jobs: Record<'answered' | 'busy' | 'aborted' | 'crashed' | 'stuck', number>;
+}
+
 /** The node's metrics and the per-key usage of the current day. */
 export class NodeMetrics {
   readonly registry = new Registry();
@@ -70,10 +88,10 @@ export class NodeMetrics {
   private dayEnds = 0;
 
   constructor(
-    heads: () => Promise<ReadonlyArray<{ network: string; number: number | undefined }>>,
+    sources: MetricSources,
     private readonly now: () => number = Date.now,
-    caches: () => ReadonlyArray<{ network: string; cache: string; hits: number; misses: number; entries: number }> = () => [],
   ) {
+    const { heads, caches = () => [], workers = () => [] } = sources;
     const registers = [this.registry];
     const records = () => [...this.calls.values()];
     const register = (m: ReturnType<typeof collected>) => this.registry.registerMetric(m as never);
@@ -158,6 +176,30 @@ export class NodeMetrics {
     register(
       collected('tracenode_cache_hit_ratio', 'Hits over lookups since start, by network and cache (0 before the first lookup)', 'gauge', () =>
         caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.hits + c.misses > 0 ? c.hits / (c.hits + c.misses) : 0 })),
+      ),
+    );
+    // The EVM workers of each network: started, busy, jobs waiting, and jobs by how they ended.
+    register(
+      collected('tracenode_evm_workers', 'EVM worker threads started, by network (at most execution.evmWorkers)', 'gauge', () =>
+        workers().map((w) => ({ labels: { network: w.network }, value: w.workers })),
+      ),
+    );
+    register(
+      collected('tracenode_evm_workers_busy', 'EVM worker threads running a job, by network', 'gauge', () =>
+        workers().map((w) => ({ labels: { network: w.network }, value: w.busy })),
+      ),
+    );
+    register(
+      collected('tracenode_evm_queue_length', 'EVM jobs waiting for a worker, by network (at most execution.evmQueueMax)', 'gauge', () =>
+        workers().map((w) => ({ labels: { network: w.network }, value: w.queued })),
+      ),
+    );
+    register(
+      collected(
+        'tracenode_evm_jobs_total',
+        'EVM jobs (eth_call, eth_estimateGas, trace replays) by network and outcome: answered by a worker, refused as the queue was full (busy), dropped from the queue as the client went away (aborted), lost with a crashed worker (crashed), or lost with a worker replaced past its deadline (stuck)',
+        'counter',
+        () => workers().flatMap((w) => Object.entries(w.jobs).map(([outcome, value]) => ({ labels: { network: w.network, outcome }, value }))),
       ),
     );
     this.refusals = new Counter({

@@ -14,10 +14,11 @@ import { blockRewards, type Reward } from './rewards.js';
 
 /**
  * Replaying blocks for tracing: a block runs again on its parent's state root, with the recorder
- * attached, over a write overlay so that nothing reaches the database. Replays are CPU-bound on
- * Node's one thread, so they run under a concurrency limit (`tracing.maxConcurrentReplays`: more
- * would only interleave, each finishing later, and hold more state in memory; others wait in FIFO
- * order), and recently traced blocks are kept in a memory-bounded cache (`tracing.cacheBytes`,
+ * attached, over a write overlay so that nothing reaches the database. When serving, replays run
+ * in the EVM workers (the trace service's `replay` option); on this thread (reindexing, tests)
+ * they run under a concurrency limit (`tracing.maxConcurrentReplays`: more would only
+ * interleave, each finishing later, and hold more state in memory; others wait in FIFO order).
+ * Recently traced blocks are kept in a memory-bounded cache (`tracing.cacheBytes`,
  * estimated as a fixed cost per frame plus its input and output bytes), so trace_transaction for
  * several transactions of one block replays it once.
  */
@@ -95,23 +96,37 @@ export function estimateTraceBytes(txs: readonly TxCallTree[]): number {
   return total;
 }
 
+/** Who asks for a replay: the request's abort signal and identity (the EVM workers' admission). */
+export interface ReplayRequest {
+  signal?: AbortSignal;
+  owner?: object;
+}
+
+/** Replays a block elsewhere (the EVM workers), in place of {@link replayBlock} on this thread. */
+export type Replayer = (block: Block, request?: ReplayRequest) => Promise<TxCallTree[]>;
+
 /** Options of {@link createTraceService}. */
 export interface TraceServiceOptions {
   /** Where trie nodes are read from: the server's shared read-only trie database. */
   stateDb: DB<string, string | Uint8Array>;
   /** The `tracing` settings: the cache's byte budget and the replays run at once. */
   settings: Config['tracing'];
+  /**
+   * Where replays run: the EVM workers when serving (their own queue bounds them), else this
+   * thread under `tracing.maxConcurrentReplays`.
+   */
+  replay?: Replayer;
 }
 
 /** Traces blocks for the RPC methods: cached, deduplicated, under a concurrency limit. */
 export interface TraceService {
   /** The traces of a stored block (the genesis has none). */
-  blockTraces(block: Block): Promise<BlockTraces>;
+  blockTraces(block: Block, request?: ReplayRequest): Promise<BlockTraces>;
   /**
    * The traces of the stored block with this hash, undefined when unknown. A cached block is
    * answered without reading (and decoding) the block itself.
    */
-  tracesByHash(hash: Uint8Array): Promise<BlockTraces | undefined>;
+  tracesByHash(hash: Uint8Array, request?: ReplayRequest): Promise<BlockTraces | undefined>;
   /** Cached blocks and their estimated bytes (for tests and diagnostics). */
   cacheStats(): { blocks: number; bytes: number };
 }
@@ -120,10 +135,12 @@ export interface TraceService {
 export function createTraceService(chain: EthereumChain, opts: TraceServiceOptions): TraceService {
   const maxBytes = opts.settings.cacheBytes;
   const limit = pLimit(opts.settings.maxConcurrentReplays);
+  const replay: Replayer = opts.replay ?? ((block) => limit(() => replayBlock(chain, opts.stateDb, block)));
   // A strict byte budget (lru-cache's maxSize): a trace replay costs milliseconds, so the
   // reordering on each hit that the request path's two-generation LruCache avoids costs nothing here.
   const cache = new LRUCache<string, { traces: BlockTraces; bytes: number }>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
-  const inFlight = new Map<string, Promise<BlockTraces>>();
+  // Replays under way by block hash, with the abort signal of the request that started each.
+  const inFlight = new Map<string, { promise: Promise<BlockTraces>; signal: AbortSignal | undefined }>();
 
   const remember = (key: string, traces: BlockTraces): void => {
     const bytes = estimateTraceBytes(traces.txs) + FRAME_OVERHEAD_BYTES * (traces.rewards.length + 1);
@@ -131,25 +148,34 @@ export function createTraceService(chain: EthereumChain, opts: TraceServiceOptio
   };
 
   const service: TraceService = {
-    async tracesByHash(hash: Uint8Array): Promise<BlockTraces | undefined> {
+    async tracesByHash(hash: Uint8Array, request?: ReplayRequest): Promise<BlockTraces | undefined> {
       const hit = cache.get(bytesToHex(hash));
       if (hit) return hit.traces;
       const block = await chain.store.blockByHash(hash);
-      return block ? service.blockTraces(block) : undefined;
+      return block ? service.blockTraces(block, request) : undefined;
     },
-    async blockTraces(block: Block): Promise<BlockTraces> {
+    async blockTraces(block: Block, request?: ReplayRequest): Promise<BlockTraces> {
       const key = bytesToHex(block.hash());
       const hit = cache.get(key);
       if (hit) return hit.traces;
       const running = inFlight.get(key);
-      if (running) return running;
+      if (running) {
+        try {
+          return await running.promise;
+        } catch (err) {
+          // The replay was dropped because the request that started it went away: this one still
+          // wants it, so it asks again.
+          if (running.signal?.aborted && !request?.signal?.aborted) return service.blockTraces(block, request);
+          throw err;
+        }
+      }
       const promise = (async () => {
-        const txs = block.header.number === 0n ? [] : await limit(() => replayBlock(chain, opts.stateDb, block));
+        const txs = block.header.number === 0n || block.transactions.length === 0 ? [] : await replay(block, request);
         const traces: BlockTraces = { number: block.header.number, hash: block.hash(), txs, rewards: block.header.number === 0n ? [] : blockRewards(block) };
         remember(key, traces);
         return traces;
       })();
-      inFlight.set(key, promise);
+      inFlight.set(key, { promise, signal: request?.signal });
       try {
         return await promise;
       } finally {

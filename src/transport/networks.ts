@@ -1,3 +1,4 @@
+import type { EvmPoolStats } from '../pipeline/metrics.js';
 import type { MethodTable } from '../rpc/method.js';
 
 /**
@@ -19,6 +20,8 @@ export interface NetworkHandle {
   head?(): Promise<unknown>;
   /** Hits, misses and entries of the network's caches, by cache name (for the metrics). */
   cacheStats?(): Record<string, { hits: number; misses: number; entries: number }>;
+  /** The network's EVM worker pool (for the metrics). */
+  evmStats?(): EvmPoolStats;
 }
 
 /** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */

@@ -84,17 +84,17 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   const keys = opts.keys instanceof KeyRegistry ? opts.keys : new KeyRegistry(openKeys([...opts.keys]));
   const selectNetwork = createNetworkSelector(opts.networks);
   const logger = opts.logger === true ? createLogger() : opts.logger || undefined;
-  const metrics = new NodeMetrics(
-    () =>
+  const metrics = new NodeMetrics({
+    heads: () =>
       Promise.all(
         opts.networks.map(async (n) => {
           const health = await n.health().catch(() => ({ ok: false }) as { ok: boolean; head?: { number: number } });
           return { network: n.name, number: (health as { head?: { number: number } }).head?.number };
         }),
       ),
-    Date.now,
-    () => opts.networks.flatMap((n) => Object.entries(n.cacheStats?.() ?? {}).map(([cache, stats]) => ({ network: n.name, cache, ...stats }))),
-  );
+    caches: () => opts.networks.flatMap((n) => Object.entries(n.cacheStats?.() ?? {}).map(([cache, stats]) => ({ network: n.name, cache, ...stats }))),
+    workers: () => opts.networks.flatMap((n) => (n.evmStats ? [{ network: n.name, ...n.evmStats() }] : [])),
+  });
   const pipeline = createPipeline({ keys, metrics, logger });
   const httpLimits: DispatchLimits = {
     maxBatchItems: t.httpMaxBatchItems,

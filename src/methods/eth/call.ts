@@ -4,6 +4,7 @@ import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { failedRunError } from '../errors.js';
+import { evmRequest } from '../evmRequest.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
 /**
@@ -18,7 +19,7 @@ export const call = defineMethod({
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
     const header = await resolveBlock(ctx, block, req);
-    const result = await ctx.execution.call(header, request, { state, block: blockOverrides });
+    const result = await ctx.execution.call(header, request, { state, block: blockOverrides }, evmRequest(req));
     if (result.failure) throw failedRunError(result);
     return bytesToData(result.returnValue);
   },

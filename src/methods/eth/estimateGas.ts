@@ -3,6 +3,7 @@ import { bigIntToQuantity } from '../../codec/hex.js';
 import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/callArgs.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { evmRequest } from '../evmRequest.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
 /**
@@ -18,7 +19,7 @@ export const estimateGas = defineMethod({
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
     const header = await resolveBlock(ctx, block, req);
-    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides });
+    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides }, evmRequest(req));
     return bigIntToQuantity(gas);
   },
 });

@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import { type RpcTrace, renderBlock } from '../../tracing/parity.js';
 import type { EthContext } from '../context.js';
+import { evmRequest } from '../evmRequest.js';
 import { TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
 
 /** `trace_block` result: the block's traces, or null for a block beyond the head. */
@@ -17,9 +18,9 @@ export type TraceBlockResult = RpcTrace[] | null;
 export const traceBlock = defineMethod({
   name: 'trace_block',
   params: [TraceBlockNumber],
-  handler: async (ctx: EthContext, [id]): Promise<TraceBlockResult> => {
-    const hash = await ctx.chain.store.canonicalHash(await traceBlockNumber(ctx, id));
-    const traces = hash && (await tracerOf(ctx).tracesByHash(hash));
+  handler: async (ctx: EthContext, [id], req): Promise<TraceBlockResult> => {
+    const hash = await ctx.chain.store.canonicalHash(await traceBlockNumber(ctx, id, req));
+    const traces = hash && (await tracerOf(ctx).tracesByHash(hash, evmRequest(req)));
     if (!traces) return null;
     return renderBlock(traces.txs, traces.rewards, { blockNumber: traces.number, blockHash: traces.hash });
   },

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { cutString, quoteValue } from '../../codec/quote.js';
 import { Address, jsonType } from '../../codec/schemas.js';
 import { InvalidParamsError, LimitExceededError } from '../../rpc/errors.js';
-import { defineMethod } from '../../rpc/method.js';
+import { defineMethod, type RequestContext } from '../../rpc/method.js';
 import { type AddressMode, indexedBlocks, readIndexHead } from '../../tracing/addressIndex.js';
 import { type BlockTraceEntry, blockTraceEntries, type RpcTrace } from '../../tracing/parity.js';
 import type { BlockTraces } from '../../tracing/replay.js';
 import type { EthContext } from '../context.js';
 import { headOf, throwIfAborted } from '../eth/_shared/head.js';
+import { evmRequest } from '../evmRequest.js';
 import { type TraceBlockId, TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
 
 /** The decoded trace_filter object. */
@@ -137,7 +138,7 @@ export const traceFilter = defineMethod({
     const out: RpcTrace[] = [];
     let skipped = 0;
     try {
-      for await (const traces of prefetchTraces(ctx, blocks)) {
+      for await (const traces of prefetchTraces(ctx, blocks, req)) {
         throwIfAborted(req); // the client went away: stop replaying
         const where = { blockNumber: traces.number, blockHash: traces.hash };
         for (const entry of blockTraceEntries(traces.txs, traces.rewards, where)) {
@@ -196,11 +197,11 @@ async function* candidateBlocks(ctx: EthContext, filter: TraceFilterParams, from
 }
 
 /** The traces of each block, in order, computing up to {@link FILTER_PREFETCH_BLOCKS} ahead. */
-async function* prefetchTraces(ctx: EthContext, blocks: AsyncGenerator<bigint>): AsyncGenerator<BlockTraces> {
+async function* prefetchTraces(ctx: EthContext, blocks: AsyncGenerator<bigint>, req: RequestContext | undefined): AsyncGenerator<BlockTraces> {
   const tracer = tracerOf(ctx);
   const load = async (number: bigint): Promise<BlockTraces> => {
     const hash = await ctx.chain.store.canonicalHash(number);
-    const traces = hash && (await tracer.tracesByHash(hash));
+    const traces = hash && (await tracer.tracesByHash(hash, evmRequest(req)));
     if (!traces) throw new Error(`database corrupt: canonical block ${number} missing`);
     return traces;
   };

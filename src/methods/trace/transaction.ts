@@ -2,6 +2,7 @@ import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import { type RpcTrace, renderTx } from '../../tracing/parity.js';
 import type { EthContext } from '../context.js';
+import { evmRequest } from '../evmRequest.js';
 import { tracerOf } from './_shared.js';
 
 /** `trace_transaction` result: the transaction's traces, or null for an unknown hash. */
@@ -16,11 +17,11 @@ export type TraceTransactionResult = RpcTrace[] | null;
 export const traceTransaction = defineMethod({
   name: 'trace_transaction',
   params: [Hash],
-  handler: async (ctx: EthContext, [hash]): Promise<TraceTransactionResult> => {
+  handler: async (ctx: EthContext, [hash], req): Promise<TraceTransactionResult> => {
     const store = ctx.chain.store;
     const location = await store.txLocation(hash);
     if (!location) return null;
-    const traces = await tracerOf(ctx).tracesByHash(location.blockHash);
+    const traces = await tracerOf(ctx).tracesByHash(location.blockHash, evmRequest(req));
     if (!traces) return null;
     const tree = traces.txs[location.index];
     if (!tree) throw new Error(`transaction ${location.index} of block ${traces.number} was not traced`);

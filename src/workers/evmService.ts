@@ -1,0 +1,83 @@
+import { availableParallelism } from 'node:os';
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { EthereumChain } from '../chain/open.js';
+import type { Config } from '../config/settings.js';
+import type { CallRequest } from '../execution/callArgs.js';
+import type { CallOverrides } from '../execution/callEngine.js';
+import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
+import type { TxCallTree } from '../tracing/callTree.js';
+import { decodeError } from './errors.js';
+import type { EvmJob, EvmWorkerData } from './jobs.js';
+import { type JobOptions, type PoolStats, WorkerPool } from './pool.js';
+
+/**
+ * The EVM work of one network, run in worker threads (`pool.ts`, `evmWorker.ts`): the main thread
+ * that serves every client never runs the EVM. Calls and gas estimates keep the call engine's
+ * interface and answers; block replays feed the trace service.
+ */
+
+/** eth_call and eth_estimateGas as the methods see them (the call engine's interface). */
+export interface CallRunner {
+  /** The gas cap at a block: the default and the maximum gas of a call there. */
+  gasCap(header: BlockHeader): bigint;
+  call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<CallResult>;
+  estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
+}
+
+export interface EvmService {
+  readonly calls: CallRunner;
+  /** Replays a stored block with the tracer (trace_block, trace_transaction, trace_filter). */
+  replay(block: Block, job?: JobOptions): Promise<TxCallTree[]>;
+  stats(): PoolStats;
+  /** Lets running jobs finish (each within its deadline), then stops the workers. */
+  close(): Promise<void>;
+}
+
+/** The settings the service reads: the pool's (`execution`) and the workers' own (the whole Config). */
+export type EvmServiceConfig = Config;
+
+/** Workers when `execution.evmWorkers` is not set: one a core. */
+export function defaultEvmWorkers(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/** The worker module and how to start it: from dist, the built JavaScript; from sources, through tsx. */
+function workerScript(): { script: URL; entry: string } {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./evmWorker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
+  return { script: fromSources ? new URL('./tsxBootstrap.mjs', import.meta.url) : entry, entry: entry.href };
+}
+
+export function createEvmService(chain: EthereumChain, config: EvmServiceConfig, onWorkerFailure?: (reason: string, err?: unknown) => void): EvmService {
+  const settings = config.execution;
+  const size = settings.evmWorkers ?? defaultEvmWorkers();
+  const { script, entry } = workerScript();
+  const workerData: EvmWorkerData = { entry, datadir: chain.datadir, config };
+  const pool = new WorkerPool<EvmJob, unknown>({
+    script,
+    workerData,
+    size,
+    queueMax: settings.evmQueueMax,
+    // A message's items may use all workers but one, so other clients always find one.
+    perOwner: Math.max(1, size - 1),
+    watchdogMs: settings.callTimeoutMs + settings.evmWatchdogGraceMs,
+    stuckError: () => new CallTimeoutError(settings.callTimeoutMs),
+    decodeError: (e) => decodeError(e, settings.callTimeoutMs),
+    onWorkerFailure,
+  });
+  const replayWatchdogMs = config.tracing.replayTimeoutMs;
+  const capFactor = BigInt(settings.gasCapFactor);
+
+  return {
+    calls: {
+      gasCap: (header) => header.gasLimit * capFactor,
+      call: (header, request, overrides = {}, job = {}) =>
+        pool.run({ kind: 'call', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<CallResult>,
+      estimateGas: (header, request, overrides = {}, job = {}) =>
+        pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
+    },
+    replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
+    stats: () => pool.stats(),
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,38 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openChain } from '../chain/open.js';
+import { createCallEngine } from '../execution/callEngine.js';
+import { StateReader } from '../state/stateReader.js';
+import { replayBlock } from '../tracing/replay.js';
+import { encodeError } from './errors.js';
+import type { EvmJob, EvmWorkerData } from './jobs.js';
+
+/**
+ * An EVM worker: opens the network's database itself (LevelDB shared between the threads of the
+ * process), keeps its own chain store, state caches and pooled EVMs, and runs the jobs the pool
+ * sends it one at a time: eth_call, eth_estimateGas (the whole search) and block replays for
+ * tracing. The deadline of a call starts when the job starts here.
+ */
+
+const data = workerData as EvmWorkerData;
+const chain = await openChain(data.datadir, data.config.caches);
+const state = new StateReader(chain.level, data.config.caches);
+const engine = createCallEngine({ store: chain.store, common: chain.common, reads: state.reads, settings: data.config.execution });
+
+async function run(job: EvmJob): Promise<unknown> {
+  if (job.kind === 'replay') {
+    const block = await chain.store.blockByHash(job.block);
+    if (!block) throw new Error('block to replay not found');
+    return replayBlock(chain, state.db, block);
+  }
+  const header = await chain.store.headerByHash(job.block);
+  if (!header) throw new Error('block of the call not found');
+  const overrides = { state: job.state, block: job.blockOverrides };
+  return job.kind === 'call' ? engine.call(header, job.request, overrides) : engine.estimateGas(header, job.request, overrides);
+}
+
+parentPort!.on('message', ({ id, job }: { id: number; job: EvmJob }) => {
+  run(job).then(
+    (value) => parentPort!.postMessage({ id, ok: true, value }),
+    (err: unknown) => parentPort!.postMessage({ id, ok: false, error: encodeError(err) }),
+  );
+});
