@@ -1,0 +1,159 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { JobAbortedError, PoolBusyError, PoolClosedError, type PoolOptions, WorkerCrashedError, WorkerPool } from '../../src/workers/pool.js';
+
+/**
+ * The EVM workers' pool (src/workers/pool.ts) with a worker whose jobs sleep, spin, fail or exit
+ * (test/helpers/poolWorker.mjs): the admission rules of issue 15 — bounded queue, dropped jobs
+ * of gone clients, per-owner caps, watchdog and crash replacement, shutdown — each checked by
+ * which jobs ran, in which order, and what each caller got.
+ */
+
+type Job = { kind: 'echo' | 'sleep' | 'spin' | 'exit' | 'fail'; tag: number; ms?: number };
+type Answer = { tag: number; threadId: number };
+
+const script = new URL('../helpers/poolWorker.mjs', import.meta.url);
+const pools: WorkerPool<Job, Answer>[] = [];
+
+/** A pool over the test worker; `started()` lists the tags of the jobs workers took, in order. */
+function makePool(opts: Partial<PoolOptions> & { failToStart?: boolean } = {}) {
+  const log = new SharedArrayBuffer(4 * 256);
+  const failures: string[] = [];
+  const pool = new WorkerPool<Job, Answer>({
+    script,
+    workerData: { log, failToStart: opts.failToStart ?? false },
+    size: 2,
+    queueMax: 100,
+    perOwner: 2,
+    watchdogMs: 10_000,
+    stuckError: () => new Error('stuck'),
+    decodeError: (e) => new Error((e as { message: string }).message),
+    onWorkerFailure: (reason) => failures.push(reason),
+    ...opts,
+  });
+  pools.push(pool);
+  const view = new Int32Array(log);
+  const started = () => Array.from(view.subarray(1, 1 + Atomics.load(view, 0)));
+  return { pool, started, failures };
+}
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+describe('EVM worker pool', () => {
+  it('runs jobs on up to `size` threads at once and returns their answers', async () => {
+    const { pool, started } = makePool({ size: 2 });
+    const running = [pool.run({ kind: 'sleep', tag: 1, ms: 300 }), pool.run({ kind: 'sleep', tag: 2, ms: 300 }), pool.run({ kind: 'echo', tag: 3 })];
+    await new Promise((r) => setTimeout(r, 150));
+    // Two sleeping on two threads; the third waits for one of them.
+    expect(pool.stats()).toMatchObject({ workers: 2, busy: 2, queued: 1 });
+    const answers = await Promise.all(running);
+    expect(answers.map((a) => a.tag)).toEqual([1, 2, 3]);
+    expect(new Set(answers.slice(0, 2).map((a) => a.threadId)).size).toBe(2);
+    // 1 and 2 start on two threads (either first), 3 after them.
+    expect([...started().slice(0, 2)].sort()).toEqual([1, 2]);
+    expect(started()[2]).toBe(3);
+    expect(pool.stats().jobs).toEqual({ answered: 3, busy: 0, aborted: 0, crashed: 0, stuck: 0 });
+  });
+
+  it('a worker’s error reaches its caller through decodeError; the worker keeps serving', async () => {
+    const { pool } = makePool({ size: 1 });
+    await expect(pool.run({ kind: 'fail', tag: 7 })).rejects.toThrow('job 7 failed');
+    await expect(pool.run({ kind: 'echo', tag: 8 })).resolves.toMatchObject({ tag: 8 });
+    expect(pool.stats()).toMatchObject({ workers: 1, jobs: { answered: 2 } });
+  });
+
+  it('a full queue refuses at once with PoolBusyError (the -32005 "node is busy" answer)', async () => {
+    const { pool, started } = makePool({ size: 1, queueMax: 2 });
+    const first = pool.run({ kind: 'sleep', tag: 1, ms: 200 });
+    const queued = [pool.run({ kind: 'echo', tag: 2 }), pool.run({ kind: 'echo', tag: 3 })];
+    const t0 = performance.now();
+    await expect(pool.run({ kind: 'echo', tag: 4 })).rejects.toBeInstanceOf(PoolBusyError);
+    // Refused without waiting for the running job (200 ms) to free anything.
+    expect(performance.now() - t0).toBeLessThan(100);
+    await Promise.all([first, ...queued]);
+    expect(started()).toEqual([1, 2, 3]);
+    expect(pool.stats().jobs).toMatchObject({ answered: 3, busy: 1 });
+  });
+
+  it('a queued job whose client went away is dropped and never runs', async () => {
+    const { pool, started } = makePool({ size: 1 });
+    const gone = new AbortController();
+    const first = pool.run({ kind: 'sleep', tag: 1, ms: 200 });
+    const dropped = pool.run({ kind: 'echo', tag: 2 }, { signal: gone.signal });
+    const kept = pool.run({ kind: 'echo', tag: 3 });
+    gone.abort();
+    await expect(dropped).rejects.toBeInstanceOf(JobAbortedError);
+    await Promise.all([first, kept]);
+    expect(started()).toEqual([1, 3]);
+    // Already gone before it was queued: refused without running either.
+    await expect(pool.run({ kind: 'echo', tag: 4 }, { signal: gone.signal })).rejects.toBeInstanceOf(JobAbortedError);
+    expect(started()).toEqual([1, 3]);
+    expect(pool.stats().jobs).toMatchObject({ answered: 2, aborted: 1 });
+  });
+
+  it('one owner (a batch) runs at most `perOwner` jobs at once; another owner’s later job goes first', async () => {
+    const { pool, started } = makePool({ size: 2, perOwner: 1 });
+    const batch = {};
+    const other = {};
+    const items = [1, 2, 3].map((tag) => pool.run({ kind: 'sleep', tag, ms: 100 }, { owner: batch }));
+    const single = pool.run({ kind: 'echo', tag: 9 }, { owner: other });
+    await Promise.all([...items, single]);
+    // Item 1 takes one worker; items 2 and 3 wait for it while the other owner's call takes the
+    // second (two threads starting: either of 1 and 9 may log first).
+    expect([...started().slice(0, 2)].sort()).toEqual([1, 9]);
+    expect(started().slice(2)).toEqual([2, 3]);
+  });
+
+  it('a worker stuck past its watchdog is replaced; its caller gets the stuck error; the next job runs', async () => {
+    const { pool, started, failures } = makePool({ size: 1, watchdogMs: 300 });
+    const t0 = performance.now();
+    await expect(pool.run({ kind: 'spin', tag: 1 })).rejects.toThrow('stuck');
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+    await expect(pool.run({ kind: 'echo', tag: 2 })).resolves.toMatchObject({ tag: 2 });
+    expect(started()).toEqual([1, 2]);
+    expect(failures).toEqual(['stuck past its deadline: replaced']);
+    expect(pool.stats().jobs).toMatchObject({ answered: 1, stuck: 1 });
+  });
+
+  it('a job may carry its own watchdog (trace replays have a longer one)', async () => {
+    const { pool } = makePool({ size: 1, watchdogMs: 100 });
+    await expect(pool.run({ kind: 'sleep', tag: 1, ms: 300 }, { watchdogMs: 2_000 })).resolves.toMatchObject({ tag: 1 });
+    await expect(pool.run({ kind: 'sleep', tag: 2, ms: 300 })).rejects.toThrow('stuck');
+  });
+
+  it('a worker that exits is replaced; its caller gets WorkerCrashedError; the next job runs', async () => {
+    const { pool, failures } = makePool({ size: 1 });
+    await expect(pool.run({ kind: 'echo', tag: 1 })).resolves.toMatchObject({ tag: 1 });
+    const lost = pool.run({ kind: 'exit', tag: 2 });
+    await expect(lost).rejects.toBeInstanceOf(WorkerCrashedError);
+    await expect(lost).rejects.toThrow('EVM worker exited (code 3)');
+    await expect(pool.run({ kind: 'echo', tag: 3 })).resolves.toMatchObject({ tag: 3 });
+    expect(failures).toEqual(['exited with code 3']);
+    expect(pool.stats().jobs).toMatchObject({ answered: 2, crashed: 1 });
+  });
+
+  it('workers that cannot start fail three jobs, then the pool fails jobs at once instead of restarting them in a loop', async () => {
+    const { pool, failures } = makePool({ size: 1, failToStart: true });
+    for (let i = 0; i < 3; i++) await expect(pool.run({ kind: 'echo', tag: i })).rejects.toThrow('cannot open the database');
+    const t0 = performance.now();
+    await expect(pool.run({ kind: 'echo', tag: 4 })).rejects.toThrow('EVM workers fail to start');
+    expect(performance.now() - t0).toBeLessThan(50);
+    expect(failures).toHaveLength(3);
+    expect(pool.stats().workers).toBe(0);
+  });
+
+  it('close: queued jobs are refused, the running one finishes, later jobs are refused, workers stop', async () => {
+    const { pool, started } = makePool({ size: 1 });
+    const running = pool.run({ kind: 'sleep', tag: 1, ms: 200 });
+    const queued = pool.run({ kind: 'echo', tag: 2 });
+    await new Promise((r) => setTimeout(r, 50));
+    const closed = pool.close();
+    await expect(queued).rejects.toBeInstanceOf(PoolClosedError);
+    await expect(running).resolves.toMatchObject({ tag: 1 });
+    await closed;
+    await expect(pool.run({ kind: 'echo', tag: 3 })).rejects.toBeInstanceOf(PoolClosedError);
+    expect(started()).toEqual([1]);
+    expect(pool.stats()).toMatchObject({ workers: 0, busy: 0, queued: 0 });
+  });
+});
