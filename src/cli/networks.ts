@@ -66,6 +66,8 @@ export async function openNetwork(name: string, datadir: string, clientVersion: 
   }
   const chain = await openChain(datadir, config.caches);
   const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger });
+  // A serving node starts its EVM workers now, so its first calls do not wait for them.
+  (handle.context as EthContext).evm.warm();
   return {
     kind: 'ethereum',
     handle,

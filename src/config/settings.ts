@@ -171,6 +171,11 @@ export const SETTINGS = {
       2000,
       'A worker that has not answered this long after its call deadline is replaced (something kept the deadline check from running).',
     ),
+    evmWorkerStartTimeoutMs: setting(
+      positiveInt,
+      30000,
+      'A new EVM worker must have opened the database and loaded its modules by then, else it is replaced (a start takes well under a second).',
+    ),
   },
   tracing: {
     cacheBytes: setting(bytes, 64 * MiB, 'Traced blocks kept in memory: the trees of a few hundred ordinary mainnet blocks.'),

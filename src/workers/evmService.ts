@@ -29,6 +29,8 @@ export interface EvmService {
   /** Replays a stored block with the tracer (trace_block, trace_transaction, trace_filter). */
   replay(block: Block, job?: JobOptions): Promise<TxCallTree[]>;
   stats(): PoolStats;
+  /** Starts every worker now (serving), instead of on the first jobs. */
+  warm(): void;
   /** Lets running jobs finish (each within its deadline), then stops the workers. */
   close(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
     // A message's items may use all workers but one, so other clients always find one.
     perOwner: Math.max(1, size - 1),
     watchdogMs: settings.callTimeoutMs + settings.evmWatchdogGraceMs,
+    startTimeoutMs: settings.evmWorkerStartTimeoutMs,
     stuckError: () => new CallTimeoutError(settings.callTimeoutMs),
     decodeError: (e) => decodeError(e, settings.callTimeoutMs),
     onWorkerFailure,
@@ -78,6 +81,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
     },
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
     stats: () => pool.stats(),
+    warm: () => pool.warm(),
     close: () => pool.close(),
   };
 }

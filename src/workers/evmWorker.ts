@@ -30,6 +30,7 @@ async function run(job: EvmJob): Promise<unknown> {
   return job.kind === 'call' ? engine.call(header, job.request, overrides) : engine.estimateGas(header, job.request, overrides);
 }
 
+parentPort!.postMessage({ ready: true });
 parentPort!.on('message', ({ id, job }: { id: number; job: EvmJob }) => {
   run(job).then(
     (value) => parentPort!.postMessage({ id, ok: true, value }),

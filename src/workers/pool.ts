@@ -9,20 +9,23 @@ import { Worker } from 'node:worker_threads';
  * - One owner (a message: an HTTP request or a WebSocket frame, batches included) runs at most
  *   `perOwner` jobs at once; its other jobs wait while later jobs of other owners go first, so a
  *   batch of 1,000 eth_calls cannot take every worker.
- * - A job's time counts from when a worker takes it. A worker that has not answered
- *   `watchdogMs` after that (its deadline and a grace) is terminated and replaced; the job fails
- *   with the pool's `stuckError`. A worker that crashes is replaced; its job fails with
- *   {@link WorkerCrashedError}. Workers start on demand, up to `size`.
+ * - A job's time counts from when a worker takes it (once the worker is ready: opening the
+ *   database is not the job's time). A worker that has not answered `watchdogMs` after that (its
+ *   deadline and a grace) is terminated and replaced; the job fails with the pool's `stuckError`.
+ *   A worker that crashes is replaced; its job fails with {@link WorkerCrashedError}; so does one
+ *   not ready `startTimeoutMs` after it was started. Workers start on demand, up to `size`, or
+ *   all at once with `warm()`.
  * - `close` refuses new jobs, fails the queued ones, lets the running ones finish (each within its
  *   watchdog), then stops every worker.
  *
- * Why our own (~200 lines) rather than piscina or tinypool: admission needs per-owner caps and
+ * Why our own (~300 lines) rather than piscina or tinypool: admission needs per-owner caps and
  * abort of queued jobs in the same queue, and a stuck job must cost its worker, not the pool;
  * the libraries offer a task queue and timeouts but not the owner rule, and their task
  * cancellation terminates workers even for queued tasks.
  *
- * Messages: the pool posts `{ id, job }`; the worker answers `{ id, ok: true, value }` or
- * `{ id, ok: false, error }`, where `error` is decoded by `decodeError`.
+ * Messages: the worker posts `{ ready: true }` once it can take jobs; the pool posts `{ id, job }`
+ * (it may do so before the worker is ready: the port keeps them); the worker answers
+ * `{ id, ok: true, value }` or `{ id, ok: false, error }`, where `error` is decoded by `decodeError`.
  */
 
 /** The queue is full: the node is busy. */
@@ -60,6 +63,8 @@ export interface PoolOptions {
   perOwner: number;
   /** A job's worker is replaced when it has not answered this long after taking it. */
   watchdogMs: number;
+  /** A worker not ready this long after it was started has failed to start. */
+  startTimeoutMs: number;
   /** The error of a job whose worker was replaced by the watchdog. */
   stuckError: () => Error;
   /** Rebuilds a worker's error (domain errors keep their class). */
@@ -101,6 +106,9 @@ interface QueuedJob {
 interface PoolWorker {
   thread: Worker;
   running: QueuedJob | undefined;
+  /** It said it can take jobs; until then its job's watchdog waits, the start timer runs. */
+  ready: boolean;
+  startTimer: NodeJS.Timeout | undefined;
   /** Jobs it answered: a worker that dies before its first answer failed to start. */
   answers: number;
   watchdog: NodeJS.Timeout | undefined;
@@ -108,7 +116,7 @@ interface PoolWorker {
   gone: boolean;
 }
 
-type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: unknown };
+type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: unknown } | { ready: true; id?: undefined };
 
 /** Workers that died before answering anything, in a row, before the pool stops starting them. */
 const MAX_FAILED_STARTS = 3;
@@ -170,6 +178,12 @@ export class WorkerPool<Job, Result> {
     });
   }
 
+  /** Starts every worker now, so the first jobs do not wait for workers to open the database. */
+  warm(): void {
+    if (this.closing || this.startError !== undefined) return;
+    while (this.workers.length < this.o.size) this.spawn();
+  }
+
   stats(): PoolStats {
     return {
       workers: this.workers.length,
@@ -204,15 +218,25 @@ export class WorkerPool<Job, Result> {
     worker.running = queued;
     if (queued.owner) this.running.set(queued.owner, (this.running.get(queued.owner) ?? 0) + 1);
     worker.thread.ref();
+    if (worker.ready) this.arm(worker, queued);
+    worker.thread.postMessage({ id: queued.id, job: queued.job });
+  }
+
+  /** Starts the watchdog of the worker's job. */
+  private arm(worker: PoolWorker, queued: QueuedJob): void {
     worker.watchdog = setTimeout(() => this.fail(worker, this.o.stuckError(), STUCK), queued.watchdogMs);
     worker.watchdog.unref();
-    worker.thread.postMessage({ id: queued.id, job: queued.job });
   }
 
   private spawn(): PoolWorker {
     const thread = new Worker(this.o.script, { workerData: this.o.workerData, execArgv: this.o.execArgv });
-    const worker: PoolWorker = { thread, running: undefined, answers: 0, watchdog: undefined, gone: false };
+    const worker: PoolWorker = { thread, running: undefined, ready: false, startTimer: undefined, answers: 0, watchdog: undefined, gone: false };
     thread.unref();
+    worker.startTimer = setTimeout(
+      () => this.fail(worker, new WorkerCrashedError(`EVM worker not ready after ${this.o.startTimeoutMs} ms`), 'did not start in time'),
+      this.o.startTimeoutMs,
+    );
+    worker.startTimer.unref();
     thread.on('message', (reply: Reply) => this.answered(worker, reply));
     thread.on('error', (err) => this.fail(worker, new WorkerCrashedError(`EVM worker crashed: ${err.message}`), 'crashed', err));
     thread.on('exit', (code) => {
@@ -223,6 +247,13 @@ export class WorkerPool<Job, Result> {
   }
 
   private answered(worker: PoolWorker, reply: Reply): void {
+    if (reply.id === undefined) {
+      if (worker.gone) return;
+      worker.ready = true;
+      clearTimeout(worker.startTimer);
+      if (worker.running) this.arm(worker, worker.running);
+      return;
+    }
     const queued = worker.running;
     if (worker.gone || queued === undefined || queued.id !== reply.id) return;
     this.failedStarts = 0;
@@ -279,6 +310,7 @@ export class WorkerPool<Job, Result> {
 
   private async retire(worker: PoolWorker): Promise<void> {
     worker.gone = true;
+    clearTimeout(worker.startTimer);
     await worker.thread.terminate().catch(() => undefined);
   }
 }

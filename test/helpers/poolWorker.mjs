@@ -6,8 +6,15 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 
 const log = new Int32Array(workerData.log);
 if (workerData.failToStart) throw new Error('cannot open the database');
+if (workerData.neverReady) {
+  // Stays alive without ever saying it is ready or reading a job (a start that hangs).
+  setInterval(() => undefined, 60_000);
+} else {
+  parentPort.postMessage({ ready: true });
+  parentPort.on('message', run);
+}
 
-parentPort.on('message', async ({ id, job }) => {
+async function run({ id, job }) {
   const at = Atomics.add(log, 0, 1) + 1;
   Atomics.store(log, at, job.tag);
   switch (job.kind) {
@@ -24,4 +31,4 @@ parentPort.on('message', async ({ id, job }) => {
     default:
       return parentPort.postMessage({ id, ok: true, value: { tag: job.tag, threadId } });
   }
-});
+}

@@ -15,16 +15,17 @@ const script = new URL('../helpers/poolWorker.mjs', import.meta.url);
 const pools: WorkerPool<Job, Answer>[] = [];
 
 /** A pool over the test worker; `started()` lists the tags of the jobs workers took, in order. */
-function makePool(opts: Partial<PoolOptions> & { failToStart?: boolean } = {}) {
+function makePool(opts: Partial<PoolOptions> & { failToStart?: boolean; neverReady?: boolean } = {}) {
   const log = new SharedArrayBuffer(4 * 256);
   const failures: string[] = [];
   const pool = new WorkerPool<Job, Answer>({
     script,
-    workerData: { log, failToStart: opts.failToStart ?? false },
+    workerData: { log, failToStart: opts.failToStart ?? false, neverReady: opts.neverReady ?? false },
     size: 2,
     queueMax: 100,
     perOwner: 2,
     watchdogMs: 10_000,
+    startTimeoutMs: 10_000,
     stuckError: () => new Error('stuck'),
     decodeError: (e) => new Error((e as { message: string }).message),
     onWorkerFailure: (reason) => failures.push(reason),
@@ -141,6 +142,27 @@ describe('EVM worker pool', () => {
     expect(performance.now() - t0).toBeLessThan(50);
     expect(failures).toHaveLength(3);
     expect(pool.stats().workers).toBe(0);
+  });
+
+  it('a job’s watchdog starts when its worker is ready, not when the worker was started', async () => {
+    // Workers take tens of milliseconds to start here; a watchdog of 20 ms counted from the start would fire.
+    const { pool } = makePool({ size: 1, watchdogMs: 20 });
+    await expect(pool.run({ kind: 'echo', tag: 1 })).resolves.toMatchObject({ tag: 1 });
+    expect(pool.stats().jobs).toMatchObject({ answered: 1, stuck: 0 });
+  });
+
+  it('a worker never ready is replaced after startTimeoutMs; its job fails with WorkerCrashedError', async () => {
+    const { pool, failures, started } = makePool({ size: 1, neverReady: true, startTimeoutMs: 300 });
+    await expect(pool.run({ kind: 'echo', tag: 1 })).rejects.toThrow('EVM worker not ready after 300 ms');
+    expect(failures).toEqual(['did not start in time']);
+    expect(pool.stats()).toMatchObject({ workers: 0, jobs: { crashed: 1 } });
+    expect(started()).toEqual([]);
+  });
+
+  it('warm() starts every worker at once', async () => {
+    const { pool } = makePool({ size: 2 });
+    pool.warm();
+    expect(pool.stats()).toMatchObject({ workers: 2, busy: 0 });
   });
 
   it('close: queued jobs are refused, the running one finishes, later jobs are refused, workers stop', async () => {
