@@ -1,4 +1,4 @@
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { type KeyPolicy, type KeyRegistry, readKeysFile } from './keys.js';
@@ -6,8 +6,8 @@ import { type KeyPolicy, type KeyRegistry, readKeysFile } from './keys.js';
 /**
  * Reloads a keys file when it changes (or on `reload()`, which the CLI calls on SIGHUP), without
  * dropping connections: requests authenticated before keep their session; the next request is
- * checked against the new keys. A file that does not parse changes nothing — the previous
- * policies stay in force and one log line says why. The directory is watched, not the file, so
+ * checked against the new keys. A file that does not parse, or is empty, changes nothing — the
+ * previous policies stay in force and one log line says why. The directory is watched, not the file, so
  * an editor's write-and-rename or a `mv` into place is seen too.
  */
 export interface KeysWatcher {
@@ -22,6 +22,9 @@ const SETTLE_MS = 50;
 export function watchKeysFile(path: string, registry: KeyRegistry, logger: Pick<Logger, 'info' | 'error'>, extra: readonly KeyPolicy[] = []): KeysWatcher {
   const reload = (): boolean => {
     try {
+      // An empty file is a write in progress far more often than an operator removing every key
+      // (writing over a file truncates it first): reading it would lock every client out.
+      if (statSync(path).size === 0) throw new Error('the file is empty (being written?)');
       const policies = [...extra, ...readKeysFile(path)];
       registry.replace(policies);
       logger.info({ keys: policies.length }, 'keys file reloaded');

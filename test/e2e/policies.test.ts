@@ -300,7 +300,7 @@ describe('limits over HTTP: status and headers', () => {
 });
 
 describe('keys file hot reload', () => {
-  it('a key removed stops working within a second; a malformed file changes nothing', async () => {
+  it('a key removed stops working within a second; a malformed or empty file changes nothing', async () => {
     const dir = tempDir('tracenode-reload-');
     const path = join(dir.dir, 'keys.yaml');
     writeFileSync(path, 'keys:\n  - key: stays\n  - key: goes\n');
@@ -326,6 +326,12 @@ describe('keys file hot reload', () => {
       writeFileSync(path, 'keys:\n  - key: stays\n    unknownField: 1\n');
       await sleep(300);
       expect(lines.some((l) => l.startsWith('keys file not reloaded') && l.includes('unknownField'))).toBe(true);
+      expect([await status('stays'), await status('goes')]).toEqual([200, 401]);
+      // Truncated (a write in progress, as `>` or writeFileSync does first): nothing changes.
+      writeFileSync(path, '');
+      expect(watcher.reload()).toBe(false);
+      await sleep(300);
+      expect(lines.some((l) => l.startsWith('keys file not reloaded') && l.includes('the file is empty'))).toBe(true);
       expect([await status('stays'), await status('goes')]).toEqual([200, 401]);
     } finally {
       watcher.close();
