@@ -131,8 +131,41 @@ export function renderTables(rep: BenchReport): string {
         ),
     );
   }
+  if (rep.evmPool) {
+    const ep = rep.evmPool;
+    parts.push(
+      `### EVM worker pool (bench/evmPool.ts; tracenode started for this section, default pool ${ep.defaultWorkers} workers)\n\n` +
+        'Heavy eth_call at 8 connections by pool size (`--execution.evm-workers`), with the RSS of the process at rest (workers started) and at its peak:\n\n' +
+        mdTable(
+          ['workers', 'heavy eth_call req/s', 'p50 ms', 'vs 1 worker', 'RSS rest MiB', 'RSS peak MiB', 'bad answers'],
+          ep.throughput.map((t) => [
+            String(t.workers),
+            String(t.heavyRps),
+            String(t.heavyP50Ms),
+            `${t.speedup}×`,
+            String(t.restMiB),
+            String(t.peakMiB),
+            String(t.bad),
+          ]),
+        ) +
+        '\n\nHead-of-line blocking: eth_getStorageAt at latest from one connection, idle and while 4 other connections send the heavy eth_call without pause:\n\n' +
+        mdTable(
+          ['server', 'idle p50 / p99 ms', 'loaded p50 / p99 ms', 'p99 loaded / idle', 'heavy req/s meanwhile', 'bad answers'],
+          ep.headOfLine.map((h) => [
+            h.server,
+            `${fmtMs(h.idle.p50)} / ${fmtMs(h.idle.p99)}`,
+            `${fmtMs(h.loaded.p50)} / ${fmtMs(h.loaded.p99)}`,
+            `${h.p99Ratio}×`,
+            String(h.heavyRpsMeanwhile),
+            String(h.bad),
+          ]),
+        ) +
+        `\n\nA batch of ${ep.batch1000.items} balanceOf eth_calls: answered in ${ep.batch1000.ms} ms (${ep.batch1000.allRight ? 'every answer right' : 'WRONG answers'}); eth_blockNumber from another connection meanwhile, every 20 ms: p50 ${fmtMs(ep.batch1000.blockNumberP50Ms)} ms, max ${fmtMs(ep.batch1000.blockNumberMaxMs)} ms (${ep.batch1000.blockNumberSamples} samples). ` +
+        `trace_block of the heaviest block: ${ep.traceBlock.coldMs} ms cold (first request after start), ${ep.traceBlock.warmMs} ms warm.`,
+    );
+  }
   parts.push(
-    '### Targets (issues 3, 4, 5, 7, 14)\n\n' +
+    '### Targets (issues 3, 4, 5, 7, 14, 15)\n\n' +
       mdTable(
         ['issue', 'target', 'measured', 'met'],
         rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),

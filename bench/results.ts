@@ -4,6 +4,7 @@
  * servers measured, the transports, the networks of tracenode a case can ask.
  */
 
+import type { EvmPoolReport } from './evmPool.js';
 import type { PipelineCost } from './pipelineCosts.js';
 import type { LoadResult } from './wsLoad.js';
 
@@ -108,6 +109,8 @@ export interface BenchReport {
   starknetBench?: StarknetBenchResult;
   /** What each operator control adds to a message, in process (bench/pipelineCosts.ts). */
   pipelineCosts?: PipelineCost[];
+  /** The EVM worker pool under load (bench/evmPool.ts). */
+  evmPool?: EvmPoolReport;
   targets: Target[];
   seconds: number;
 }

@@ -10,7 +10,8 @@ import { mkdirSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { bodyFor, byCaseOrder, CASE_NAMES, type CaseDef, ethCases, selectCases, starknetCases } from './cases.js';
-import { anvilVersion, prepareChain, prepareDemo, runStarknetBench } from './chains.js';
+import { anvilVersion, balanceSlot, prepareChain, prepareDemo, runStarknetBench } from './chains.js';
+import { measureEvmPool } from './evmPool.js';
 import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
 import { roundLoad, runLoad, runProbe } from './load.js';
 import { type BenchOptions, DEFAULTS } from './options.js';
@@ -114,7 +115,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const cacheRoot = options.cacheDir ?? join(BENCH_DIR, '.cache');
   mkdirSync(cacheRoot, { recursive: true });
   const names = new Set<string>(selectCases(options.only));
-  if (names.size === 0) throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
+  // The EVM pool section (bench/evmPool.ts) runs in a full run, or with --only "evm pool".
+  const wantPool = settings.only.length === 0 || settings.only.some((s) => 'evm pool'.includes(s.toLowerCase()));
+  if (names.size === 0 && !wantPool) throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
 
@@ -220,6 +223,24 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     }
     clearInterval(sampler);
     memory.underLoadMiB = round(peak, 1);
+    // The EVM pool section starts tracenode itself, with different pool sizes.
+    let evmPool: BenchReport['evmPool'];
+    if (wantPool) {
+      await tracenode.stop();
+      log('evm pool: tracenode with 1, 2 and 4 workers, head-of-line blocking, a batch of 1,000 calls, trace_block cold and warm…');
+      const b = e.bench;
+      evmPool = await measureEvmPool({
+        datadir: chain.datadir,
+        anvilUrl: chain.anvil.url,
+        heavyBody: requestBody('eth_call', [{ to: b.heavyCall.to, data: b.heavyCall.data }, 'latest']),
+        viewBody: requestBody('eth_call', [{ to: b.token, data: b.balanceOfCalldata }, 'latest']),
+        storageBody: requestBody('eth_getStorageAt', [b.token, balanceSlot(b.holder), 'latest']),
+        traceBlockBody: requestBody('trace_block', [`0x${b.heaviestBlock.toString(16)}`]),
+        quick: mode === 'quick',
+        durationS: settings.durationS,
+        log,
+      });
+    }
     log('pipeline costs: in process, one control more at each step…');
     const pipelineCosts = await measurePipelineCosts({ messages: options.quick ? 2000 : 20_000, rounds: options.quick ? 3 : 7 });
 
@@ -247,6 +268,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       cases,
       ...(starknet ? { starknetBench: starknet.result } : {}),
       pipelineCosts,
+      ...(evmPool ? { evmPool } : {}),
       targets: [],
       seconds: 0,
     };

@@ -1,5 +1,5 @@
 /**
- * The performance targets of issues 3, 4, 5, 7 and 14, judged from a run's results: each target with
+ * The performance targets of issues 3, 4, 5, 7, 14 and 15, judged from a run's results: each target with
  * what was measured and whether it was met (or `null`: not run, or a figure shown for
  * information). `--render` judges a saved results file again with the targets of today.
  */
@@ -70,6 +70,40 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     notRun(5, 'trace_filter: ≥ 10× faster than anvil');
   }
   latencyVsAnvil(5, 'trace_block (heaviest block): no slower than 3× anvil', 'trace_block', 3);
+  // Issue 15: the EVM worker pool (bench/evmPool.ts).
+  const pool = rep.evmPool;
+  const hol = pool?.headOfLine.find((h) => h.server === 'tracenode');
+  if (pool && hol) {
+    out.push({
+      issue: 15,
+      target: 'head-of-line: eth_getStorageAt p99 with 4 clients sending the heavy eth_call ≤ 3× its idle p99',
+      measured: `${hol.p99Ratio}× (${fmtMs(hol.loaded.p99)} vs ${fmtMs(hol.idle.p99)} ms)`,
+      met: hol.p99Ratio <= 3,
+    });
+    const one = pool.throughput.find((t) => t.workers === 1);
+    const two = pool.throughput.find((t) => t.workers === 2);
+    if (one && two) {
+      out.push({
+        issue: 15,
+        target: 'heavy eth_call throughput, 2 workers vs 1: ≥ 1.7×',
+        measured: `${two.speedup}× (${two.heavyRps} vs ${one.heavyRps} req/s)${rep.machine.cores <= 2 ? ` on ${rep.machine.cores} cores shared with the load generator` : ''}`,
+        met: two.speedup >= 1.7,
+      });
+    } else notRun(15, 'heavy eth_call throughput, 2 workers vs 1: ≥ 1.7×');
+  } else {
+    notRun(15, 'head-of-line: eth_getStorageAt p99 under heavy load ≤ 3× idle');
+    notRun(15, 'heavy eth_call throughput, 2 workers vs 1: ≥ 1.7×');
+  }
+  const view = c('eth_call view')?.servers.tracenode?.http?.rps;
+  if (view !== undefined) {
+    // BENCHMARKS.md before the worker pool (2026-11-23 run): 1,652 req/s at 10 connections.
+    out.push({
+      issue: 15,
+      target: 'eth_call view over HTTP ≥ 2× 1,652 req/s (before the pool)',
+      measured: `${fmtRps(view)} req/s (${(view / 1652).toFixed(2)}×)`,
+      met: view >= 2 * 1652,
+    });
+  } else notRun(15, 'eth_call view over HTTP ≥ 2× 1,652 req/s (before the pool)');
   const rows = rep.starknetBench?.rows ?? [];
   const row = (q: string) => rows.find((r) => r.query.startsWith(q));
   const sel = row('selective: address + keys[0], whole range');
