@@ -1,8 +1,10 @@
 import { Common, Mainnet } from '@ethereumjs/common';
-import { createEVM, type EVM } from '@ethereumjs/evm';
+import { createEVM, type EVM, type EVMResult } from '@ethereumjs/evm';
 import { SimpleStateManager } from '@ethereumjs/statemanager';
+import { Account, Address, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { fastEipLookup, opcodeTable, pointEvmAt } from './ethereumjsInternals.js';
+import { checkFingerprint, fastEipLookup, installCallFastPaths, loadInterpreter, opcodeTable, pointEvmAt } from './ethereumjsInternals.js';
+import { JumpAnalysisCache } from './jumpAnalysis.js';
 
 /** EIPs of several forks, and one no fork has. */
 const PROBES = [1, 606, 1559, 2929, 3529, 3651, 3860, 4844, 7623, 7702, 7825, 9999];
@@ -53,5 +55,88 @@ describe('@ethereumjs internals', () => {
 
   it('error: pointEvmAt refuses a journal without stateManager', () => {
     expect(() => pointEvmAt({ journal: {} } as EVM, new SimpleStateManager())).toThrow(/Journal\.stateManager/);
+  });
+
+  it('loadInterpreter: the Interpreter class the package does not export', async () => {
+    const Interpreter = await loadInterpreter();
+    expect(typeof Interpreter.prototype._getValidJumpDestinations).toBe('function');
+  });
+
+  it('error: installCallFastPaths refuses an EVM whose copied methods are not those of the pinned release', async () => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'cancun' }) });
+    const proto = Object.getPrototypeOf(evm) as Record<string, unknown>;
+    const changed = Object.create(Object.create(proto, { runInterpreter: { value: async () => ({}) } }), Object.getOwnPropertyDescriptors(evm));
+    await expect(installCallFastPaths(changed, new JumpAnalysisCache().analyzer)).rejects.toThrow(/EVM\.runInterpreter/);
+    const changed2 = Object.create(Object.create(proto, { _executeCall: { value: async () => ({}) } }), Object.getOwnPropertyDescriptors(evm));
+    await expect(installCallFastPaths(changed2, new JumpAnalysisCache().analyzer)).rejects.toThrow(/EVM\._executeCall/);
+    expect(() => checkFingerprint('Interpreter._getValidJumpDestinations', () => 0)).toThrow(/Interpreter\._getValidJumpDestinations/);
+  });
+
+  it('error: installCallFastPaths refuses an EVM without _opcodeMap', async () => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'cancun' }) });
+    Reflect.deleteProperty(evm, '_opcodeMap');
+    await expect(installCallFastPaths(evm, new JumpAnalysisCache().analyzer)).rejects.toThrow(/EVM\._opcodeMap/);
+  });
+
+  describe('the call fast paths answer as the library does', () => {
+    const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000c0'));
+    const A = new Address(hexToBytes('0x00000000000000000000000000000000000000aa'));
+    const B = new Address(hexToBytes('0x00000000000000000000000000000000000000bb'));
+    const NOBODY = new Address(hexToBytes('0x00000000000000000000000000000000000000ee'));
+    const SLOT_1 = hexToBytes(`0x${'00'.repeat(31)}01`);
+    // B: returns CALLVALUE + calldata word 0, and stores it in slot 1.
+    const CODE_B = '0x6000353401806001556000526020 6000f3'.replace(/ /g, '');
+    const cases: Array<[string, string, bigint?]> = [
+      // SSTORE then RETURN 32 bytes (loop with JUMPI over a counter, MSTORE, SLOAD)
+      ['loop, storage and return', '0x6003 5b 8060019003 80 6002 57 50 602a6000 55 600054 600052 60206000f3'],
+      // CALL B with value 5 and data 0x07, return B's return data
+      ['nested call with value', `0x6007600052 6020600060206000 6005 73${B.toString().slice(2)} 5a f1 50 60206000f3`],
+      // REVERT with 4 bytes of data
+      ['revert with data', '0x63deadbeef600052 6004601cfd'],
+      // JUMP to a non-JUMPDEST: exceptional halt
+      ['invalid jump', '0x6003 56 00'],
+      // STATICCALL to a precompile (identity), then stack underflow
+      ['precompile, then stack underflow', '0x60206000602060006004 5a fa 50 01'],
+      // value transfer to an address without code
+      ['transfer to nobody', '0x00', 1n],
+    ];
+
+    async function evmWith(fast: boolean): Promise<EVM> {
+      const sm = new SimpleStateManager();
+      const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'prague' }), stateManager: sm });
+      await sm.putAccount(CALLER, new Account(0n, 10n ** 18n));
+      await sm.putAccount(A, new Account(0n, 100n));
+      await sm.putAccount(B, new Account());
+      await sm.putCode(B, hexToBytes(CODE_B as `0x${string}`));
+      if (fast) await installCallFastPaths(evm, new JumpAnalysisCache().analyzer);
+      return evm;
+    }
+
+    function summary(r: EVMResult) {
+      const e = r.execResult as EVMResult['execResult'] & { runState?: { programCounter: number; opCode: number; stack: { getStack(): bigint[] } } };
+      return {
+        returnValue: e.returnValue,
+        executionGasUsed: e.executionGasUsed,
+        gasRefund: e.gasRefund,
+        error: e.exceptionError?.error,
+        logs: e.logs,
+        frame:
+          e.exceptionError && e.exceptionError.error !== 'revert' ? [e.runState?.programCounter, e.runState?.opCode, e.runState?.stack.getStack()] : undefined,
+      };
+    }
+
+    for (const [name, code, value] of cases) {
+      it(name, async () => {
+        const results = [];
+        for (const fast of [false, true]) {
+          const evm = await evmWith(fast);
+          const to = value === undefined ? A : NOBODY;
+          if (value === undefined) await evm.stateManager.putCode(A, hexToBytes(code.replace(/ /g, '') as `0x${string}`));
+          const r = await evm.runCall({ caller: CALLER, origin: CALLER, to, gasLimit: 100_000n, value: value ?? 0n, data: new Uint8Array() });
+          results.push({ ...summary(r), balance: (await evm.stateManager.getAccount(to))?.balance, slot: await evm.stateManager.getStorage(B, SLOT_1) });
+        }
+        expect(results[1]).toEqual(results[0]);
+      });
+    }
   });
 });

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Common, StateManagerInterface } from '@ethereumjs/common';
-import type { EVM } from '@ethereumjs/evm';
+import { type EVM, EVMError } from '@ethereumjs/evm';
+import { Account, type Address, createZeroAddress } from '@ethereumjs/util';
 
 /**
  * Every use of @ethereumjs private fields, in one place. They are not part of the packages' API
@@ -66,4 +68,271 @@ export function pointEvmAt(evm: EVM, stateManager: StateManagerInterface): void 
   journal.stateManager = stateManager;
   evm.journal.cleanJournal();
   evm.transientStorage.clear();
+}
+
+/*
+ * The call fast paths. @ethereumjs/evm 10.1.3 spends most of a simple view call outside the
+ * bytecode: `runInterpreter` analyses the code's jump destinations again on every run (a pass over
+ * the whole code that allocates an array entry per byte and a bigint per PUSH), and it and
+ * `_executeCall` copy objects with spreads after other properties (`{ ...a, ...b }`,
+ * `{ ...{ codeAddress }, ...message, gasLimit }`), which V8 in Node 20 runs on a slow path: each
+ * costs ~15 µs on a 17-field message. `installCallFastPaths` gives an EVM instance its own copies
+ * of these two methods that build the same objects with Object.assign and take the jump analysis
+ * from a cache. The copies are of the pinned release: each original's source is fingerprinted and
+ * a release whose method differs is refused with the method's name.
+ */
+
+/** @ethereumjs/evm's jump analysis of one code (Interpreter._getValidJumpDestinations). */
+export interface JumpAnalysis {
+  /** 1 at each valid JUMPDEST. */
+  jumps: Uint8Array;
+  /** The value each PUSH pushes, by the offset of its first immediate byte. */
+  pushes: Record<number, bigint>;
+  /** The opcode table entry of each byte (of the EVM that analysed it). */
+  opcodesCached: OpcodeEntry[];
+}
+
+/**
+ * Answers a jump analysis for `code` on an EVM whose opcode table is `table`: from a cache, or by
+ * calling `analyze` (the interpreter's own analysis).
+ */
+export type JumpAnalyzer = (code: Uint8Array, table: OpcodeEntry[], analyze: () => JumpAnalysis) => JumpAnalysis;
+
+/** What the fast paths use of an @ethereumjs/evm Interpreter instance. */
+interface InterpreterInstance {
+  _result: { selfdestruct?: unknown; createdAddresses?: unknown; returnValue?: Uint8Array; logs?: unknown };
+  _env: object;
+  _getValidJumpDestinations: (code: Uint8Array) => JumpAnalysis;
+  run(
+    code: unknown,
+    opts: unknown,
+  ): Promise<{ runState: { gasLeft: bigint; gasRefund: bigint; stateGasSpilled?: bigint }; exceptionError?: { error: string } }>;
+}
+type InterpreterClass = new (...args: unknown[]) => InterpreterInstance;
+
+/**
+ * sha256 (first 16 hex digits) of the source of each method the fast paths copy or call in place
+ * of the original, as @ethereumjs/evm 10.1.3 ships it (dist/esm).
+ */
+const FINGERPRINTS = {
+  'EVM.runInterpreter': '1f4905264075376d',
+  'EVM._executeCall': 'f2358d2eeecc46e1',
+  'Interpreter._getValidJumpDestinations': 'a30ec99e04e322ec',
+} as const;
+
+/** Checks that `fn` is the method `name` of the release the fast paths were copied from. */
+export function checkFingerprint(name: keyof typeof FINGERPRINTS, fn: unknown): void {
+  if (typeof fn !== 'function' || fingerprint(fn) !== FINGERPRINTS[name]) {
+    throw unsupported('@ethereumjs/evm', name, 'a method the call fast paths copy');
+  }
+}
+
+const fingerprints = new WeakMap<object, string>();
+function fingerprint(fn: object): string {
+  let digest = fingerprints.get(fn);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(String(fn)).digest('hex').slice(0, 16);
+    fingerprints.set(fn, digest);
+  }
+  return digest;
+}
+
+let interpreterClass: Promise<InterpreterClass> | undefined;
+
+/**
+ * @ethereumjs/evm's Interpreter class, which the package does not export: loaded from the module
+ * beside the package's entry point (the same module instance the EVM uses).
+ */
+export function loadInterpreter(): Promise<InterpreterClass> {
+  interpreterClass ??= (async () => {
+    const entry = import.meta.resolve('@ethereumjs/evm');
+    const mod = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter?: InterpreterClass };
+    const cls = mod.Interpreter;
+    if (typeof cls !== 'function') throw unsupported('@ethereumjs/evm', 'Interpreter (dist/esm/interpreter.js)', 'the interpreter the call fast paths run');
+    checkFingerprint('Interpreter._getValidJumpDestinations', cls.prototype._getValidJumpDestinations);
+    return cls;
+  })();
+  return interpreterClass;
+}
+
+/** The private EVM fields and methods the copies use. */
+interface EvmPrivates {
+  stateManager: StateManagerInterface;
+  blockchain: unknown;
+  journal: unknown;
+  _tx?: { gasPrice: bigint; origin?: Address };
+  _block?: unknown;
+  _optsCached: { profiler?: { enabled?: boolean } };
+  performanceLogger: unknown;
+  DEBUG: boolean;
+  _opcodeMap: OpcodeEntry[];
+  _reduceSenderBalance(account: Account, message: MessageFields): Promise<void>;
+  _addToBalance(account: Account, message: MessageFields): Promise<void>;
+  _loadCode(message: MessageFields): Promise<void>;
+  runPrecompile(code: unknown, data: Uint8Array, gasLimit: bigint): Promise<{ gasRefund?: bigint; executionGasUsed: bigint }>;
+  postMessageCleanup(): void;
+  runInterpreter(message: MessageFields, opts?: { initialLogs?: unknown }): Promise<{ executionGasUsed: bigint; gasRefund?: bigint }>;
+  _executeCall(message: MessageFields): Promise<{ execResult: unknown }>;
+}
+
+/** The fields of an @ethereumjs/evm Message (or of the plain copy `_executeCall` makes of one). */
+interface MessageFields {
+  to?: Address;
+  caller: Address;
+  value: bigint;
+  gasLimit: bigint;
+  data: Uint8Array;
+  code?: Uint8Array | ((...args: unknown[]) => unknown);
+  codeAddress: Address;
+  depth: number;
+  isStatic: boolean;
+  isCreate?: boolean;
+  isCompiled: boolean;
+  delegatecall: boolean;
+  gasRefund: bigint;
+  selfdestruct?: Map<string, Uint8Array>;
+  createdAddresses?: Set<string>;
+  chargeCodeAccesses?: boolean;
+  blobVersionedHashes?: `0x${string}`[];
+  accessWitness?: { commit(): void };
+}
+
+/** EIPs whose code in `_executeCall` the fast copy leaves out: with any active, the original runs. */
+const EIPS_OUTSIDE_FAST_CALL = [6800, 7864, 2780, 7708, 7928, 8037];
+
+/**
+ * Gives `evm` (one of the call engine's own) fast copies of `runInterpreter` and `_executeCall` as
+ * instance methods, with the jump analysis from `analyzer`. Throws when the EVM's methods are not
+ * those of the release the copies were made from.
+ */
+export async function installCallFastPaths(evm: EVM, analyzer: JumpAnalyzer): Promise<void> {
+  const Interpreter = await loadInterpreter();
+  const self = evm as unknown as EvmPrivates;
+  const proto = Object.getPrototypeOf(evm) as EvmPrivates;
+  checkFingerprint('EVM.runInterpreter', proto.runInterpreter);
+  checkFingerprint('EVM._executeCall', proto._executeCall);
+  for (const field of ['_optsCached', 'performanceLogger', 'journal', '_opcodeMap'] as const) {
+    if (!(field in self)) throw unsupported('@ethereumjs/evm', `EVM.${field}`, 'read by the call fast paths');
+  }
+  const originalRunInterpreter = proto.runInterpreter;
+  const originalExecuteCall = proto._executeCall;
+  const common = evm.common;
+
+  // EVM.runInterpreter of @ethereumjs/evm 10.1.3, with Object.assign for the spreads, the jump
+  // analysis from the analyzer, and the merged `runState` of the result only for a failed frame.
+  self.runInterpreter = async function runInterpreter(message: MessageFields, opts: { initialLogs?: unknown } = {}) {
+    // runCall and runCode set _tx and _block first; anything else (or the profiler) gets the original.
+    if (self._block === undefined || self._tx === undefined || self._optsCached.profiler?.enabled === true)
+      return originalRunInterpreter.call(self, message, opts);
+    const contract = (await self.stateManager.getAccount(message.to ?? createZeroAddress())) ?? new Account();
+    const env = {
+      address: message.to ?? createZeroAddress(),
+      caller: message.caller ?? createZeroAddress(),
+      callData: message.data ?? Uint8Array.from([0]),
+      callValue: message.value ?? 0n,
+      code: message.code,
+      isStatic: message.isStatic ?? false,
+      isCreate: message.isCreate ?? false,
+      depth: message.depth ?? 0,
+      gasPrice: self._tx.gasPrice,
+      origin: self._tx.origin ?? message.caller ?? createZeroAddress(),
+      block: self._block,
+      contract,
+      codeAddress: message.codeAddress,
+      gasRefund: message.gasRefund,
+      chargeCodeAccesses: message.chargeCodeAccesses,
+      blobVersionedHashes: message.blobVersionedHashes ?? [],
+      accessWitness: message.accessWitness,
+      createdAddresses: message.createdAddresses,
+      initialLogs: opts.initialLogs,
+    };
+    const interpreter = new Interpreter(
+      self,
+      self.stateManager,
+      self.blockchain,
+      env,
+      message.gasLimit,
+      self.journal,
+      self.performanceLogger,
+      self._optsCached.profiler,
+    );
+    const analyze = interpreter._getValidJumpDestinations;
+    interpreter._getValidJumpDestinations = (code: Uint8Array) => analyzer(code, self._opcodeMap, () => analyze.call(interpreter, code));
+    if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
+    if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
+    const interpreterRes = await interpreter.run(message.code, opts);
+    let result: InterpreterInstance['_result'] = interpreter._result;
+    let gasUsed = message.gasLimit - interpreterRes.runState.gasLeft;
+    if (interpreterRes.exceptionError) {
+      const error = interpreterRes.exceptionError.error;
+      if (error !== EVMError.errorMessages.REVERT && error !== EVMError.errorMessages.INVALID_EOF_FORMAT) gasUsed = message.gasLimit;
+      // Clear the result on error
+      result = Object.assign({}, result, { logs: [], selfdestruct: new Map(), createdAddresses: new Set() });
+    }
+    message.accessWitness?.commit();
+    return Object.assign({}, result, {
+      // The frame's final state merged with its result and environment (~7 µs to build: ~40
+      // fields): only the error texts of a failed frame read it, so a successful frame has none.
+      runState: interpreterRes.exceptionError ? Object.assign({}, interpreterRes.runState, result, interpreter._env) : undefined,
+      exceptionError: interpreterRes.exceptionError,
+      gas: interpreterRes.runState?.gasLeft,
+      executionGasUsed: gasUsed,
+      gasRefund: interpreterRes.runState.gasRefund,
+      stateGasSpilled: interpreterRes.runState.stateGasSpilled,
+      returnValue: result.returnValue ?? new Uint8Array(0),
+    });
+  } as EvmPrivates['runInterpreter'];
+
+  // EVM._executeCall of @ethereumjs/evm 10.1.3 for forks without the EIPs it special-cases after
+  // Prague (Verkle/binary-tree witnesses, EIP-2780/7708/7928/8037), in debug mode or profiling: the
+  // same steps, with Object.assign for the copy of the message the interpreter gets.
+  self._executeCall = async function _executeCall(message: MessageFields) {
+    if (self.DEBUG || self._optsCached.profiler?.enabled === true || EIPS_OUTSIDE_FAST_CALL.some((eip) => common.isActivatedEIP(eip))) {
+      return originalExecuteCall.call(self, message);
+    }
+    const gasLimit = message.gasLimit;
+    const account = (await self.stateManager.getAccount(message.caller)) ?? new Account();
+    let errorMessage: unknown;
+    // Reduce tx value from sender
+    if (!message.delegatecall) {
+      try {
+        await self._reduceSenderBalance(account, message);
+      } catch (e) {
+        errorMessage = e;
+      }
+    }
+    // Load `to` account
+    const toAccount = (await self.stateManager.getAccount(message.to!)) ?? new Account();
+    // Add tx value to the `to` account
+    if (!message.delegatecall) {
+      try {
+        await self._addToBalance(toAccount, message);
+      } catch (e) {
+        errorMessage = e;
+      }
+    }
+    await self._loadCode(message);
+    const code = message.code;
+    if (!code || (typeof code !== 'function' && code.length === 0) || errorMessage !== undefined) {
+      return {
+        execResult: {
+          gasRefund: message.gasRefund,
+          executionGasUsed: message.gasLimit - gasLimit,
+          exceptionError: errorMessage,
+          returnValue: new Uint8Array(0),
+          logs: undefined,
+        },
+      };
+    }
+    let result: { executionGasUsed: bigint; gasRefund?: bigint };
+    if (message.isCompiled) {
+      result = await self.runPrecompile(code, message.data, gasLimit);
+      result.gasRefund = message.gasRefund;
+    } else {
+      result = await self.runInterpreter(Object.assign({ codeAddress: message.codeAddress }, message, { gasLimit }), { initialLogs: undefined });
+    }
+    if (message.depth === 0) self.postMessageCleanup();
+    result.executionGasUsed += message.gasLimit - gasLimit;
+    return { execResult: result };
+  } as EvmPrivates['_executeCall'];
 }

@@ -5,6 +5,8 @@ import type { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { CallError, CallTimeoutError, ExecutionFailedError } from './callResult.js';
+import { installCallFastPaths } from './ethereumjsInternals.js';
+import { JumpAnalysisCache } from './jumpAnalysis.js';
 import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
 import { OverlayState } from './overlayDb.js';
 import type { PrecompileEdit } from './stateOverrides.js';
@@ -36,6 +38,8 @@ interface DeadlineGuard {
 export class EvmPool {
   private readonly idle = new Map<string, EVM[]>();
   private readonly guards = new WeakMap<EVM, DeadlineGuard>();
+  /** Jump analyses of the code the EVMs run, by code hash (shared by this pool's EVMs). */
+  readonly jumpAnalyses = new JumpAnalysisCache();
   private readonly timeoutMs: number;
   /**
    * Idle EVMs kept per hardfork. One EVM serves one run at a time and more are built on demand,
@@ -99,6 +103,7 @@ export class EvmPool {
       blockchain: evmBlockchain(this.store),
       customPrecompiles: customPrecompiles.length > 0 ? customPrecompiles : undefined,
     });
+    await installCallFastPaths(evm, this.jumpAnalyses.analyzer);
     const guard: DeadlineGuard = { deadline: Number.POSITIVE_INFINITY, jumps: 0, hooks: undefined as unknown as OpcodeHooks };
     const timeoutMs = this.timeoutMs;
     guard.hooks = hookOpcodes(evm, JUMP_OPCODES, () => {

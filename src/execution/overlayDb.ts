@@ -3,6 +3,7 @@ import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumj
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { hexKey } from '../codec/hex.js';
 import type { StateReadCache } from '../state/readCache.js';
+import { noteCodeHash } from './jumpAnalysis.js';
 
 /**
  * The state a call runs on: the archived state of its block, read through the network's shared
@@ -89,7 +90,12 @@ export class OverlayState implements StateManagerInterface {
   async getCode(address: Address): Promise<Uint8Array> {
     const account = await this.getAccount(address);
     if (account === undefined) return new Uint8Array();
-    return this.codes.get(hexKey(account.codeHash)) ?? this.reads.code(account.codeHash);
+    const hashKey = hexKey(account.codeHash);
+    const own = this.codes.get(hashKey);
+    if (own !== undefined) return own;
+    const code = await this.reads.code(account.codeHash);
+    noteCodeHash(code, hashKey);
+    return code;
   }
 
   async getCodeSize(address: Address): Promise<number> {
