@@ -104,6 +104,18 @@ export function renderTables(rep: BenchReport): string {
           ['at rest (servers up, no request yet)', m.restMiB !== undefined ? String(m.restMiB) : '–'],
           [`${m.idleSocketsOpen ?? 0} of ${m.idleSockets ?? 0} idle WebSocket connections open`, m.idleMiB !== undefined ? String(m.idleMiB) : '–'],
           ['peak under the load above', m.underLoadMiB !== undefined ? String(m.underLoadMiB) : '–'],
+          ...(rep.memoryChecks
+            ? [
+                [
+                  `a WebSocket client sends ${rep.memoryChecks.unreadWebSocket.messages} requests of a ${rep.memoryChecks.unreadWebSocket.answerBytes}-byte answer (${rep.memoryChecks.unreadWebSocket.requestedMiB} MiB) and never reads: rest → peak → after (closed with ${rep.memoryChecks.unreadWebSocket.closeCode ?? 'nothing'})`,
+                  `${rep.memoryChecks.unreadWebSocket.restMiB} → ${rep.memoryChecks.unreadWebSocket.peakMiB} → ${rep.memoryChecks.unreadWebSocket.afterMiB}`,
+                ],
+                [
+                  `a batch of ${rep.memoryChecks.proofBatch.items} eth_getProof: ${rep.memoryChecks.proofBatch.answerMiB} MiB answer in ${rep.memoryChecks.proofBatch.ms} ms, ${rep.memoryChecks.proofBatch.proofs} proofs, ${rep.memoryChecks.proofBatch.limited} past the batch answer limit: rest → peak`,
+                  `${rep.memoryChecks.proofBatch.restMiB} → ${rep.memoryChecks.proofBatch.peakMiB}`,
+                ],
+              ]
+            : []),
         ],
       ),
   );

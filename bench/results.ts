@@ -5,6 +5,7 @@
  */
 
 import type { EvmPoolReport } from './evmPool.js';
+import type { MemoryChecks } from './memoryChecks.js';
 import type { PipelineCost } from './pipelineCosts.js';
 import type { LoadResult } from './wsLoad.js';
 
@@ -111,6 +112,8 @@ export interface BenchReport {
   pipelineCosts?: PipelineCost[];
   /** The EVM worker pool under load (bench/evmPool.ts). */
   evmPool?: EvmPoolReport;
+  /** Memory under a client that never reads and a batch of proofs (bench/memoryChecks.ts). */
+  memoryChecks?: MemoryChecks;
   targets: Target[];
   seconds: number;
 }

@@ -14,6 +14,7 @@ import { anvilVersion, balanceSlot, prepareChain, prepareDemo, runStarknetBench 
 import { measureEvmPool } from './evmPool.js';
 import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
 import { roundLoad, runLoad, runProbe } from './load.js';
+import { measureMemoryChecks } from './memoryChecks.js';
 import { type BenchOptions, DEFAULTS } from './options.js';
 import { measurePipelineCosts } from './pipelineCosts.js';
 import { BENCH_DIR, buildTracenode, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
@@ -223,6 +224,23 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     }
     clearInterval(sampler);
     memory.underLoadMiB = round(peak, 1);
+    // Memory under a client that never reads and under a batch of proofs (issue 20), on the run's tracenode.
+    let memoryChecks: BenchReport['memoryChecks'];
+    if (wantPool) {
+      const b = e.bench;
+      log('memory: a WebSocket client that never reads; a batch of 1,000 eth_getProof…');
+      memoryChecks = await measureMemoryChecks(
+        {
+          pid: tracenode.proc.pid!,
+          http: endpoints.tracenode.mainnet.http,
+          ws: endpoints.tracenode.mainnet.ws,
+          bigAnswerBody: requestBody('eth_getBlockByNumber', [`0x${b.heaviestBlock.toString(16)}`, true]),
+          proofParams: [b.token, [balanceSlot(b.holder)], 'latest'],
+          log,
+        },
+        mode === 'quick',
+      );
+    }
     // The EVM pool section starts tracenode itself, with different pool sizes.
     let evmPool: BenchReport['evmPool'];
     if (wantPool) {
@@ -269,6 +287,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(starknet ? { starknetBench: starknet.result } : {}),
       pipelineCosts,
       ...(evmPool ? { evmPool } : {}),
+      ...(memoryChecks ? { memoryChecks } : {}),
       targets: [],
       seconds: 0,
     };
