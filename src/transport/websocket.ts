@@ -44,6 +44,8 @@ export function serveWebSocket(
   let paused = false;
   let closedBy: string | undefined;
   socket.on('message', (data: RawData) => {
+    // Closed for unread answers: frames still arriving are not run (their answers would be dropped).
+    if (closedBy !== undefined) return;
     inFlight++;
     if (inFlight >= limits.maxInFlight && !paused) {
       paused = true;

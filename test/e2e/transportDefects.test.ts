@@ -109,6 +109,9 @@ describe('transport defects', () => {
     expect(reason).toBe('answers left unread past the server limit');
     const metrics = (await rawHttp(`${s.url}/metrics`, { method: 'GET' })).text;
     expect(metrics).toMatch(/^tracenode_websocket_closed_total\{reason="slow_consumer"\} 1$/m);
+    // Frames that arrived after the close were not run: far fewer than the 2,000 sent were answered.
+    const ran = Number(/^tracenode_requests_total\{network="[^"]+",method="test_echo",transport="ws",outcome="ok"\} (\d+)$/m.exec(metrics)?.[1]);
+    expect(ran).toBeLessThan(2000);
   });
 
   it('HTTP/1.1 without a Host header: 400 with a JSON-RPC body (#20 defect 8)', async () => {
