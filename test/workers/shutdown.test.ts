@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, expect, it } from 'vitest';
+import { openChain } from '../../src/chain/open.js';
+import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { spawnCli } from '../helpers/cli.js';
+import { rawHttp } from '../helpers/rpcClient.js';
+import { testConfig } from '../helpers/testConfig.js';
+
+/**
+ * SIGTERM while EVM work runs (issue 15): `tracenode serve` with one worker gets an endless-loop
+ * eth_call and a second one queued behind it, then SIGTERM. Both are answered (each ends at its
+ * own deadline, counted from when the worker took it), the process exits 0, and the datadir
+ * opens again at once: the workers and the database were closed, not abandoned.
+ */
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+it('SIGTERM: running and queued EVM calls are answered, then the workers and the database close', async () => {
+  const datadir = join(tmp.dir, 'data');
+  await (await importFixtureChain(join(FIXTURES, 'demo'), datadir)).close();
+  const child = spawnCli([
+    'serve',
+    '--datadir',
+    datadir,
+    '--port',
+    '0',
+    '--api-keys',
+    'shutdown-key',
+    '--log-level',
+    'warn',
+    '--execution.evm-workers',
+    '1',
+    '--execution.call-timeout-ms',
+    '1000',
+  ]);
+  let stdout = '';
+  child.stdout!.on('data', (d) => {
+    stdout += d;
+  });
+  const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+  const t0 = Date.now();
+  while (!/JSON-RPC\s+http/.test(stdout)) {
+    if (Date.now() - t0 > 60_000) throw new Error(`serve did not start: ${stdout}`);
+    await sleep(50);
+  }
+  const rpc = `${/JSON-RPC\s+(http:\/\/\S+)\/v3\//.exec(stdout)![1]}/v3/shutdown-key`;
+  const loop = (id: number) =>
+    rawHttp(rpc, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'eth_call',
+        params: [
+          { to: '0x00000000000000000000000000000000000100a0', gas: '0x3b9aca00' },
+          'latest',
+          { '0x00000000000000000000000000000000000100a0': { code: '0x5b600056' } },
+        ],
+      }),
+    });
+  const running = loop(1);
+  await sleep(300);
+  const queued = loop(2);
+  await sleep(200);
+  child.kill('SIGTERM');
+  const answers = await Promise.all([running, queued]);
+  for (const [i, a] of answers.entries()) {
+    expect(a.status).toBe(200);
+    expect(JSON.parse(a.text)).toEqual({ jsonrpc: '2.0', id: i + 1, error: { code: -32000, message: 'execution aborted (timeout = 1s)' } });
+  }
+  expect(await exited).toBe(0);
+  expect(stdout).toContain('serve: shutting down');
+  // The lock is released: the datadir opens in this process.
+  const chain = await openChain(datadir, testConfig().caches);
+  expect((await chain.store.head())?.number).toBeGreaterThan(0n);
+  await chain.close();
+}, 60_000);
