@@ -63,6 +63,9 @@ export function blockContext(header: BlockHeader, o: BlockOverrides | undefined,
  * zero for that block and later ones (which a block-number override can bring into the window).
  */
 export function blockchainBelow(store: ChainStore, below: bigint): EVMMockBlockchainInterface {
+  // Calls mostly run at the head: the last window of each store is reused (it holds no state).
+  const last = lastWindow.get(store);
+  if (last?.below === below) return last.chain;
   const base = evmBlockchain(store);
   const chain: EVMMockBlockchainInterface = {
     async getBlock(n: number | bigint) {
@@ -72,5 +75,8 @@ export function blockchainBelow(store: ChainStore, below: bigint): EVMMockBlockc
     putBlock: base.putBlock,
     shallowCopy: () => chain,
   };
+  lastWindow.set(store, { below, chain });
   return chain;
 }
+
+const lastWindow = new WeakMap<ChainStore, { below: bigint; chain: EVMMockBlockchainInterface }>();

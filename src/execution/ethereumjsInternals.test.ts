@@ -3,7 +3,7 @@ import { createEVM, type EVM, type EVMResult } from '@ethereumjs/evm';
 import { SimpleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { checkFingerprint, fastEipLookup, installCallFastPaths, loadInterpreter, opcodeTable, pointEvmAt } from './ethereumjsInternals.js';
+import { checkFingerprint, fastEipLookup, installCallFastPaths, loadInterpreter, opcodeTable, pointEvmAt, warmAddresses } from './ethereumjsInternals.js';
 import { JumpAnalysisCache } from './jumpAnalysis.js';
 
 /** EIPs of several forks, and one no fork has. */
@@ -55,6 +55,22 @@ describe('@ethereumjs internals', () => {
 
   it('error: pointEvmAt refuses a journal without stateManager', () => {
     expect(() => pointEvmAt({ journal: {} } as EVM, new SimpleStateManager())).toThrow(/Journal\.stateManager/);
+  });
+
+  it('warmAddresses warms as addAlwaysWarmAddress does', async () => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'cancun' }) });
+    const other = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'cancun' }) });
+    const addresses = ['0000000000000000000000000000000000000001', '00000000000000000000000000000000000000aa'];
+    warmAddresses(evm, addresses);
+    for (const a of addresses) other.journal.addAlwaysWarmAddress(a);
+    const warmed = (e: EVM) => (e.journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal;
+    expect(warmed(evm)).toEqual(warmed(other));
+    expect(evm.journal.isWarmedAddress(hexToBytes('0x00000000000000000000000000000000000000aa'))).toBe(true);
+    expect(evm.journal.isWarmedAddress(hexToBytes('0x00000000000000000000000000000000000000ab'))).toBe(false);
+  });
+
+  it('error: warmAddresses refuses a journal without alwaysWarmJournal', () => {
+    expect(() => warmAddresses({ journal: {} } as EVM, [])).toThrow(/Journal\.alwaysWarmJournal/);
   });
 
   it('loadInterpreter: the Interpreter class the package does not export', async () => {

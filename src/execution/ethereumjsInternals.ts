@@ -70,6 +70,17 @@ export function pointEvmAt(evm: EVM, stateManager: StateManagerInterface): void 
   evm.transientStorage.clear();
 }
 
+/**
+ * Warms `addresses` (unprefixed lowercase hex) for the run, as `journal.addAlwaysWarmAddress` does,
+ * straight into the journal's private `alwaysWarmJournal` map: the method checks each string with a
+ * regular expression first, which for a fork's precompiles on every call cost more than the rest.
+ */
+export function warmAddresses(evm: EVM, addresses: readonly string[]): void {
+  const warm = (evm.journal as unknown as { alwaysWarmJournal?: unknown }).alwaysWarmJournal;
+  if (!(warm instanceof Map)) throw unsupported('@ethereumjs/evm', 'Journal.alwaysWarmJournal', 'the addresses warm for the whole run');
+  for (const address of addresses) if (!warm.has(address)) warm.set(address, new Set());
+}
+
 /*
  * The call fast paths. @ethereumjs/evm 10.1.3 spends most of a simple view call outside the
  * bytecode: `runInterpreter` analyses the code's jump destinations again on every run (a pass over

@@ -6,6 +6,7 @@ import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { CallError, CallTimeoutError, ExecutionFailedError } from './callResult.js';
 import { installCallFastPaths } from './ethereumjsInternals.js';
+import { useFastOpcodes } from './fastOpcodes.js';
 import { JumpAnalysisCache } from './jumpAnalysis.js';
 import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
 import { OverlayState } from './overlayDb.js';
@@ -78,6 +79,7 @@ export class EvmPool {
     };
     const guard = this.guards.get(evm);
     guard?.hooks.ensure();
+    useFastOpcodes(evm);
     if (guard) guard.deadline = performance.now() + this.timeoutMs;
     try {
       const result = await fn(evm);
@@ -104,6 +106,7 @@ export class EvmPool {
       customPrecompiles: customPrecompiles.length > 0 ? customPrecompiles : undefined,
     });
     await installCallFastPaths(evm, this.jumpAnalyses.analyzer);
+    useFastOpcodes(evm);
     const guard: DeadlineGuard = { deadline: Number.POSITIVE_INFINITY, jumps: 0, hooks: undefined as unknown as OpcodeHooks };
     const timeoutMs = this.timeoutMs;
     guard.hooks = hookOpcodes(evm, JUMP_OPCODES, () => {

@@ -1,7 +1,6 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
-import { hexKey } from '../codec/hex.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { noteCodeHash } from './jumpAnalysis.js';
 
@@ -23,6 +22,7 @@ import { noteCodeHash } from './jumpAnalysis.js';
  * state, so concurrent calls at different blocks cannot interfere.
  */
 export class OverlayState implements StateManagerInterface {
+  /** Written accounts by address key (null: deleted). */
   private readonly accounts = new Map<string, Account | null>();
   private readonly slots = new Map<string, Map<string, Uint8Array>>();
   /** Accounts whose archived storage no longer shows through (created, cleared or deleted). */
@@ -33,20 +33,13 @@ export class OverlayState implements StateManagerInterface {
   private readonly marks: number[] = [];
   private readonly original = new Map<string, Uint8Array>();
 
-  /** Storage values at the start of the transaction (EIP-2200/3529 SSTORE pricing). */
-  readonly originalStorageCache = {
-    get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-      const id = `${hexKey(address.bytes)}${hexKey(key)}`;
-      let value = this.original.get(id);
-      if (value === undefined) {
-        // The first SSTORE to a slot asks before writing it, so the current value is the original.
-        value = await this.getStorage(address, key);
-        this.original.set(id, value);
-      }
-      return value;
-    },
-    clear: (): void => this.original.clear(),
-  };
+  private originalCache: OriginalStorage | undefined;
+
+  /** Storage values at the start of the transaction (EIP-2200/3529 SSTORE pricing); made on first use. */
+  get originalStorageCache(): OriginalStorage {
+    this.originalCache ??= new OriginalStorage(this, this.original);
+    return this.originalCache;
+  }
 
   constructor(
     private readonly reads: StateReadCache,
@@ -54,7 +47,7 @@ export class OverlayState implements StateManagerInterface {
   ) {}
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const key = hexKey(address.bytes);
+    const key = bytesKey(address.bytes);
     const own = this.accounts.get(key);
     if (own !== undefined) return own === null ? undefined : copyAccount(own);
     const base = await this.reads.account(this.root, address.bytes);
@@ -63,11 +56,11 @@ export class OverlayState implements StateManagerInterface {
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
-    this.setAccount(hexKey(address.bytes), copyAccount(account));
+    this.setAccount(bytesKey(address.bytes), copyAccount(account));
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    const key = hexKey(address.bytes);
+    const key = bytesKey(address.bytes);
     this.setAccount(key, null);
     this.wipe(key);
   }
@@ -83,14 +76,14 @@ export class OverlayState implements StateManagerInterface {
 
   async putCode(address: Address, code: Uint8Array): Promise<void> {
     const codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code);
-    this.codes.set(hexKey(codeHash), code);
+    this.codes.set(bytesKey(codeHash), code);
     await this.modifyAccountFields(address, { codeHash });
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
     const account = await this.getAccount(address);
     if (account === undefined) return new Uint8Array();
-    const hashKey = hexKey(account.codeHash);
+    const hashKey = bytesKey(account.codeHash);
     const own = this.codes.get(hashKey);
     if (own !== undefined) return own;
     const code = await this.reads.code(account.codeHash);
@@ -104,8 +97,8 @@ export class OverlayState implements StateManagerInterface {
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
-    const addressKey = hexKey(address.bytes);
-    const own = this.slots.get(addressKey)?.get(hexKey(key));
+    const addressKey = bytesKey(address.bytes);
+    const own = this.slots.get(addressKey)?.get(bytesKey(key));
     if (own !== undefined) return own;
     if (this.wiped.has(addressKey)) return new Uint8Array();
     const base = await this.reads.account(this.root, address.bytes);
@@ -117,12 +110,12 @@ export class OverlayState implements StateManagerInterface {
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
     let start = 0;
     while (start < value.length && value[start] === 0) start++;
-    this.setSlot(hexKey(address.bytes), hexKey(key), value.subarray(start));
+    this.setSlot(bytesKey(address.bytes), bytesKey(key), value.subarray(start));
   }
 
   /** Wipes the account's storage; like MerkleStateManager, creates the account if absent. */
   async clearStorage(address: Address): Promise<void> {
-    const key = hexKey(address.bytes);
+    const key = bytesKey(address.bytes);
     const account = (await this.getAccount(address)) ?? new Account();
     account.storageRoot = KECCAK256_RLP;
     this.setAccount(key, account);
@@ -190,6 +183,45 @@ export class OverlayState implements StateManagerInterface {
       else this.slots.delete(addressKey);
     });
   }
+}
+
+/** The `originalStorageCache` of an overlay: a slot's value before the call's first write to it. */
+class OriginalStorage {
+  constructor(
+    private readonly overlay: OverlayState,
+    private readonly original: Map<string, Uint8Array>,
+  ) {}
+
+  async get(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const id = bytesKey(address.bytes, key);
+    let value = this.original.get(id);
+    if (value === undefined) {
+      // The first SSTORE to a slot asks before writing it, so the current value is the original.
+      value = await this.overlay.getStorage(address, key);
+      this.original.set(id, value);
+    }
+    return value;
+  }
+
+  clear(): void {
+    this.original.clear();
+  }
+}
+
+const keyScratch = Buffer.alloc(64);
+
+/**
+ * A map key for an address, hash or slot (and a second one appended): the raw bytes read as a
+ * latin1 string, made in one native call (a flat string, cheaper to build and to hash than hex).
+ */
+function bytesKey(a: Uint8Array, b?: Uint8Array): string {
+  keyScratch.set(a, 0);
+  let end = a.length;
+  if (b !== undefined) {
+    keyScratch.set(b, end);
+    end += b.length;
+  }
+  return keyScratch.toString('latin1', 0, end);
 }
 
 function copyAccount(a: Account): Account {

@@ -6,7 +6,7 @@ import { applyAuthorizations, isDelegation } from './authorizations.js';
 import { type BlockContext, blockchainBelow } from './blockContext.js';
 import type { AccountOverride } from './callArgs.js';
 import { type CallResult, checksum, MessageError } from './callResult.js';
-import { pointEvmAt } from './ethereumjsInternals.js';
+import { pointEvmAt, warmAddresses } from './ethereumjsInternals.js';
 import { type FailedFrame, gethErrorText, type PrecompileContext } from './evmErrors.js';
 import { floorDataGas, intrinsicGas, type Message } from './message.js';
 import { overriddenState, type PrecompileEdit } from './stateOverrides.js';
@@ -39,39 +39,40 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
   const { common, params } = ctx.fork;
   const sm = await overriddenState(reads, ctx.header.stateRoot, prepared.state);
   const from = new Address(msg.from);
-  let fromChecksum: string | undefined;
-  const fromHex = () => (fromChecksum ??= checksum(msg.from));
-  const fail = (reason: string): never => {
-    throw new MessageError(reason, gasLimit);
-  };
 
   // preCheck: fee fields (London), blobs, authorizations
   if (common.isActivatedEIP(1559)) {
     const skip = msg.feeCap === 0n && msg.tipCap === 0n;
     if (!skip) {
       if (msg.feeCap < msg.tipCap) {
-        fail(`max priority fee per gas higher than max fee per gas: address ${fromHex()}, maxPriorityFeePerGas: ${msg.tipCap}, maxFeePerGas: ${msg.feeCap}`);
+        failMessage(
+          `max priority fee per gas higher than max fee per gas: address ${checksum(msg.from)}, maxPriorityFeePerGas: ${msg.tipCap}, maxFeePerGas: ${msg.feeCap}`,
+          gasLimit,
+        );
       }
       if (msg.feeCap < (ctx.baseFee ?? 0n)) {
-        fail(`max fee per gas less than block base fee: address ${fromHex()}, maxFeePerGas: ${msg.feeCap}, baseFee: ${ctx.baseFee}`);
+        failMessage(`max fee per gas less than block base fee: address ${checksum(msg.from)}, maxFeePerGas: ${msg.feeCap}, baseFee: ${ctx.baseFee}`, gasLimit);
       }
     }
   }
   if (msg.blobHashes !== undefined) {
-    if (msg.to === undefined) fail('blob transaction of type create');
-    if (msg.blobHashes.length === 0) fail('blob transaction missing blob hashes');
-    if (params.maxBlobsPerTx !== undefined && msg.blobHashes.length > params.maxBlobsPerTx) fail('blob transaction has too many blobs');
+    if (msg.to === undefined) failMessage('blob transaction of type create', gasLimit);
+    if (msg.blobHashes.length === 0) failMessage('blob transaction missing blob hashes', gasLimit);
+    if (params.maxBlobsPerTx !== undefined && msg.blobHashes.length > params.maxBlobsPerTx) failMessage('blob transaction has too many blobs', gasLimit);
     msg.blobHashes.forEach((h, i) => {
-      if (h[0] !== 0x01) fail(`blob ${i} has invalid hash version`);
+      if (h[0] !== 0x01) failMessage(`blob ${i} has invalid hash version`, gasLimit);
     });
   }
   const blobGas = BigInt(msg.blobHashes?.length ?? 0) * params.blobGasPerBlob;
   if (blobGas > 0n && msg.blobFeeCap !== 0n && (msg.blobFeeCap ?? 0n) < (ctx.blobBaseFee ?? 0n)) {
-    fail(`max fee per blob gas less than block blob gas fee: address ${fromHex()} blobGasFeeCap: ${msg.blobFeeCap}, blobBaseFee: ${ctx.blobBaseFee}`);
+    failMessage(
+      `max fee per blob gas less than block blob gas fee: address ${checksum(msg.from)} blobGasFeeCap: ${msg.blobFeeCap}, blobBaseFee: ${ctx.blobBaseFee}`,
+      gasLimit,
+    );
   }
   if (msg.authorizations !== undefined) {
-    if (msg.to === undefined) fail(`EIP-7702 transaction cannot be used to create contract (sender ${fromHex()})`);
-    if (msg.authorizations.length === 0) fail(`EIP-7702 transaction with empty auth list (sender ${fromHex()})`);
+    if (msg.to === undefined) failMessage(`EIP-7702 transaction cannot be used to create contract (sender ${checksum(msg.from)})`, gasLimit);
+    if (msg.authorizations.length === 0) failMessage(`EIP-7702 transaction with empty auth list (sender ${checksum(msg.from)})`, gasLimit);
   }
 
   // buyGas: the balance must cover gas * feeCap + value (+ blob gas * blob fee cap)
@@ -82,21 +83,22 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
     mgval += blobGas * (ctx.blobBaseFee ?? 0n);
   }
   const sender = (await sm.getAccount(from)) ?? new Account();
-  if (balanceCheck >= UINT256_LIMIT) fail(`insufficient funds for gas * price + value: address ${fromHex()} required balance exceeds 256 bits`);
+  if (balanceCheck >= UINT256_LIMIT)
+    failMessage(`insufficient funds for gas * price + value: address ${checksum(msg.from)} required balance exceeds 256 bits`, gasLimit);
   if (sender.balance < balanceCheck) {
-    fail(`insufficient funds for gas * price + value: address ${fromHex()} have ${sender.balance} want ${balanceCheck}`);
+    failMessage(`insufficient funds for gas * price + value: address ${checksum(msg.from)} have ${sender.balance} want ${balanceCheck}`, gasLimit);
   }
   sender.balance -= mgval;
 
   // intrinsic gas and the EIP-7623 floor
   const isCreate = msg.to === undefined;
   const intrinsic = intrinsicGas(params, msg, isCreate);
-  if (gasLimit < intrinsic) fail(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
+  if (gasLimit < intrinsic) failMessage(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`, gasLimit);
   const floor = floorDataGas(params, msg.data);
-  if (gasLimit < floor) fail(`intrinsic gas too low: have ${gasLimit}, want ${floor}`);
-  if (msg.value > 0n && sender.balance < msg.value) fail(`insufficient funds for transfer: address ${fromHex()}`);
+  if (gasLimit < floor) failMessage(`intrinsic gas too low: have ${gasLimit}, want ${floor}`, gasLimit);
+  if (msg.value > 0n && sender.balance < msg.value) failMessage(`insufficient funds for transfer: address ${checksum(msg.from)}`, gasLimit);
   if (isCreate && params.maxInitCodeSize !== undefined && BigInt(msg.data.length) > params.maxInitCodeSize) {
-    fail(`max initcode size exceeded: code size ${msg.data.length} limit ${params.maxInitCodeSize}`);
+    failMessage(`max initcode size exceeded: code size ${msg.data.length} limit ${params.maxInitCodeSize}`, gasLimit);
   }
 
   // point the pooled EVM at this run's state and block
@@ -105,10 +107,10 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
 
   // Prepare: warm sender, recipient, precompiles, coinbase (EIP-3651) and the access list
   if (common.isActivatedEIP(2929)) {
-    for (const address of ctx.fork.precompileAddresses) evm.journal.addAlwaysWarmAddress(address);
-    evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(msg.from));
-    if (msg.to !== undefined) evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(msg.to));
-    if (common.isActivatedEIP(3651)) evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(ctx.coinbase));
+    warmAddresses(evm, ctx.fork.precompileAddresses);
+    warmAddresses(evm, [bytesToUnprefixedHex(msg.from)]);
+    if (msg.to !== undefined) warmAddresses(evm, [bytesToUnprefixedHex(msg.to)]);
+    if (common.isActivatedEIP(3651)) warmAddresses(evm, [bytesToUnprefixedHex(ctx.coinbase)]);
     for (const entry of msg.accessList) {
       const address = bytesToUnprefixedHex(entry.address);
       evm.journal.addAlwaysWarmAddress(address);
@@ -177,6 +179,11 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
     peakGasUsed: peak,
     failure: { kind: 'halt', message, outOfGas: message === 'out of gas' },
   };
+}
+
+/** A message-validation failure of a run with `gasLimit`. */
+function failMessage(reason: string, gasLimit: bigint): never {
+  throw new MessageError(reason, gasLimit);
 }
 
 /** The precompile the top frame called, for precompile-specific error texts. */
