@@ -261,15 +261,26 @@ export class ChainStore {
 
   /** The operations that store a verified block as the new canonical head. */
   blockOps(block: Block, receipts: readonly StoredReceipt[], td: bigint): BatchOp[] {
+    return [...this.blockDataOps(block, receipts, td), ...this.canonicalOps(block)];
+  }
+
+  /** What a block stores under its hash: header, body, receipts, total difficulty, number. Invisible until canonical. */
+  blockDataOps(block: Block, receipts: readonly StoredReceipt[], td: bigint): BatchOp[] {
     const hash = block.hash();
-    const number = encodeNumber(block.header.number);
-    const ops: BatchOp[] = [
+    return [
       { type: 'put', key: prefixed(PREFIX.header, hash), value: block.header.serialize() },
       { type: 'put', key: prefixed(PREFIX.body, hash), value: block.serialize() },
       { type: 'put', key: prefixed(PREFIX.receipts, hash), value: encodeReceipts(receipts) },
       { type: 'put', key: prefixed(PREFIX.td, hash), value: bigIntToUnpaddedBytes(td) },
-      { type: 'put', key: prefixed(PREFIX.hashToNumber, hash), value: number },
-      { type: 'put', key: prefixed(PREFIX.canonical, number), value: hash },
+      { type: 'put', key: prefixed(PREFIX.hashToNumber, hash), value: encodeNumber(block.header.number) },
+    ];
+  }
+
+  /** What makes a stored block the canonical one at its height and the head: number → hash, head, its transactions' lookups. */
+  canonicalOps(block: Block): BatchOp[] {
+    const hash = block.hash();
+    const ops: BatchOp[] = [
+      { type: 'put', key: prefixed(PREFIX.canonical, encodeNumber(block.header.number)), value: hash },
       { type: 'put', key: META.head, value: hash },
     ];
     block.transactions.forEach((tx, i) => {
@@ -277,6 +288,25 @@ export class ChainStore {
       new DataView(index.buffer).setUint32(0, i);
       ops.push({ type: 'put', key: prefixed(PREFIX.txLookup, tx.hash()), value: concatBytes(hash, index) });
     });
+    return ops;
+  }
+
+  /**
+   * What takes the canonical chain back to `ancestor` (a stored canonical block): the canonical
+   * entries above it removed, the lookups of the transactions of the `dropped` blocks (those
+   * above it, in any order) removed, the head set to it. The dropped blocks stay stored under
+   * their hashes, as geth keeps side chains. Put in the same batch as the new branch's
+   * canonical operations, which come after these (a transaction in both branches is looked up in
+   * the new one).
+   */
+  rewindOps(ancestor: { number: bigint; hash: Uint8Array }, dropped: readonly Block[]): BatchOp[] {
+    const ops: BatchOp[] = [];
+    for (const block of dropped) {
+      if (block.header.number <= ancestor.number) throw new Error(`rewindOps: block ${block.header.number} is not above the ancestor ${ancestor.number}`);
+      ops.push({ type: 'del', key: prefixed(PREFIX.canonical, encodeNumber(block.header.number)) });
+      for (const tx of block.transactions) ops.push({ type: 'del', key: prefixed(PREFIX.txLookup, tx.hash()) });
+    }
+    ops.push({ type: 'put', key: META.head, value: ancestor.hash });
     return ops;
   }
 }
