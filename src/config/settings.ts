@@ -155,6 +155,11 @@ export const SETTINGS = {
       "geth's estimate gas error ratio: the search stops within 1.5 % of the lowest passing gas.",
     ),
     evmPoolSizePerHardfork: setting(positiveInt, 64, 'Idle EVMs kept per hardfork for reuse; more are built on demand.'),
+    jumpAnalysisCodeBytes: setting(
+      bytes,
+      2 * MiB,
+      'Contract code whose jump analyses each EVM worker keeps (~16 bytes of memory a code byte: ~35 MiB): a few hundred contracts, more than the hot set of calls.',
+    ),
     evmWorkers: setting(
       positiveInt.max(256).optional(),
       undefined,

@@ -40,7 +40,7 @@ export class EvmPool {
   private readonly idle = new Map<string, EVM[]>();
   private readonly guards = new WeakMap<EVM, DeadlineGuard>();
   /** Jump analyses of the code the EVMs run, by code hash (shared by this pool's EVMs). */
-  readonly jumpAnalyses = new JumpAnalysisCache();
+  readonly jumpAnalyses: JumpAnalysisCache;
   private readonly timeoutMs: number;
   /**
    * Idle EVMs kept per hardfork. One EVM serves one run at a time and more are built on demand,
@@ -48,12 +48,16 @@ export class EvmPool {
    */
   private readonly poolSize: number;
 
-  /** `settings` gives the deadline (`callTimeoutMs`) and the idle EVMs kept (`evmPoolSizePerHardfork`). */
+  /**
+   * `settings` gives the deadline (`callTimeoutMs`), the idle EVMs kept (`evmPoolSizePerHardfork`)
+   * and the jump analyses kept (`jumpAnalysisCodeBytes`).
+   */
   constructor(
     private readonly store: ChainStore,
     private readonly reads: StateReadCache,
-    settings: Pick<Config['execution'], 'callTimeoutMs' | 'evmPoolSizePerHardfork'>,
+    settings: Pick<Config['execution'], 'callTimeoutMs' | 'evmPoolSizePerHardfork' | 'jumpAnalysisCodeBytes'>,
   ) {
+    this.jumpAnalyses = new JumpAnalysisCache(settings.jumpAnalysisCodeBytes);
     this.timeoutMs = settings.callTimeoutMs;
     this.poolSize = settings.evmPoolSizePerHardfork;
   }

@@ -14,13 +14,7 @@ import type { JumpAnalysis, JumpAnalyzer, OpcodeEntry } from './ethereumjsIntern
  * creates, init code) is analysed as before.
  */
 
-/**
- * Code bytes whose analyses are kept, per call engine (EVM worker). An analysis takes ~16 bytes
- * a byte of code (measured on the bench token: an opcode-table reference per byte, the valid-jump
- * bytes, a bigint per PUSH), so this bounds the cache at ~35 MiB; it holds a few hundred typical
- * contracts, more than the hot set of an RPC node's calls. A module constant until it becomes a
- * setting (`execution.jumpAnalysisCacheBytes`).
- */
+/** The default bound of a cache made without one (tests); the node's is `execution.jumpAnalysisCodeBytes`. */
 export const JUMP_ANALYSIS_CODE_BYTES = 2 * 1024 * 1024;
 
 /** Code arrays from the archived state, labelled with their code hash (a hex key). */
