@@ -1,0 +1,317 @@
+import { type Block, createBlockFromRPC, type JSONRPCBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToHex, KECCAK256_RLP } from '@ethereumjs/util';
+import { keccak256 } from 'ethereum-cryptography/keccak.js';
+
+/**
+ * Rebuilding a block from its JSON-RPC form, for following an upstream node (issue 16).
+ *
+ * tracenode imports blocks as RLP. geth and reth hand out that RLP with `debug_getRawBlock`; anvil
+ * has no such method, so the block must be rebuilt from `eth_getBlockByNumber(n, true)` (and, for
+ * a PoW block with uncles, `eth_getUncleByBlockHashAndIndex`). The rebuild covers every header
+ * field from Frontier to Osaka — the PoW seal (`mixHash`, `nonce`, `difficulty`), `baseFeePerGas`
+ * (London), `withdrawalsRoot` (Shanghai), `blobGasUsed`, `excessBlobGas`, `parentBeaconBlockRoot`
+ * (Cancun), `requestsHash` (Prague) — and the whole body: every transaction type (legacy with and
+ * without EIP-155, 2930, 1559, 4844 as it sits in a block, without blobs, and 7702 with its
+ * authorization list), the uncle headers and the withdrawals.
+ *
+ * The field names are geth's `RPCMarshalBlock` / `RPCMarshalHeader` (internal/ethapi/api.go) and
+ * `newRPCTransaction` (`input`, `gas`, `v`/`yParity`, `authorizationList` items as
+ * `types.SetCodeAuthorization`: chainId, address, nonce, yParity, r, s), which reth (alloy's
+ * `rpc-types-eth`) and anvil follow; tracenode renders the same shape (src/methods/eth/_shared/
+ * formatBlock.ts, formatTransaction.ts).
+ *
+ * The block is built by @ethereumjs/block's `createBlockFromRPC`, which takes geth's JSON as it
+ * is, with these gaps that this module closes:
+ * - it checks nothing: a wrong field gives a wrong block silently. Here the rebuilt header's hash
+ *   must equal the upstream's `hash`, and because that hash covers the header only, the body must
+ *   match the header's commitments too: the transactions trie root (`transactionsRoot`), the uncle
+ *   list hash (`sha3Uncles`, each uncle's hash also equal to the block's `uncles` entry) and the
+ *   withdrawals trie root (`withdrawalsRoot`). A missing, extra or altered transaction is caught
+ *   there, and by each transaction's own `hash` where the JSON gives one. (The tries are computed
+ *   here, synchronously; @ethereumjs/block only has async ones.)
+ * - a typed transaction that carries only `yParity` (execution-apis makes `v` optional for them)
+ *   is built unsigned, with another hash: `v` is set from `yParity` (and the two must agree);
+ *   likewise an authorization that names its parity `v` instead of `yParity`.
+ * - a header field missing from the JSON is filled with the fork's default (e.g. `baseFeePerGas`
+ *   with the initial base fee); the hash check refuses such a block and the error names the
+ *   missing fields. `difficulty` as a decimal string is parsed with `parseInt` (wrong above
+ *   2^53): it is converted exactly here. A header `nonce` given as a quantity ("0x0") is padded
+ *   to its 8 bytes.
+ * - transactions given as hashes (`eth_getBlockByNumber(n, false)`) become garbage transactions,
+ *   and a non-object input a TypeError: the input's shape is checked first, and every failure is
+ *   a {@link BlockFromRpcError}.
+ * - a legacy transaction's `chainId` is ignored by ethereumjs (the chain id comes from `v`); when
+ *   the JSON gives one for an EIP-155 signature it must agree with the chain id that `v` commits
+ *   to (for v = 27/28 it commits to none, and a printed `chainId` is ignored).
+ * Fields the rebuild does not read (`size`, `totalDifficulty`, `from`, a 1559 transaction's
+ * effective `gasPrice`, ...) are ignored.
+ */
+
+/** A block (or uncle, or transaction) of the upstream that cannot be rebuilt to its own hash. */
+export class BlockFromRpcError extends Error {
+  override readonly name = 'BlockFromRpcError';
+  /** The block's number, when the input had a readable one. */
+  readonly blockNumber: bigint | undefined;
+  /** The hash the upstream gave, when the failure is a hash mismatch. */
+  readonly upstreamHash: string | undefined;
+  /** The hash of what was rebuilt, when the failure is a hash mismatch. */
+  readonly rebuiltHash: string | undefined;
+
+  constructor(message: string, details: { blockNumber?: bigint; upstreamHash?: string; rebuiltHash?: string } = {}, options?: ErrorOptions) {
+    super(message, options);
+    this.blockNumber = details.blockNumber;
+    this.upstreamHash = details.upstreamHash;
+    this.rebuiltHash = details.rebuiltHash;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+const QUANTITY = /^0x[0-9a-fA-F]+$/;
+const DECIMAL = /^[0-9]+$/;
+
+/** The header fields that forks add, in header order (geth `RPCMarshalHeader` names). */
+const FORK_FIELDS = ['baseFeePerGas', 'withdrawalsRoot', 'blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot', 'requestsHash'] as const;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function quantity(value: unknown): bigint | undefined {
+  return typeof value === 'string' && QUANTITY.test(value) ? BigInt(value) : undefined;
+}
+
+/**
+ * Rebuilds a block from `eth_getBlockByNumber(n, true)` JSON (`json`) and the JSON of its uncles
+ * (`eth_getUncleByBlockHashAndIndex(hash, i)` for each entry of `json.uncles`, in order), with
+ * `common` the chain's configuration (its hardfork is set from the block's number and timestamp;
+ * `common` itself is not changed). Returns the block only if its hash is the upstream's `hash`
+ * and its body matches the header's roots; throws {@link BlockFromRpcError} otherwise, and for
+ * any input that is not such JSON.
+ */
+export function blockFromRpc(json: unknown, uncleHeaders: unknown[], common: Common): Block {
+  if (!isObject(json)) throw new BlockFromRpcError(`block JSON must be an object, got ${describe(json)}`);
+  const blockNumber = quantity(json.number);
+  if (blockNumber === undefined) throw new BlockFromRpcError(`block JSON has no number (a hex quantity), got ${describe(json.number)}`);
+  const at = `block ${blockNumber}`;
+  const upstreamHash = json.hash;
+  if (typeof upstreamHash !== 'string' || !HASH.test(upstreamHash)) {
+    throw new BlockFromRpcError(`${at}: JSON has no hash (32 bytes of hex), got ${describe(upstreamHash)}`, { blockNumber });
+  }
+  const fail = (message: string, hashes: { upstreamHash?: string; rebuiltHash?: string } = {}, cause?: unknown): BlockFromRpcError =>
+    new BlockFromRpcError(`${at} (${upstreamHash}): ${message}`, { blockNumber, ...hashes }, cause === undefined ? undefined : { cause });
+
+  const txs = json.transactions;
+  if (!Array.isArray(txs)) throw fail(`JSON has no transactions array, got ${describe(txs)}`);
+  const uncleHashes = json.uncles;
+  if (!Array.isArray(uncleHashes) || !uncleHashes.every((h) => typeof h === 'string' && HASH.test(h))) {
+    throw fail(`JSON has no uncles array of hashes, got ${describe(uncleHashes)}`);
+  }
+  if (!Array.isArray(uncleHeaders)) throw fail(`uncle headers must be an array, got ${describe(uncleHeaders)}`);
+  if (uncleHeaders.length !== uncleHashes.length) {
+    throw fail(`the block names ${uncleHashes.length} uncle(s) but ${uncleHeaders.length} uncle header(s) were given`);
+  }
+  if (json.withdrawals !== undefined && json.withdrawals !== null && !(Array.isArray(json.withdrawals) && json.withdrawals.every(isObject))) {
+    throw fail(`withdrawals must be an array of objects, got ${describe(json.withdrawals)}`);
+  }
+
+  const transactions = txs.map((tx, index) => normalizeTransaction(tx, index, upstreamHash, fail));
+  const uncles = uncleHeaders.map((uncle, index) => {
+    if (!isObject(uncle)) throw fail(`uncle ${index} must be an object, got ${describe(uncle)}`);
+    return normalizeHeader(uncle, `uncle ${index}`, fail);
+  });
+  const params: Json = { ...normalizeHeader(json, 'header', fail), transactions };
+  if (json.withdrawals === null) delete params.withdrawals;
+
+  let block: Block;
+  try {
+    block = createBlockFromRPC(params as unknown as JSONRPCBlock, uncles, { common, setHardfork: true });
+  } catch (err) {
+    throw fail(`cannot be rebuilt: ${err instanceof Error ? err.message : String(err)}`, {}, err);
+  }
+
+  try {
+    verify(block, json, upstreamHash, uncleHashes as string[], txs as Json[], fail);
+  } catch (err) {
+    if (err instanceof BlockFromRpcError) throw err;
+    // e.g. a transaction with a zero r or s, which ethereumjs builds unsigned and cannot hash.
+    throw fail(`cannot be checked: ${err instanceof Error ? err.message : String(err)}`, {}, err);
+  }
+  return block;
+}
+
+type Fail = (message: string, hashes?: { upstreamHash?: string; rebuiltHash?: string }, cause?: unknown) => BlockFromRpcError;
+
+/** The rebuilt block's hash is the upstream's, and its body matches the header's commitments. */
+function verify(block: Block, json: Json, upstreamHash: string, uncleHashes: string[], txs: Json[], fail: Fail): void {
+  const rebuiltHash = bytesToHex(block.hash());
+  if (rebuiltHash !== upstreamHash.toLowerCase()) {
+    const missing = FORK_FIELDS.filter((field) => block.header[field] !== undefined && (json[field] === undefined || json[field] === null));
+    const hint = missing.length > 0 ? ` (the JSON lacks ${missing.join(', ')}, filled with the fork's defaults)` : '';
+    throw fail(`rebuilt header hash ${rebuiltHash} is not the upstream's ${upstreamHash}${hint}`, { upstreamHash, rebuiltHash });
+  }
+
+  block.uncleHeaders.forEach((uncle, index) => {
+    const rebuilt = bytesToHex(uncle.hash());
+    const named = uncleHashes[index].toLowerCase();
+    if (rebuilt !== named) throw fail(`rebuilt uncle ${index} has hash ${rebuilt}, the block names ${named}`, { upstreamHash: named, rebuiltHash: rebuilt });
+  });
+  checkRoot('sha3Uncles', block.header.uncleHash, keccak256(RLP.encode(block.uncleHeaders.map((u) => u.raw()))), fail);
+
+  block.transactions.forEach((tx, index) => {
+    const named = txs[index].hash;
+    if (typeof named !== 'string') return;
+    const rebuilt = bytesToHex(tx.hash());
+    if (rebuilt !== named.toLowerCase()) {
+      throw fail(`rebuilt transaction ${index} has hash ${rebuilt}, the upstream's is ${named}`, { upstreamHash: named, rebuiltHash: rebuilt });
+    }
+  });
+  const txRoot = orderedTrieRoot(block.transactions.map((tx) => tx.serialize()));
+  checkRoot('transactionsRoot', block.header.transactionsTrie, txRoot, fail, ` of its ${block.transactions.length} transaction(s)`);
+
+  if (block.header.withdrawalsRoot !== undefined) {
+    const withdrawals = block.withdrawals ?? [];
+    const root = orderedTrieRoot(withdrawals.map((w) => RLP.encode(w.raw())));
+    checkRoot('withdrawalsRoot', block.header.withdrawalsRoot, root, fail, ` of its ${withdrawals.length} withdrawal(s)`);
+  }
+}
+
+function checkRoot(field: string, expected: Uint8Array, actual: Uint8Array, fail: Fail, of = ''): void {
+  const upstream = bytesToHex(expected);
+  const rebuilt = bytesToHex(actual);
+  if (upstream !== rebuilt) {
+    throw fail(`the body does not match the header: ${field}${of} is ${rebuilt}, the header's is ${upstream}`, {
+      upstreamHash: upstream,
+      rebuiltHash: rebuilt,
+    });
+  }
+}
+
+/** The header fields of a block or uncle JSON, with the fix-ups createBlockHeaderFromRPC needs. */
+function normalizeHeader(header: Json, what: string, fail: Fail): Json {
+  const out: Json = { ...header };
+  // Some clients print an absent fork field as null (alloy's Option): the same as leaving it out.
+  for (const field of FORK_FIELDS) if (out[field] === null) delete out[field];
+  const { difficulty, nonce } = header;
+  if (typeof difficulty === 'string' && DECIMAL.test(difficulty)) out.difficulty = `0x${BigInt(difficulty).toString(16)}`;
+  if (typeof nonce === 'string' && QUANTITY.test(nonce) && nonce.length < 18) out.nonce = `0x${nonce.slice(2).padStart(16, '0')}`;
+  for (const field of ['parentHash', 'stateRoot', 'transactionsRoot', 'receiptsRoot', 'number']) {
+    if (typeof header[field] !== 'string') throw fail(`${what} has no ${field}, got ${describe(header[field])}`);
+  }
+  return out;
+}
+
+/** One transaction of the JSON, with the fix-ups createTx needs. */
+function normalizeTransaction(tx: unknown, index: number, blockHash: string, fail: Fail): Json {
+  if (!isObject(tx)) {
+    const hint = typeof tx === 'string' ? ' (transaction hashes: ask eth_getBlockByNumber for full transactions)' : '';
+    throw fail(`transaction ${index} must be an object, got ${describe(tx)}${hint}`);
+  }
+  const out: Json = { ...tx };
+  const position = quantity(tx.transactionIndex);
+  if (tx.transactionIndex !== undefined && tx.transactionIndex !== null && position !== BigInt(index)) {
+    throw fail(`transaction ${index} says it is at index ${String(tx.transactionIndex)} (a transaction is missing or out of order)`);
+  }
+  if (typeof tx.blockHash === 'string' && tx.blockHash.toLowerCase() !== blockHash.toLowerCase()) {
+    throw fail(`transaction ${index} says it is in block ${tx.blockHash}`);
+  }
+  const type = tx.type === undefined || tx.type === null ? 0n : quantity(tx.type);
+  if (type === undefined) throw fail(`transaction ${index} has type ${describe(tx.type)}, not a hex quantity`);
+  for (const field of ['r', 's']) {
+    if (quantity(tx[field]) === undefined) throw fail(`transaction ${index} has no signature ${field}, got ${describe(tx[field])}`);
+  }
+  if (type === 0n) {
+    const v = quantity(tx.v);
+    if (v === undefined) throw fail(`transaction ${index} (legacy) has no v, got ${describe(tx.v)}`);
+    // Unprotected (v = 27/28): some clients still print the chain's id; only a protected v commits to one.
+    const signed = v >= 35n ? (v - 35n) / 2n : undefined;
+    const chainId = tx.chainId === undefined || tx.chainId === null ? undefined : quantity(tx.chainId);
+    if (signed !== undefined && chainId !== undefined && chainId !== signed) {
+      throw fail(`transaction ${index} (legacy) has chainId ${String(tx.chainId)} but v ${String(tx.v)} commits to ${signed}`);
+    }
+    delete out.chainId;
+    return out;
+  }
+  const v = quantity(tx.v);
+  const yParity = quantity(tx.yParity);
+  if (v === undefined && yParity === undefined) throw fail(`transaction ${index} (type ${type}) has neither yParity nor v`);
+  if (v !== undefined && yParity !== undefined && v !== yParity) {
+    throw fail(`transaction ${index} (type ${type}) has yParity ${String(tx.yParity)} and v ${String(tx.v)}, which disagree`);
+  }
+  out.v = `0x${(yParity ?? v)!.toString(16)}`;
+  if (Array.isArray(tx.authorizationList)) {
+    out.authorizationList = tx.authorizationList.map((auth, i) => {
+      if (!isObject(auth)) throw fail(`transaction ${index}: authorization ${i} must be an object, got ${describe(auth)}`);
+      const parity = auth.yParity ?? auth.v;
+      if (quantity(parity) === undefined) throw fail(`transaction ${index}: authorization ${i} has no yParity, got ${describe(parity)}`);
+      return { ...auth, yParity: parity };
+    });
+  }
+  return out;
+}
+
+/**
+ * The root of the Merkle-Patricia trie that maps RLP(i) to `values[i]` (the transactions and
+ * withdrawals tries of a block; yellow paper appendix D), computed synchronously.
+ */
+export function orderedTrieRoot(values: Uint8Array[]): Uint8Array {
+  if (values.length === 0) return KECCAK256_RLP;
+  const entries = values.map((value, i) => ({ key: nibbles(RLP.encode(i)), value }));
+  return keccak256(RLP.encode(trieNode(entries, 0)));
+}
+
+type TrieNode = Uint8Array | TrieNode[];
+interface Entry {
+  key: number[];
+  value: Uint8Array;
+}
+
+function nibbles(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  for (const b of bytes) out.push(b >> 4, b & 0x0f);
+  return out;
+}
+
+/** Hex-prefix encoding of a path (yellow paper appendix C). */
+function hexPrefix(path: number[], leaf: boolean): Uint8Array {
+  const odd = path.length % 2;
+  const flag = (leaf ? 2 : 0) + odd;
+  const out = new Uint8Array(1 + (path.length - odd) / 2);
+  out[0] = odd ? (flag << 4) | path[0] : flag << 4;
+  for (let i = odd, j = 1; i < path.length; i += 2, j++) out[j] = (path[i] << 4) | path[i + 1];
+  return out;
+}
+
+/** A child as its parent holds it: inline when its encoding is under 32 bytes, else its hash. */
+function reference(node: TrieNode): TrieNode {
+  const encoded = RLP.encode(node);
+  return encoded.length < 32 ? node : keccak256(encoded);
+}
+
+/** The node of the entries (distinct keys, all sharing their first `depth` nibbles). */
+function trieNode(entries: Entry[], depth: number): TrieNode {
+  if (entries.length === 1) return [hexPrefix(entries[0].key.slice(depth), true), entries[0].value];
+  let shared = 0;
+  const first = entries[0].key;
+  while (depth + shared < first.length && entries.every((e) => e.key.length > depth + shared && e.key[depth + shared] === first[depth + shared])) shared++;
+  if (shared > 0) return [hexPrefix(first.slice(depth, depth + shared), false), reference(trieNode(entries, depth + shared))];
+  const branch: TrieNode[] = Array.from({ length: 17 }, () => new Uint8Array());
+  for (let nibble = 0; nibble < 16; nibble++) {
+    const group = entries.filter((e) => e.key.length > depth && e.key[depth] === nibble);
+    if (group.length > 0) branch[nibble] = reference(trieNode(group, depth + 1));
+  }
+  const ending = entries.find((e) => e.key.length === depth);
+  if (ending) branch[16] = ending.value;
+  return branch;
+}
