@@ -4,16 +4,20 @@ import { type EthereumChain, openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
+import { Follower } from '../follow/follower.js';
+import { Upstream } from '../follow/upstream.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
 import type { MethodTable } from '../rpc/method.js';
 import type { NetworkHandle } from '../transport/networks.js';
 
+const silentLog = { child: () => silentLog, info() {}, warn() {}, error() {}, debug() {} };
+
 /** Wires an opened Ethereum chain into a network the server can route to, its methods configured by `config`. */
 export async function createEthereumNetwork(
   chain: EthereumChain,
-  opts: { name: string; hostnames?: readonly string[]; clientVersion: string; config: EthContextConfig; logger?: Logger },
+  opts: { name: string; hostnames?: readonly string[]; clientVersion: string; config: EthContextConfig; logger?: Logger; follower?: Follower },
 ): Promise<NetworkHandle> {
   // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
   const onWorkerFailure = (reason: string, err?: unknown) =>
@@ -26,7 +30,24 @@ export async function createEthereumNetwork(
     context,
     async health() {
       const head = await chain.store.head();
-      return head ? { ok: true, head: { number: Number(head.number), hash: bytesToHex(head.hash) } } : { ok: false };
+      if (!head) return { ok: false };
+      const own = { number: Number(head.number), hash: bytesToHex(head.hash) };
+      if (!opts.follower) return { ok: true, head: own };
+      // Following: unhealthy (503) while the upstream is too far ahead or following stopped, so a
+      // load balancer sends the traffic elsewhere.
+      const f = opts.follower.status();
+      const lag = f.upstreamHead === undefined ? undefined : Math.max(0, Number(f.upstreamHead - head.number));
+      const ok = f.state !== 'stopped' && lag !== undefined && lag <= opts.config.follow.healthMaxLagBlocks;
+      return {
+        ok,
+        head: own,
+        upstream: f.upstream,
+        upstreamHead: f.upstreamHead === undefined ? null : Number(f.upstreamHead),
+        lagBlocks: lag ?? null,
+        secondsSinceLastBlock: Math.round((performance.now() - f.lastBlockAt) / 100) / 10,
+        following: f.state,
+        ...(f.error ? { error: f.error } : {}),
+      };
     },
     // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
     head: () => chain.store.head(),
@@ -47,7 +68,14 @@ export interface OpenedNetwork {
  * from before that key has its genesis instead). Routed by `name` as the Host's first label; each
  * layer gets its sections of `config`.
  */
-export async function openNetwork(name: string, datadir: string, clientVersion: string, config: Config, logger?: Logger): Promise<OpenedNetwork> {
+export async function openNetwork(
+  name: string,
+  datadir: string,
+  clientVersion: string,
+  config: Config,
+  logger?: Logger,
+  followUrl?: string,
+): Promise<OpenedNetwork> {
   const level = await openDatabase(datadir);
   let kind: string | undefined;
   try {
@@ -57,6 +85,7 @@ export async function openNetwork(name: string, datadir: string, clientVersion: 
     await level.close();
   }
   if (kind === 'starknet') {
+    if (followUrl !== undefined) throw new Error(`network ${name}: following a Starknet upstream is not supported yet`);
     const ctx = await createStarknetContext(datadir, config);
     return {
       kind: 'starknet',
@@ -65,15 +94,26 @@ export async function openNetwork(name: string, datadir: string, clientVersion: 
     };
   }
   const chain = await openChain(datadir, config.caches);
-  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger });
+  const follower =
+    followUrl === undefined
+      ? undefined
+      : new Follower(chain, new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs }), {
+          settings: config.follow,
+          importSettings: config.import,
+          log: (logger ?? silentLog).child({ network: name }),
+          progress: process.stderr,
+        });
+  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower });
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
   (handle.context as EthContext).evm.warm();
+  follower?.start();
   return {
     kind: 'ethereum',
     handle,
     // Running EVM jobs finish (each within its deadline) and the workers close their database
     // handles before the chain closes its own.
     close: async () => {
+      await follower?.stop();
       await (handle.context as EthContext).evm.close();
       await chain.close();
     },

@@ -49,6 +49,30 @@ export function loadKeys(list: string | undefined, file: string | undefined): { 
   return { listed, policies };
 }
 
+/**
+ * The upstream each network follows: `--follow URL` is the first network's; `name=URL,…` names
+ * them. Starknet networks cannot follow yet.
+ */
+export function parseFollow(value: string | undefined, specs: ReadonlyArray<{ name: string }>): Map<string, string> {
+  const out = new Map<string, string>();
+  if (value === undefined || value.trim() === '') return out;
+  const isUrl = (v: string) => /^(https?|wss?):\/\//i.test(v);
+  if (isUrl(value.trim())) {
+    out.set(specs[0].name, value.trim());
+    return out;
+  }
+  for (const item of value.split(',')) {
+    if (!item.trim()) continue;
+    const eq = item.indexOf('=');
+    const name = item.slice(0, eq).trim().toLowerCase();
+    const url = item.slice(eq + 1).trim();
+    if (eq < 1 || !isUrl(url)) throw new UsageError(`invalid --follow entry "${item}" (want a URL, or name=URL with an http(s):// or ws(s):// URL)`);
+    if (!specs.some((s) => s.name === name)) throw new UsageError(`--follow names network ${name}, which is not served`);
+    out.set(name, url);
+  }
+  return out;
+}
+
 /** Parses `name=dir,name=dir`; names are DNS labels. */
 export function parseNetworks(datadir: string | undefined, list: string | undefined): Array<{ name: string; dir: string }> {
   const out: Array<{ name: string; dir: string }> = datadir !== undefined ? [{ name: 'mainnet', dir: datadir }] : [];
@@ -84,7 +108,8 @@ export async function runServe(argv: string[]): Promise<number> {
   });
   const opened: OpenedNetwork[] = [];
   try {
-    for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config, logger));
+    const follow = parseFollow(config.server.follow, specs);
+    for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config, logger, follow.get(spec.name)));
   } catch (err) {
     await Promise.all(opened.map((n) => n.close()));
     throw err;

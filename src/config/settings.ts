@@ -98,6 +98,12 @@ export const SETTINGS = {
       'A separate listener for GET /metrics; unset: /metrics is served on the main port only.',
       'PORT',
     ),
+    follow: setting(
+      z.string().min(1).optional(),
+      undefined,
+      'Follow an upstream node (geth, reth, anvil): a URL for the default network, or `name=URL,…` per network; `ws://` URLs get new heads pushed, `http://` ones are polled.',
+      'URL',
+    ),
   },
   transport: {
     httpMaxBodyBytes: setting(bytes, 5 * MiB, "geth's `defaultBodyLimit`: a larger body is HTTP 413."),
@@ -216,6 +222,19 @@ export const SETTINGS = {
     maxChunkSize: setting(positiveInt, 1024, "pathfinder's page size limit for starknet_getEvents (error 31 above it)."),
     maxKeyPositions: setting(positiveInt.max(16), 16, "pathfinder's key filter limit (error 34 above it); the event index stops at 16 positions."),
     blockCacheEntries: setting(positiveInt, 4096, 'Starknet blocks kept decoded for event pages (records never change once written).'),
+  },
+  follow: {
+    pollIntervalMs: setting(positiveInt, 250, 'How often an HTTP upstream is asked for its head: a quarter of a 1 s block time.'),
+    requestTimeoutMs: setting(positiveInt, 10_000, 'An upstream request (or batch of blocks) not answered by then is retried.'),
+    batchBlocks: setting(positiveInt, 32, 'Blocks asked for in one batch request while catching up.'),
+    prefetchBatches: setting(positiveInt, 2, 'Batches fetched ahead of execution while catching up, so network latency overlaps execution (bounded memory).'),
+    maxReorgDepth: setting(positiveInt, 128, 'A reorganisation deeper than this stops following with an error instead of rewriting that much history.'),
+    retryMaxMs: setting(positiveInt, 30_000, 'Backoff after upstream failures doubles from 250 ms up to this.'),
+    healthMaxLagBlocks: setting(
+      nonNegativeInt,
+      5,
+      '/health answers 503 when the upstream is more blocks ahead than this, so a load balancer routes around a lagging node.',
+    ),
   },
   import: {
     progressIntervalMs: setting(positiveInt, 1000, 'How often import (and reindex-traces) prints blocks/s, Mgas/s and ETA.'),

@@ -1,0 +1,322 @@
+import { type Block, createBlockFromRLP } from '@ethereumjs/block';
+import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
+import type { EthereumChain } from '../chain/open.js';
+import type { Config } from '../config/settings.js';
+import { BlockImporter, type ExecutedBlock } from '../import/blockImporter.js';
+import { createProgress } from '../import/progress.js';
+import { blockFromRpc } from './blockFromRpc.js';
+import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
+
+/**
+ * Follows an upstream node block by block, through reorganisations, into an opened chain that is
+ * being served. Each block goes through the importer's execute-and-verify path
+ * (`import/blockImporter.ts`) and the same atomic writes as `import`; the head requests see moves
+ * when a block's batch is written (`onHead`).
+ *
+ * - New blocks: pushed by `newHeads` on a WebSocket upstream, else polled (`follow.pollIntervalMs`).
+ * - Blocks come as `debug_getRawBlock` (geth, reth, erigon) or, when the upstream has no such
+ *   method (anvil), are rebuilt from `eth_getBlockByNumber(n, true)` and refused unless their hash
+ *   is the upstream's (`blockFromRpc.ts`). Catch-up asks for `follow.batchBlocks` blocks per batch
+ *   request and keeps `follow.prefetchBatches` batches in flight while executing.
+ * - Reorganisations: when our head is no longer the upstream's block at that height, the common
+ *   ancestor is found by walking back (at most `follow.maxReorgDepth` blocks), the upstream's branch
+ *   is executed and its blocks stored by hash, then ONE batch removes the old branch's canonical
+ *   entries and transaction lookups and makes the new branch canonical: a request sees either
+ *   branch, never a mix; a crash before that batch leaves the old branch canonical and the new
+ *   blocks stored as a side chain, as geth keeps them. The old branch stays readable by hash.
+ * - Faults (unreachable, slow, rate-limited, garbage, a block that fails verification): nothing is
+ *   written, the follower backs off (250 ms doubling to `follow.retryMaxMs`) and logs one line per
+ *   change of state, not per retry.
+ */
+
+export interface FollowStatus {
+  upstream: string;
+  state: 'starting' | 'following' | 'retrying' | 'stopped';
+  upstreamHead: bigint | undefined;
+  /** performance.now() when the last block was written (or following started). */
+  lastBlockAt: number;
+  error?: string;
+}
+
+export interface FollowerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface FollowerOptions {
+  settings: Config['follow'];
+  importSettings: Config['import'];
+  /** Called after each write that moves the head; `reorg` when canonical blocks were replaced. */
+  onHead?: (reorg: boolean) => void;
+  log: FollowerLog;
+  /** Catch-up progress lines (blocks/s, Mgas/s, ETA), as import prints them. */
+  progress?: NodeJS.WritableStream;
+}
+
+/** The follower cannot go on (a chain mismatch, a reorganisation past the limit): it stops. */
+export class FollowStoppedError extends Error {
+  override readonly name = 'FollowStoppedError';
+}
+
+export class Follower {
+  private readonly importer: BlockImporter;
+  private readonly status_: FollowStatus;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private rawBlocks: boolean | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly chain: EthereumChain,
+    private readonly upstream: Upstream,
+    private readonly o: FollowerOptions,
+  ) {
+    this.importer = new BlockImporter(chain, o.importSettings);
+    this.status_ = { upstream: upstream.shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: performance.now() };
+  }
+
+  status(): FollowStatus {
+    return { ...this.status_ };
+  }
+
+  /** Checks that the upstream serves this chain, then follows it until `stop()`. */
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    this.upstream.close();
+  }
+
+  private async run(): Promise<void> {
+    let backoff = 250;
+    let lastProblem: string | undefined;
+    let checked = false;
+    while (!this.stopped) {
+      try {
+        if (!checked) {
+          await this.checkSameChain();
+          checked = true;
+          await this.upstream.subscribeNewHeads(() => this.wake?.()).catch(() => false);
+        }
+        await this.syncOnce();
+        if (lastProblem !== undefined) this.o.log.info({ upstream: this.upstream.shownUrl }, 'upstream: following again');
+        lastProblem = undefined;
+        backoff = 250;
+        this.status_.state = 'following';
+        this.status_.error = undefined;
+        await this.sleep(this.upstream.isWebSocket ? Math.max(this.o.settings.pollIntervalMs, 2000) : this.o.settings.pollIntervalMs);
+      } catch (err) {
+        if (err instanceof FollowStoppedError) {
+          this.status_.state = 'stopped';
+          this.status_.error = err.message;
+          this.o.log.error({ upstream: this.upstream.shownUrl, reason: err.message }, 'following stopped');
+          return;
+        }
+        const problem = (err as Error).message;
+        this.status_.state = 'retrying';
+        this.status_.error = problem;
+        if (problem !== lastProblem) this.o.log.warn({ upstream: this.upstream.shownUrl, reason: problem }, 'upstream: retrying with backoff');
+        lastProblem = problem;
+        if (err instanceof UpstreamError && this.upstream.isWebSocket) checked = checked && !/closed|WebSocket/.test(problem);
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, this.o.settings.retryMaxMs);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** The upstream's chain id and genesis hash must be ours. */
+  private async checkSameChain(): Promise<void> {
+    const [chainIdHex, genesis] = await this.upstream.batch([
+      { method: 'eth_chainId', params: [] },
+      { method: 'eth_getBlockByNumber', params: ['0x0', false] },
+    ]);
+    const chainId = BigInt(hexString(chainIdHex, 'eth_chainId'));
+    if (chainId !== this.chain.common.chainId()) {
+      throw new FollowStoppedError(`the upstream's chain id is ${chainId}, this datadir's is ${this.chain.common.chainId()}`);
+    }
+    const ours = await this.chain.store.canonicalHash(0n);
+    const theirs = hexString((genesis as { hash?: unknown } | null)?.hash, 'genesis hash');
+    if (!ours || bytesToHex(ours) !== theirs.toLowerCase()) {
+      throw new FollowStoppedError(`the upstream's genesis is ${theirs}, this datadir's is ${ours ? bytesToHex(ours) : 'missing'}`);
+    }
+  }
+
+  /** Brings the chain to the upstream's head (catch-up, or a reorganisation then catch-up). */
+  private async syncOnce(): Promise<void> {
+    const target = BigInt(hexString(await this.upstream.call('eth_blockNumber'), 'eth_blockNumber'));
+    this.status_.upstreamHead = target;
+    const head = await this.chain.store.head();
+    if (!head) throw new FollowStoppedError('the datadir has no genesis');
+    // Our head must still be the upstream's block at its height; blocks above the upstream's head
+    // (it rolled back) are gone from its chain.
+    const at = head.number < target ? head.number : target;
+    const theirs = await this.upstreamHash(at);
+    const ours = await this.chain.store.canonicalHash(at);
+    if (head.number > target || (ours && theirs && !equalsBytes(ours, theirs))) {
+      await this.reorganise(target);
+      return;
+    }
+    if (head.number >= target) return;
+    await this.catchUp(head.number + 1n, target);
+  }
+
+  /** Imports blocks from..to (the parent of `from` is our head), batches fetched ahead. */
+  private async catchUp(from: bigint, to: bigint): Promise<void> {
+    const n = this.o.settings.batchBlocks;
+    const progress = createProgress(Number(to - from + 1n), to - from >= 100n ? this.o.progress : undefined, this.o.importSettings.progressIntervalMs);
+    const windows: Array<Promise<Block[]>> = [];
+    let next = from;
+    const fill = () => {
+      while (windows.length < this.o.settings.prefetchBatches && next <= to && !this.stopped) {
+        const count = Number(to - next + 1n < BigInt(n) ? to - next + 1n : BigInt(n));
+        const p = this.fetchBlocks(next, count);
+        p.catch(() => undefined); // awaited in order below
+        windows.push(p);
+        next += BigInt(count);
+      }
+    };
+    fill();
+    let imported = 0;
+    while (windows.length > 0 && !this.stopped) {
+      const blocks = await windows.shift()!;
+      fill();
+      for (const block of blocks) {
+        if (this.stopped) return;
+        const head = await this.chain.store.head();
+        if (!head || !equalsBytes(block.header.parentHash, head.hash)) return; // the upstream reorganised meanwhile: the next round sees it
+        const executed = await this.importer.execute(block);
+        await this.chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
+        this.chain.store.invalidateHead();
+        this.status_.lastBlockAt = performance.now();
+        this.o.onHead?.(false);
+        this.o.log.debug({ number: Number(block.header.number), hash: bytesToHex(block.hash()), txs: block.transactions.length }, 'followed block');
+        imported++;
+        progress.block(block.header.number, block.header.gasUsed);
+      }
+    }
+    if (imported > 0) progress.done({ imported, skipped: 0 });
+  }
+
+  /**
+   * Our head is not the upstream's block at its height: find the common ancestor, execute the
+   * upstream's branch up to `target`, store it by hash, then switch in one batch.
+   */
+  private async reorganise(target: bigint): Promise<void> {
+    const store = this.chain.store;
+    const head = (await store.head())!;
+    let n = head.number < target ? head.number : target;
+    const dropped: Block[] = [];
+    for (let b = head.number; b > n; b--) dropped.push((await store.blockByNumber(b))!);
+    for (;;) {
+      const ours = (await store.canonicalHash(n))!;
+      const theirs = await this.upstreamHash(n);
+      if (theirs && equalsBytes(ours, theirs)) break;
+      dropped.push((await store.blockByHash(ours))!);
+      if (dropped.length > this.o.settings.maxReorgDepth) {
+        throw new FollowStoppedError(`reorganisation deeper than follow.maxReorgDepth (${this.o.settings.maxReorgDepth}) below block ${head.number}`);
+      }
+      if (n === 0n) throw new FollowStoppedError('the upstream has another genesis block');
+      n--;
+    }
+    const ancestor = { number: n, hash: (await store.canonicalHash(n))! };
+    const depth = Number(head.number - n);
+    this.o.log.warn({ ancestor: Number(n), depth, newHead: Number(target) }, 'upstream reorganised: switching to its branch');
+    // The new branch, executed on the ancestor's state; its blocks are stored by hash as they
+    // verify (invisible to requests), its canonical entries kept for the switch.
+    const executed: ExecutedBlock[] = [];
+    let parent = ancestor.hash;
+    for (let from = n + 1n; from <= target; from += BigInt(this.o.settings.batchBlocks)) {
+      const count = Number(target - from + 1n < BigInt(this.o.settings.batchBlocks) ? target - from + 1n : BigInt(this.o.settings.batchBlocks));
+      for (const block of await this.fetchBlocks(from, count)) {
+        if (!equalsBytes(block.header.parentHash, parent)) throw new UpstreamError('the upstream reorganised again while we fetched its branch');
+        const done = await this.importer.execute(block);
+        await this.chain.level.batch(done.dataOps);
+        executed.push(done);
+        parent = block.hash();
+      }
+    }
+    await this.chain.level.batch([...store.rewindOps(ancestor, dropped), ...executed.flatMap((e) => e.canonicalOps)]);
+    store.invalidateHead();
+    this.importer.reset();
+    this.status_.lastBlockAt = performance.now();
+    this.o.onHead?.(true);
+    this.o.log.info({ ancestor: Number(n), dropped: dropped.length, added: executed.length, head: Number(target) }, 'reorganisation done');
+  }
+
+  private async upstreamHash(number: bigint): Promise<Uint8Array | undefined> {
+    const header = await this.upstream.call('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
+    if (header === null) return undefined;
+    return hexToBytes(hexString((header as { hash?: unknown })?.hash, `block ${number} hash`) as `0x${string}`);
+  }
+
+  /** Blocks from..from+count-1 of the upstream, raw when it serves them raw, else rebuilt from JSON. */
+  private async fetchBlocks(from: bigint, count: number): Promise<Block[]> {
+    const numbers = Array.from({ length: count }, (_, i) => `0x${(from + BigInt(i)).toString(16)}`);
+    const common = this.chain.common;
+    if (this.rawBlocks !== false) {
+      try {
+        const raws = await this.upstream.batch(numbers.map((n): Call => ({ method: 'debug_getRawBlock', params: [n] })));
+        this.rawBlocks = true;
+        return raws.map((raw, i) => {
+          try {
+            return createBlockFromRLP(hexToBytes(hexString(raw, `debug_getRawBlock ${numbers[i]}`) as `0x${string}`), { common, setHardfork: true });
+          } catch (err) {
+            throw new UpstreamError(`upstream block ${numbers[i]}: cannot decode its RLP: ${(err as Error).message.split('\n')[0]}`);
+          }
+        });
+      } catch (err) {
+        // No such method (anvil): rebuild blocks from their JSON from now on.
+        if (!(err instanceof UpstreamRpcError && (err.code === -32601 || /not (found|supported|available)/i.test(err.message)))) throw err;
+        // Several fetches may find out at once (prefetch): one line.
+        const first = (this.rawBlocks as boolean | undefined) !== false;
+        this.rawBlocks = false;
+        if (first)
+          this.o.log.info(
+            { upstream: this.upstream.shownUrl },
+            'upstream has no debug_getRawBlock: blocks are rebuilt from eth_getBlockByNumber and checked against their hash',
+          );
+      }
+    }
+    const jsons = await this.upstream.batch(numbers.map((n): Call => ({ method: 'eth_getBlockByNumber', params: [n, true] })));
+    const blocks: Block[] = [];
+    for (const [i, json] of jsons.entries()) {
+      if (json === null || typeof json !== 'object') throw new UpstreamError(`upstream has no block ${numbers[i]}`);
+      const uncleHashes = (json as { uncles?: unknown }).uncles;
+      const uncles =
+        Array.isArray(uncleHashes) && uncleHashes.length > 0
+          ? await this.upstream.batch(
+              uncleHashes.map((_, u): Call => ({ method: 'eth_getUncleByBlockNumberAndIndex', params: [numbers[i], `0x${u.toString(16)}`] })),
+            )
+          : [];
+      try {
+        blocks.push(blockFromRpc(json, uncles, common));
+      } catch (err) {
+        throw new UpstreamError(`upstream block ${numbers[i]}: ${(err as Error).message}`);
+      }
+    }
+    return blocks;
+  }
+}
+
+function hexString(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value)) throw new UpstreamError(`upstream answered a malformed ${what}`);
+  return value;
+}

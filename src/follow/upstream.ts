@@ -1,0 +1,235 @@
+import WebSocket from 'ws';
+
+/**
+ * The JSON-RPC client of a followed upstream node (geth, reth, erigon, anvil): requests and batch
+ * requests over HTTP, or over one WebSocket when the URL is `ws://`/`wss://`, where it also
+ * subscribes to `newHeads` so that a new block is known the moment the upstream has it. Every
+ * request has a deadline; a WebSocket that closes is reopened on the next request (the follower
+ * backs off between attempts). Answers are checked for shape here: a garbage answer is an
+ * {@link UpstreamError}, never a TypeError further on.
+ */
+
+/** The upstream failed: unreachable, too slow, an HTTP error, a malformed answer. */
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+}
+
+/** The upstream answered a JSON-RPC error. */
+export class UpstreamRpcError extends UpstreamError {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface UpstreamOptions {
+  /** Deadline of one request or batch, ms. */
+  requestTimeoutMs: number;
+}
+
+/** One call of a batch. */
+export interface Call {
+  method: string;
+  params: unknown[];
+}
+
+type Reply = { id: number; result?: unknown; error?: { code?: unknown; message?: unknown } };
+
+export class Upstream {
+  private nextId = 1;
+  private socket: WebSocket | undefined;
+  private opening: Promise<WebSocket> | undefined;
+  private readonly waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  private headListeners: Array<() => void> = [];
+  private subscribed = false;
+  readonly isWebSocket: boolean;
+
+  constructor(
+    readonly url: string,
+    private readonly opts: UpstreamOptions,
+  ) {
+    const protocol = new URL(url).protocol;
+    if (!['http:', 'https:', 'ws:', 'wss:'].includes(protocol)) throw new UpstreamError(`upstream URL must be http(s):// or ws(s)://, not ${protocol}`);
+    this.isWebSocket = protocol === 'ws:' || protocol === 'wss:';
+  }
+
+  /** The upstream's URL without credentials or path secrets, for logs (a provider URL carries its key). */
+  get shownUrl(): string {
+    const u = new URL(this.url);
+    return `${u.protocol}//${u.host}`;
+  }
+
+  /** One call's result; a JSON-RPC error is an {@link UpstreamRpcError}. */
+  async call(method: string, params: unknown[] = []): Promise<unknown> {
+    const [reply] = await this.send([{ method, params }]);
+    return resultOf(reply, method);
+  }
+
+  /** The results of a batch, in order; one error fails the batch with that error. */
+  async batch(calls: readonly Call[]): Promise<unknown[]> {
+    if (calls.length === 0) return [];
+    const replies = await this.send(calls);
+    return replies.map((r, i) => resultOf(r, calls[i].method));
+  }
+
+  /**
+   * Calls `listener` on each new head the upstream announces (WebSocket `newHeads`); resolves
+   * false when the upstream is HTTP (poll instead). Call again after a reconnection.
+   */
+  async subscribeNewHeads(listener: () => void): Promise<boolean> {
+    if (!this.isWebSocket) return false;
+    this.headListeners = [listener];
+    await this.ensureSocket();
+    if (!this.subscribed) {
+      await this.call('eth_subscribe', ['newHeads']);
+      this.subscribed = true;
+    }
+    return true;
+  }
+
+  close(): void {
+    this.socket?.terminate();
+    this.socket = undefined;
+    this.failAll(new UpstreamError('upstream client closed'));
+  }
+
+  private async send(calls: readonly Call[]): Promise<Reply[]> {
+    const ids = calls.map(() => this.nextId++);
+    const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params }));
+    const replies = this.isWebSocket ? await this.sendWs(ids, body) : await this.sendHttp(body);
+    const byId = new Map<number, Reply>();
+    for (const r of replies) if (typeof r?.id === 'number') byId.set(r.id, r);
+    return ids.map((id, i) => {
+      const reply = byId.get(id);
+      if (!reply) throw new UpstreamError(`upstream answered no reply to ${calls[i].method}`);
+      return reply;
+    });
+  }
+
+  private async sendHttp(body: unknown[]): Promise<Reply[]> {
+    let res: Response;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body.length === 1 ? body[0] : body),
+        signal: AbortSignal.timeout(this.opts.requestTimeoutMs),
+      });
+    } catch (err) {
+      throw new UpstreamError(`upstream unreachable: ${describe(err)}`);
+    }
+    if (res.status === 429) throw new UpstreamError('upstream is rate-limiting (HTTP 429)');
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw new UpstreamError(`upstream answer cut: ${describe(err)}`);
+    }
+    if (res.status !== 200) throw new UpstreamError(`upstream answered HTTP ${res.status}`);
+    const parsed = parseJson(text);
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    if (!list.every((r) => typeof r === 'object' && r !== null)) throw new UpstreamError('upstream answered something that is not JSON-RPC');
+    return list as Reply[];
+  }
+
+  private async sendWs(ids: number[], body: unknown[]): Promise<Reply[]> {
+    const socket = await this.ensureSocket();
+    const pending = ids.map(
+      (id) =>
+        new Promise<Reply>((resolve, reject) => {
+          this.waiting.set(id, { resolve, reject });
+        }),
+    );
+    const timer = setTimeout(() => {
+      for (const id of ids) this.waiting.get(id)?.reject(new UpstreamError(`upstream did not answer within ${this.opts.requestTimeoutMs} ms`));
+      for (const id of ids) this.waiting.delete(id);
+    }, this.opts.requestTimeoutMs);
+    try {
+      socket.send(JSON.stringify(body.length === 1 ? body[0] : body));
+      return await Promise.all(pending);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private ensureSocket(): Promise<WebSocket> {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
+    this.opening ??= new Promise<WebSocket>((resolve, reject) => {
+      const socket = new WebSocket(this.url, { handshakeTimeout: this.opts.requestTimeoutMs, maxPayload: 256 * 1024 * 1024 });
+      const fail = (err: Error) => {
+        this.opening = undefined;
+        reject(new UpstreamError(`upstream WebSocket: ${err.message}`));
+      };
+      socket.once('error', fail);
+      socket.once('open', () => {
+        socket.off('error', fail);
+        socket.on('error', () => undefined);
+        this.socket = socket;
+        this.subscribed = false;
+        this.opening = undefined;
+        resolve(socket);
+      });
+      socket.on('message', (data) => this.onMessage(String(data)));
+      socket.on('close', () => {
+        if (this.socket === socket) this.socket = undefined;
+        this.subscribed = false;
+        this.failAll(new UpstreamError('upstream closed the WebSocket'));
+      });
+    });
+    return this.opening;
+  }
+
+  private onMessage(text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return; // garbage frame: the requests it was meant to answer time out
+    }
+    for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+      if (typeof item !== 'object' || item === null) continue;
+      const msg = item as Reply & { method?: string };
+      if (msg.method === 'eth_subscription') {
+        for (const l of this.headListeners) l();
+        continue;
+      }
+      if (typeof msg.id !== 'number') continue;
+      const waiter = this.waiting.get(msg.id);
+      if (waiter) {
+        this.waiting.delete(msg.id);
+        waiter.resolve(msg);
+      }
+    }
+  }
+
+  private failAll(err: Error): void {
+    for (const w of this.waiting.values()) w.reject(err);
+    this.waiting.clear();
+  }
+}
+
+function resultOf(reply: Reply, method: string): unknown {
+  if (reply.error !== undefined) {
+    const code = typeof reply.error?.code === 'number' ? reply.error.code : 0;
+    const message = typeof reply.error?.message === 'string' ? reply.error.message.slice(0, 200) : 'error';
+    throw new UpstreamRpcError(code, `upstream ${method}: ${message} (${code})`);
+  }
+  if (!('result' in reply)) throw new UpstreamError(`upstream ${method}: an answer with neither result nor error`);
+  return reply.result;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UpstreamError(`upstream answered something that is not JSON (${text.length} bytes)`);
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError') return 'timed out';
+  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+}
