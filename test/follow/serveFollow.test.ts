@@ -1,0 +1,146 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
+import { initDatadir } from '../../src/import/init.js';
+import { rawResult } from '../helpers/anvilPeer.js';
+import { tempDir } from '../helpers/chains.js';
+import { spawnCli } from '../helpers/cli.js';
+import { ANVIL_BIN, describeWithFoundry } from '../helpers/foundry.js';
+import { rawHttp } from '../helpers/rpcClient.js';
+import { testConfig } from '../helpers/testConfig.js';
+
+/**
+ * `tracenode serve --follow` as an operator runs it beside anvil: /health reports the upstream,
+ * its head, the lag and the time since the last block, and is 200 once caught up; latest moves
+ * when anvil mines. Pointed at a node of another chain (another genesis) it refuses to follow:
+ * /health is 503 and says why.
+ */
+
+const describe = describeWithFoundry(['anvil'], 'serve --follow');
+const tmp = tempDir('tracenode-serve-follow-');
+let built: BuiltChain;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  built = await buildAnvilChain({ outDir: join(tmp.dir, 'anvil'), scenario: 'state', keepRunning: true });
+  await rawResult(built.anvil!.url, 'anvil_setBlockTimestampInterval', [12]);
+}, 180_000);
+
+afterAll(async () => {
+  for (const c of children) {
+    c.kill('SIGTERM');
+    await new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once('close', r)));
+  }
+  await built?.anvil?.stop();
+  tmp.cleanup();
+});
+
+/** Starts serve on a fresh genesis-only datadir following `url`; resolves its base URL. */
+async function serveFollowing(name: string, url: string): Promise<string> {
+  const datadir = join(tmp.dir, name);
+  await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), testConfig());
+  const child = spawnCli([
+    'serve',
+    '--datadir',
+    datadir,
+    '--port',
+    '0',
+    '--api-keys',
+    'follow-key',
+    '--log-level',
+    'warn',
+    '--follow',
+    url,
+    '--follow.poll-interval-ms',
+    '50',
+    '--follow.health-max-lag-blocks',
+    '0',
+  ]);
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const t0 = Date.now();
+  while (!/JSON-RPC\s+http/.test(out)) {
+    if (Date.now() - t0 > 60_000) throw new Error(`serve did not start: ${out}`);
+    await sleep(50);
+  }
+  return /JSON-RPC\s+(http:\/\/\S+)\/v3\//.exec(out)![1];
+}
+
+async function health(base: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await rawHttp(`${base}/health`, { method: 'GET' });
+  return { status: r.status, body: JSON.parse(r.text) };
+}
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: still ${JSON.stringify(v)}`);
+    await sleep(50);
+  }
+}
+
+describe('serve --follow', () => {
+  it('beside anvil: /health is 200 with the upstream’s head once caught up; latest moves when anvil mines', async () => {
+    const base = await serveFollowing('data', built.anvil!.url);
+    const anvilHead = async () => Number(BigInt((await rawResult(built.anvil!.url, 'eth_blockNumber', [])) as string));
+    const target = await anvilHead();
+    const h = await until(
+      'caught up',
+      () => health(base),
+      (r) => r.status === 200,
+    );
+    expect(h.body).toMatchObject({ ok: true, head: { number: target }, upstreamHead: target, lagBlocks: 0, following: 'following' });
+    expect(h.body.upstream).toBe(new URL(built.anvil!.url).origin);
+    expect(typeof h.body.secondsSinceLastBlock).toBe('number');
+    await rawResult(built.anvil!.url, 'evm_mine', []);
+    const rpc = async () =>
+      JSON.parse(
+        (
+          await rawHttp(`${base}/v3/follow-key`, {
+            headers: { 'content-type': 'application/json' },
+            body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+          })
+        ).text,
+      ).result as string;
+    await until('latest moved', rpc, (n) => Number(n) === target + 1);
+    const anvilLatest = (await rawResult(built.anvil!.url, 'eth_getBlockByNumber', ['latest', false])) as { hash: string };
+    expect((await health(base)).body).toMatchObject({ ok: true, head: { number: target + 1, hash: anvilLatest.hash } });
+  });
+
+  it('an upstream of another chain: following stops, /health is 503 and says why', async () => {
+    // A plain anvil: chain id 31337 and its own genesis.
+    const other = spawn(ANVIL_BIN, ['--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(other);
+    let text = '';
+    other.stdout!.on('data', (d) => {
+      text += d;
+    });
+    const port = await until(
+      'anvil listening',
+      async () => /Listening on [\d.]+:(\d+)/.exec(text)?.[1],
+      (p) => p !== undefined,
+    );
+    const base = await serveFollowing('other', `http://127.0.0.1:${port}`);
+    const h = await until(
+      'stopped',
+      () => health(base),
+      (r) => r.body.following === 'stopped',
+    );
+    expect(h.status).toBe(503);
+    expect(h.body.ok).toBe(false);
+    // Same chain id as the scenario's chain (31337), another genesis block.
+    const theirs = ((await rawResult(`http://127.0.0.1:${port}`, 'eth_getBlockByNumber', ['0x0', false])) as { hash: string }).hash;
+    expect(h.body.error).toBe(`the upstream's genesis is ${theirs}, this datadir's is ${built.blocks[0].hash}`);
+  });
+});
