@@ -4,7 +4,8 @@ import { type EthereumChain, openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
-import { Follower } from '../follow/follower.js';
+import type { FollowStatus } from '../follow/follower.js';
+import { FollowerThread } from '../follow/followerThread.js';
 import { Upstream } from '../follow/upstream.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
 import { ethereumMethods } from '../methods/ethereum.js';
@@ -17,7 +18,14 @@ const silentLog = { child: () => silentLog, info() {}, warn() {}, error() {}, de
 /** Wires an opened Ethereum chain into a network the server can route to, its methods configured by `config`. */
 export async function createEthereumNetwork(
   chain: EthereumChain,
-  opts: { name: string; hostnames?: readonly string[]; clientVersion: string; config: EthContextConfig; logger?: Logger; follower?: Follower },
+  opts: {
+    name: string;
+    hostnames?: readonly string[];
+    clientVersion: string;
+    config: EthContextConfig;
+    logger?: Logger;
+    follower?: { status(): FollowStatus };
+  },
 ): Promise<NetworkHandle> {
   // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
   const onWorkerFailure = (reason: string, err?: unknown) =>
@@ -44,7 +52,7 @@ export async function createEthereumNetwork(
         upstream: f.upstream,
         upstreamHead: f.upstreamHead === undefined ? null : Number(f.upstreamHead),
         lagBlocks: lag ?? null,
-        secondsSinceLastBlock: Math.round((performance.now() - f.lastBlockAt) / 100) / 10,
+        secondsSinceLastBlock: Math.round((Date.now() - f.lastBlockAt) / 100) / 10,
         following: f.state,
         ...(f.error ? { error: f.error } : {}),
       };
@@ -94,19 +102,20 @@ export async function openNetwork(
     };
   }
   const chain = await openChain(datadir, config.caches);
+  // Following runs in a thread of its own (block execution never holds the serving thread).
   const follower =
     followUrl === undefined
       ? undefined
-      : new Follower(chain, new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs }), {
-          settings: config.follow,
-          importSettings: config.import,
-          log: (logger ?? silentLog).child({ network: name }),
-          progress: process.stderr,
-        });
+      : new FollowerThread(
+          chain,
+          followUrl,
+          config,
+          (logger ?? silentLog).child({ network: name }),
+          new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs }).shownUrl,
+        );
   const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower });
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
   (handle.context as EthContext).evm.warm();
-  follower?.start();
   return {
     kind: 'ethereum',
     handle,

@@ -33,7 +33,7 @@ export interface FollowStatus {
   upstream: string;
   state: 'starting' | 'following' | 'retrying' | 'stopped';
   upstreamHead: bigint | undefined;
-  /** performance.now() when the last block was written (or following started). */
+  /** Date.now() when the last block was written (or following started). */
   lastBlockAt: number;
   error?: string;
 }
@@ -53,6 +53,8 @@ export interface FollowerOptions {
   log: FollowerLog;
   /** Catch-up progress lines (blocks/s, Mgas/s, ETA), as import prints them. */
   progress?: NodeJS.WritableStream;
+  /** Called when the status changes (state, upstream head, a new block). */
+  onStatus?: (status: FollowStatus) => void;
 }
 
 /** The follower cannot go on (a chain mismatch, a reorganisation past the limit): it stops. */
@@ -74,11 +76,15 @@ export class Follower {
     private readonly o: FollowerOptions,
   ) {
     this.importer = new BlockImporter(chain, o.importSettings);
-    this.status_ = { upstream: upstream.shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: performance.now() };
+    this.status_ = { upstream: upstream.shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now() };
   }
 
   status(): FollowStatus {
     return { ...this.status_ };
+  }
+
+  private notify(): void {
+    this.o.onStatus?.(this.status());
   }
 
   /** Checks that the upstream serves this chain, then follows it until `stop()`. */
@@ -110,17 +116,20 @@ export class Follower {
         backoff = 250;
         this.status_.state = 'following';
         this.status_.error = undefined;
+        this.notify();
         await this.sleep(this.upstream.isWebSocket ? Math.max(this.o.settings.pollIntervalMs, 2000) : this.o.settings.pollIntervalMs);
       } catch (err) {
         if (err instanceof FollowStoppedError) {
           this.status_.state = 'stopped';
           this.status_.error = err.message;
+          this.notify();
           this.o.log.error({ upstream: this.upstream.shownUrl, reason: err.message }, 'following stopped');
           return;
         }
         const problem = (err as Error).message;
         this.status_.state = 'retrying';
         this.status_.error = problem;
+        this.notify();
         if (problem !== lastProblem) this.o.log.warn({ upstream: this.upstream.shownUrl, reason: problem }, 'upstream: retrying with backoff');
         lastProblem = problem;
         if (err instanceof UpstreamError && this.upstream.isWebSocket) checked = checked && !/closed|WebSocket/.test(problem);
@@ -205,8 +214,9 @@ export class Follower {
         const executed = await this.importer.execute(block);
         await this.chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
         this.chain.store.invalidateHead();
-        this.status_.lastBlockAt = performance.now();
+        this.status_.lastBlockAt = Date.now();
         this.o.onHead?.(false);
+        this.notify();
         this.o.log.debug({ number: Number(block.header.number), hash: bytesToHex(block.hash()), txs: block.transactions.length }, 'followed block');
         imported++;
         progress.block(block.header.number, block.header.gasUsed);
@@ -256,8 +266,9 @@ export class Follower {
     await this.chain.level.batch([...store.rewindOps(ancestor, dropped), ...executed.flatMap((e) => e.canonicalOps)]);
     store.invalidateHead();
     this.importer.reset();
-    this.status_.lastBlockAt = performance.now();
+    this.status_.lastBlockAt = Date.now();
     this.o.onHead?.(true);
+    this.notify();
     this.o.log.info({ ancestor: Number(n), dropped: dropped.length, added: executed.length, head: Number(target) }, 'reorganisation done');
   }
 
