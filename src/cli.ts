@@ -25,6 +25,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const m = await import('./cli/reindexTraces.js');
     return { run: m.runReindexTraces, help: m.REINDEX_TRACES_HELP };
   },
+  follow: async () => {
+    const m = await import('./cli/follow.js');
+    return { run: m.runFollow, help: m.FOLLOW_HELP };
+  },
   serve: async () => {
     const m = await import('./cli/serve.js');
     return { run: m.runServe, help: m.SERVE_HELP };
@@ -44,7 +48,8 @@ Commands:
   import          execute and archive RLP blocks (geth export format)
   import-starknet import Starknet blocks (starknet_getBlockWithReceipts NDJSON)
   reindex-traces  build the trace_filter index of blocks imported without it
-  serve           serve the datadir over JSON-RPC (HTTP and WebSocket)
+  follow          catch a datadir up with an upstream node (geth, reth, anvil), then exit
+  serve           serve the datadir over JSON-RPC (HTTP and WebSocket); --follow URL keeps it live
   keys usage      today's calls per API key id and method, from a running node
 
 Run \`tracenode <command> --help\` for a command's options. Every setting can also come from a

@@ -92,6 +92,15 @@ export class Follower {
     this.loop ??= this.run();
   }
 
+  /**
+   * One round without a loop (`tracenode follow`): checks the chain, then imports up to the
+   * upstream's head as it is now (through a reorganisation if needed). Errors are thrown.
+   */
+  async runOnce(): Promise<void> {
+    await this.checkSameChain();
+    await this.syncOnce();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();

@@ -2,12 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
+import { openChain } from '../../src/chain/open.js';
 import { initDatadir } from '../../src/import/init.js';
 import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
-import { spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { ANVIL_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
@@ -116,6 +118,26 @@ describe('serve --follow', () => {
     await until('latest moved', rpc, (n) => Number(n) === target + 1);
     const anvilLatest = (await rawResult(built.anvil!.url, 'eth_getBlockByNumber', ['latest', false])) as { hash: string };
     expect((await health(base)).body).toMatchObject({ ok: true, head: { number: target + 1, hash: anvilLatest.hash } });
+  });
+
+  it('tracenode follow: a genesis-only datadir catches up with anvil and exits; run again, nothing to do', async () => {
+    const datadir = join(tmp.dir, 'bulk');
+    await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), testConfig());
+    const head = (await rawResult(built.anvil!.url, 'eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
+    const first = await runCli(['follow', '--datadir', datadir, '--follow', built.anvil!.url]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`follow: head is block ${Number(head.number)} (upstream head ${Number(head.number)})\n`);
+    const again = await runCli(['follow', '--datadir', datadir, '--follow', built.anvil!.url]);
+    expect([again.code, again.stdout]).toEqual([0, first.stdout]);
+    const chain = await openChain(datadir, testConfig().caches);
+    try {
+      expect(bytesToHex((await chain.store.canonicalHash(BigInt(head.number)))!)).toBe(head.hash);
+    } finally {
+      await chain.close();
+    }
+    const missing = await runCli(['follow', '--datadir', datadir]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing --follow URL');
   });
 
   it('an upstream of another chain: following stops, /health is 503 and says why', async () => {
