@@ -224,7 +224,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UpstreamError(`upstream answered something that is not JSON (${text.length} bytes)`);
+    throw new UpstreamError('upstream answered something that is not JSON');
   }
 }
 

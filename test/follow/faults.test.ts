@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bytesToHex } from '@ethereumjs/util';
+import { parseGwei } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
+import { accountFor } from '../../scripts/anvil/chainParams.js';
+import { type EthereumChain, openChain } from '../../src/chain/open.js';
+import { Follower } from '../../src/follow/follower.js';
+import { Upstream } from '../../src/follow/upstream.js';
+import { initDatadir } from '../../src/import/init.js';
+import { rawResult } from '../helpers/anvilPeer.js';
+import { tempDir } from '../helpers/chains.js';
+import { describeWithFoundry } from '../helpers/foundry.js';
+import { testConfig } from '../helpers/testConfig.js';
+
+/**
+ * A bad upstream (issue 16): a proxy between the follower and anvil that goes down, stalls past the
+ * request deadline, rate-limits, answers garbage, cuts its answers, or tampers with a block (a
+ * transaction's value changed, so the rebuilt block is not the one whose hash the upstream gives).
+ * Each time: nothing is written (the head stays the last good block), the follower says what is
+ * wrong once, and when the fault clears it catches up to anvil's head with anvil's hashes.
+ */
+
+type Mode = 'pass' | 'down' | 'stall' | 'ratelimit' | 'garbage' | 'truncate' | 'tamper';
+
+const describe = describeWithFoundry(['anvil'], 'a faulty upstream');
+const tmp = tempDir('tracenode-faults-');
+let built: BuiltChain;
+let chain: EthereumChain;
+let follower: Follower;
+let proxy: Server;
+let mode: Mode = 'pass';
+const warnings: string[] = [];
+
+beforeAll(async () => {
+  built = await buildAnvilChain({ outDir: join(tmp.dir, 'anvil'), scenario: 'state', keepRunning: true });
+  await rawResult(built.anvil!.url, 'anvil_setBlockTimestampInterval', [12]);
+  proxy = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString();
+    const current = mode;
+    if (current === 'down') return req.socket.destroy();
+    if (current === 'stall') return; // never answers
+    if (current === 'ratelimit') return res.writeHead(429).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate"}}');
+    if (current === 'garbage') return res.writeHead(200, { 'content-type': 'application/json' }).end('<html>bad gateway</html>');
+    const upstream = await fetch(built.anvil!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    let text = await upstream.text();
+    if (current === 'truncate') text = text.slice(0, Math.floor(text.length / 2));
+    if (current === 'tamper' && body.includes('"eth_getBlockByNumber"') && body.includes('true]')) {
+      // A transaction's value in each full block with transactions: the block no longer hashes right.
+      text = text.replace(/"value":"0x([0-9a-f]+)"/, (_m, v: string) => `"value":"0x${(BigInt(`0x${v}`) + 1n).toString(16)}"`);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  const config = testConfig({ follow: { pollIntervalMs: 50, requestTimeoutMs: 500, retryMaxMs: 400 } });
+  const datadir = join(tmp.dir, 'data');
+  await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), config);
+  chain = await openChain(datadir, config.caches);
+  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  follower = new Follower(chain, new Upstream(url, { requestTimeoutMs: config.follow.requestTimeoutMs }), {
+    settings: config.follow,
+    importSettings: config.import,
+    log: { info() {}, debug() {}, error: (o, m) => warnings.push(`${m} ${JSON.stringify(o)}`), warn: (o, m) => warnings.push(`${m} ${JSON.stringify(o)}`) },
+  });
+  follower.start();
+}, 180_000);
+
+afterAll(async () => {
+  await follower?.stop();
+  await chain?.close();
+  proxy?.closeAllConnections();
+  proxy?.close();
+  await built?.anvil?.stop();
+  tmp.cleanup();
+});
+
+const anvil = (method: string, params: unknown[] = []) => rawResult(built.anvil!.url, method, params);
+
+async function caughtUp(): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    const latest = (await anvil('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
+    const head = await chain.store.head();
+    if (head && head.number === BigInt(latest.number) && bytesToHex(head.hash) === latest.hash) return;
+    if (Date.now() - t0 > 20_000) throw new Error(`not caught up: ${head?.number} vs ${latest.number}; ${warnings.slice(-2).join(' | ')}`);
+    await sleep(50);
+  }
+}
+
+const alice = accountFor('alice');
+const signer = privateKeyToAccount(alice.privateKey);
+
+/** Mines a block with a transfer from alice (a funded account of the scenario). */
+async function mineBlockWithTransfer(): Promise<void> {
+  const nonce = Number(BigInt((await anvil('eth_getTransactionCount', [alice.address, 'pending'])) as string));
+  const raw = await signer.signTransaction({
+    chainId: built.chainId,
+    type: 'eip1559',
+    nonce,
+    to: accountFor('bob').address,
+    value: 12345n,
+    gas: 21_000n,
+    maxFeePerGas: parseGwei('100'),
+    maxPriorityFeePerGas: parseGwei('1'),
+  });
+  await anvil('eth_sendRawTransaction', [raw]);
+  await anvil('evm_mine');
+}
+
+describe('a faulty upstream', () => {
+  it('catches up through the proxy', async () => {
+    await caughtUp();
+  });
+
+  const faults: Array<[Mode, RegExp]> = [
+    ['down', /upstream unreachable/],
+    ['stall', /upstream unreachable: timed out/],
+    ['ratelimit', /rate-limiting \(HTTP 429\)/],
+    ['garbage', /not JSON/],
+    ['truncate', /not JSON/],
+    ['tamper', /upstream block 0x[0-9a-f]+: /],
+  ];
+  for (const [fault, reason] of faults) {
+    it(`${fault}: nothing is written, one line says why, following resumes when it clears`, async () => {
+      await caughtUp();
+      const head = (await chain.store.head())!;
+      warnings.length = 0;
+      mode = fault;
+      try {
+        await mineBlockWithTransfer();
+        await sleep(1500);
+        expect((await chain.store.head())!.hash).toEqual(head.hash);
+        expect(follower.status()).toMatchObject({ state: 'retrying' });
+        const retries = warnings.filter((w) => w.startsWith('upstream: retrying'));
+        expect(retries.length).toBe(1);
+        expect(retries[0]).toMatch(reason);
+      } finally {
+        mode = 'pass';
+      }
+      await caughtUp();
+      expect(follower.status().state).toBe('following');
+    });
+  }
+});
