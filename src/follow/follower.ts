@@ -303,8 +303,11 @@ export class Follower {
           }
         });
       } catch (err) {
-        // No such method (anvil): rebuild blocks from their JSON from now on.
-        if (!(err instanceof UpstreamRpcError && (err.code === -32601 || /not (found|supported|available)/i.test(err.message)))) throw err;
+        // An error answer before debug_getRawBlock ever worked means the upstream has no such method
+        // (anvil: -32601 over HTTP, -32602 "did not match any variant" over WebSocket): rebuild
+        // blocks from their JSON from now on. Once it has worked, an error is a fault like any other.
+        const neverWorked = (this.rawBlocks as boolean | undefined) !== true;
+        if (!(err instanceof UpstreamRpcError && neverWorked)) throw err;
         // Several fetches may find out at once (prefetch): one line.
         const first = (this.rawBlocks as boolean | undefined) !== false;
         this.rawBlocks = false;

@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 /** Starts serve on a fresh genesis-only datadir following `url`; resolves its base URL. */
-async function serveFollowing(name: string, url: string): Promise<string> {
+async function serveFollowing(name: string, url: string, extra: string[] = []): Promise<string> {
   const datadir = join(tmp.dir, name);
   await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), testConfig());
   const child = spawnCli([
@@ -60,6 +60,7 @@ async function serveFollowing(name: string, url: string): Promise<string> {
     '50',
     '--follow.health-max-lag-blocks',
     '0',
+    ...extra,
   ]);
   children.push(child);
   let out = '';
@@ -118,6 +119,27 @@ describe('serve --follow', () => {
     await until('latest moved', rpc, (n) => Number(n) === target + 1);
     const anvilLatest = (await rawResult(built.anvil!.url, 'eth_getBlockByNumber', ['latest', false])) as { hash: string };
     expect((await health(base)).body).toMatchObject({ ok: true, head: { number: target + 1, hash: anvilLatest.hash } });
+  });
+
+  it('a ws:// upstream pushes new heads: a mined block is followed long before the 10 s poll', async () => {
+    const base = await serveFollowing('ws', built.anvil!.url.replace('http://', 'ws://'), ['--follow.poll-interval-ms', '10000']);
+    await until(
+      'caught up',
+      () => health(base),
+      (r) => r.status === 200,
+      30_000,
+    );
+    const before = (await health(base)).body.head as { number: number };
+    const t0 = Date.now();
+    await rawResult(built.anvil!.url, 'evm_mine', []);
+    const h = await until(
+      'new head',
+      () => health(base),
+      (r) => (r.body.head as { number: number }).number === before.number + 1,
+      5_000,
+    );
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(h.body).toMatchObject({ ok: true, upstream: new URL(built.anvil!.url.replace('http://', 'ws://')).origin, lagBlocks: 0 });
   });
 
   it('tracenode follow: a genesis-only datadir catches up with anvil and exits; run again, nothing to do', async () => {
