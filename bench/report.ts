@@ -176,8 +176,37 @@ export function renderTables(rep: BenchReport): string {
         `trace_block of the heaviest block: ${ep.traceBlock.coldMs} ms cold (first request after start), ${ep.traceBlock.warmMs} ms warm.`,
     );
   }
+  if (rep.follow) {
+    const f = rep.follow;
+    parts.push(
+      '### Following anvil (bench/follow.ts)\n\n' +
+        mdTable(
+          ['what', 'figure'],
+          [
+            [
+              `catch-up of ${f.blocks} blocks: tracenode follow (blocks rebuilt from anvil's JSON)`,
+              `${f.follow.blocksPerS} blocks/s, ${f.follow.mgasPerS} Mgas/s (${f.follow.seconds} s)`,
+            ],
+            ['the same chain: tracenode import of its RLP, same run', `${f.import.blocksPerS} blocks/s, ${f.import.mgasPerS} Mgas/s (${f.import.seconds} s)`],
+            ['follow ÷ import', `${f.ratio}×`],
+            [
+              'eth_getStorageAt p50 / p99, one connection, while serve --follow catches up',
+              `${fmtMs(f.readsDuringCatchUp.catchingUp.p50)} / ${fmtMs(f.readsDuringCatchUp.catchingUp.p99)} ms`,
+            ],
+            [
+              'the same once caught up',
+              `${fmtMs(f.readsDuringCatchUp.idle.p50)} / ${fmtMs(f.readsDuringCatchUp.idle.p99)} ms (p99 ${f.readsDuringCatchUp.p99Ratio}×)`,
+            ],
+            [
+              `a block anvil mines, served by tracenode (ws:// newHeads, ${f.live.blocks} empty blocks)`,
+              `p50 ${f.live.p50Ms} ms, p99 ${f.live.p99Ms} ms, max ${f.live.maxMs} ms`,
+            ],
+          ],
+        ),
+    );
+  }
   parts.push(
-    '### Targets (issues 3, 4, 5, 7, 14, 15)\n\n' +
+    '### Targets (issues 3, 4, 5, 7, 14, 15, 16)\n\n' +
       mdTable(
         ['issue', 'target', 'measured', 'met'],
         rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),

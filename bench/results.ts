@@ -5,6 +5,7 @@
  */
 
 import type { EvmPoolReport } from './evmPool.js';
+import type { FollowReport } from './follow.js';
 import type { MemoryChecks } from './memoryChecks.js';
 import type { PipelineCost } from './pipelineCosts.js';
 import type { LoadResult } from './wsLoad.js';
@@ -114,6 +115,8 @@ export interface BenchReport {
   evmPool?: EvmPoolReport;
   /** Memory under a client that never reads and a batch of proofs (bench/memoryChecks.ts). */
   memoryChecks?: MemoryChecks;
+  /** Following the bench's anvil (bench/follow.ts). */
+  follow?: FollowReport;
   targets: Target[];
   seconds: number;
 }

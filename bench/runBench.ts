@@ -12,6 +12,7 @@ import { join, relative } from 'node:path';
 import { bodyFor, byCaseOrder, CASE_NAMES, type CaseDef, ethCases, selectCases, starknetCases } from './cases.js';
 import { anvilVersion, balanceSlot, prepareChain, prepareDemo, runStarknetBench } from './chains.js';
 import { measureEvmPool } from './evmPool.js';
+import { measureFollow } from './follow.js';
 import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
 import { roundLoad, runLoad, runProbe } from './load.js';
 import { measureMemoryChecks } from './memoryChecks.js';
@@ -118,7 +119,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const names = new Set<string>(selectCases(options.only));
   // The EVM pool section (bench/evmPool.ts) runs in a full run, or with --only "evm pool".
   const wantPool = settings.only.length === 0 || settings.only.some((s) => 'evm pool'.includes(s.toLowerCase()));
-  if (names.size === 0 && !wantPool) throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
+  // The follow section (bench/follow.ts) too, with --only follow; it runs last (it mines on anvil).
+  const wantFollow = settings.only.length === 0 || settings.only.some((s) => 'follow'.includes(s.toLowerCase()));
+  if (names.size === 0 && !wantPool && !wantFollow) throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
 
@@ -259,6 +262,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         log,
       });
     }
+    let follow: BenchReport['follow'];
+    if (wantFollow) {
+      await tracenode.stop();
+      log('follow: catch-up against import, reads during catch-up, new-block latency over ws://…');
+      const b = e.bench;
+      follow = await measureFollow({
+        chainDir: join(chain.dir, 'chain'),
+        anvilUrl: chain.anvil.url,
+        storageBody: requestBody('eth_getStorageAt', [b.token, balanceSlot(b.holder), 'latest']),
+        head,
+        liveBlocks: mode === 'quick' ? 20 : 200,
+        durationS: settings.durationS,
+        log,
+      });
+    }
     log('pipeline costs: in process, one control more at each step…');
     const pipelineCosts = await measurePipelineCosts({ messages: options.quick ? 2000 : 20_000, rounds: options.quick ? 3 : 7 });
 
@@ -288,6 +306,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       pipelineCosts,
       ...(evmPool ? { evmPool } : {}),
       ...(memoryChecks ? { memoryChecks } : {}),
+      ...(follow ? { follow } : {}),
       targets: [],
       seconds: 0,
     };

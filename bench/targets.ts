@@ -1,5 +1,5 @@
 /**
- * The performance targets of issues 3, 4, 5, 7, 14 and 15, judged from a run's results: each target with
+ * The performance targets of issues 3, 4, 5, 7, 14, 15 and 16, judged from a run's results: each target with
  * what was measured and whether it was met (or `null`: not run, or a figure shown for
  * information). `--render` judges a saved results file again with the targets of today.
  */
@@ -104,6 +104,32 @@ export function evaluateTargets(rep: BenchReport): Target[] {
       met: view >= 2 * 1652,
     });
   } else notRun(15, 'eth_call view over HTTP ≥ 2× 1,652 req/s (before the pool)');
+  // Issue 16: following (bench/follow.ts).
+  const f = rep.follow;
+  if (f) {
+    out.push({
+      issue: 16,
+      target: 'catch-up from anvil ≥ 0.9× offline import (blocks/s)',
+      measured: `${f.ratio}× (${f.follow.blocksPerS} vs ${f.import.blocksPerS} blocks/s)`,
+      met: f.ratio >= 0.9,
+    });
+    out.push({
+      issue: 16,
+      target: 'a new block served ≤ 50 ms after anvil mined it (p50, ws:// newHeads)',
+      measured: `${f.live.p50Ms} ms (p99 ${f.live.p99Ms} ms)`,
+      met: f.live.p50Ms <= 50,
+    });
+    out.push({
+      issue: 16,
+      target: 'eth_getStorageAt p99 while catching up ≤ 2× idle',
+      measured: `${f.readsDuringCatchUp.p99Ratio}× (${fmtMs(f.readsDuringCatchUp.catchingUp.p99)} vs ${fmtMs(f.readsDuringCatchUp.idle.p99)} ms)`,
+      met: f.readsDuringCatchUp.p99Ratio <= 2,
+    });
+  } else {
+    notRun(16, 'catch-up from anvil ≥ 0.9× offline import');
+    notRun(16, 'a new block served ≤ 50 ms after anvil mined it');
+    notRun(16, 'eth_getStorageAt p99 while catching up ≤ 2× idle');
+  }
   const rows = rep.starknetBench?.rows ?? [];
   const row = (q: string) => rows.find((r) => r.query.startsWith(q));
   const sel = row('selective: address + keys[0], whole range');
