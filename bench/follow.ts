@@ -4,8 +4,8 @@
  * - Catch-up: `tracenode follow` of the whole chain into a genesis-only datadir (blocks rebuilt from
  *   anvil's JSON), next to `tracenode import` of the same chain's RLP into another one, in the same
  *   run: blocks/s and Mgas/s of each, and the ratio.
- * - Reads during catch-up: `serve --follow` on a third genesis-only datadir; eth_getStorageAt at
- *   latest from one connection while it catches up, then once it is caught up (p50/p99, ratio).
+ * - Reads during catch-up: eth_getStorageAt at latest from one connection on `serve --follow` of a
+ *   genesis-only datadir while it catches up, and of the datadir `follow` filled (p50/p99, ratio).
  * - Live: with that node caught up over `ws://` (new heads pushed), anvil mines `blocks` empty blocks
  *   one at a time; for each, the time from evm_mine's answer to tracenode answering eth_blockNumber
  *   with it (polled every 2 ms), p50/p99 (empty blocks: their execution is next to nothing).
@@ -83,37 +83,44 @@ export async function measureFollow(o: FollowInputs): Promise<FollowReport> {
     const report: Partial<FollowReport> = { blocks: o.head, follow: speed(followS), import: speed(importS), ratio: round(importS / followS, 2) };
     o.log(`follow: catch-up of ${o.head} blocks ${speed(followS).blocksPerS} blocks/s (import ${speed(importS).blocksPerS} blocks/s, ${report.ratio}x)`);
 
-    // Reads while a serving node catches up, then when it has.
-    const live = join(work, 'live');
-    await tracenode(['init', '--datadir', live, '--genesis', genesis]);
+    // Reads while a serving node catches up (a genesis-only datadir), then on one that is caught
+    // up (the datadir `follow` just filled), which also serves the live part.
     const wsUrl = o.anvilUrl.replace(/^http/, 'ws');
-    const tn = await startServer(
-      'tracenode',
-      tracenodeArgs('serve', '--datadir', live, '--api-keys', API_KEY, '--port', '0', '--log-level', 'warn', '--follow', wsUrl),
-      /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,
-      120_000,
-      join(work, 'serve.log'),
-    );
+    const serveFollowing = (datadir: string, name: string) =>
+      startServer(
+        'tracenode',
+        tracenodeArgs('serve', '--datadir', datadir, '--api-keys', API_KEY, '--port', '0', '--log-level', 'warn', '--follow', wsUrl),
+        /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,
+        120_000,
+        join(work, `${name}.log`),
+      );
+    const anyWord = (text: string) => /"result":"0x[0-9a-f]*"/.test(text);
+    const reads = (url: string) =>
+      httpLoad({ url, headers: {}, body: o.storageBody, verify: anyWord, connections: 1, durationS: Math.min(o.durationS, 3), warmupS: 0.5 });
+    const fresh = join(work, 'fresh');
+    await tracenode(['init', '--datadir', fresh, '--genesis', genesis]);
+    const catching = await serveFollowing(fresh, 'catching-up');
+    let during: Awaited<ReturnType<typeof reads>>;
+    let lag: number;
+    try {
+      const base = `http://127.0.0.1:${catching.match[1]}`;
+      during = await reads(`${base}/v3/${API_KEY}`);
+      lag = (((await (await fetch(`${base}/health`)).json()) as { lagBlocks?: number }).lagBlocks ?? -1) as number;
+    } finally {
+      await catching.stop();
+    }
+    const tn = await serveFollowing(followed, 'caught-up');
     try {
       const base = `http://127.0.0.1:${tn.match[1]}`;
       const url = `${base}/v3/${API_KEY}`;
-      const anyWord = (text: string) => /"result":"0x[0-9a-f]*"/.test(text);
-      const during = await httpLoad({ url, headers: {}, body: o.storageBody, verify: anyWord, connections: 1, durationS: Math.min(o.durationS, 3) });
-      const lagAfter = (((await (await fetch(`${base}/health`)).json()) as { lagBlocks?: number }).lagBlocks ?? -1) as number;
-      const t0 = Date.now();
-      while (Date.now() - t0 < 600_000) {
-        const number = Number((await rpcResult(url, 'eth_blockNumber', [])) as string);
-        if (number >= o.head) break;
-        await sleep(200);
-      }
-      const idle = await httpLoad({ url, headers: {}, body: o.storageBody, verify: anyWord, connections: 1, durationS: Math.min(o.durationS, 3) });
+      const idle = await reads(url);
       report.readsDuringCatchUp = {
         catchingUp: { p50: round(during.p50, 3), p99: round(during.p99, 3), requests: during.requests },
         idle: { p50: round(idle.p50, 3), p99: round(idle.p99, 3) },
         p99Ratio: round(during.p99 / Math.max(0.001, idle.p99), 2),
       };
       o.log(
-        `follow: eth_getStorageAt p99 ${report.readsDuringCatchUp.catchingUp.p99} ms while catching up (lag ${lagAfter} at its end), ${report.readsDuringCatchUp.idle.p99} ms after (${report.readsDuringCatchUp.p99Ratio}x)`,
+        `follow: eth_getStorageAt p99 ${report.readsDuringCatchUp.catchingUp.p99} ms while catching up (still ${lag} blocks behind at the end), ${report.readsDuringCatchUp.idle.p99} ms caught up (${report.readsDuringCatchUp.p99Ratio}x)`,
       );
 
       // Live: anvil mines one block at a time; how long until tracenode serves it.

@@ -236,7 +236,7 @@ Produced by \`npm run bench\` (bench/run.ts) on ${rep.date.slice(0, 16).replace(
 
 \`\`\`sh
 npm ci
-npm run bench                       # full run (${DEFAULTS.full.blocks} blocks; the first run builds bench/.cache — about 40 min on 2 cores, mostly import and the raw-execution floor — later runs reuse it, ~12 min)
+npm run bench                       # full run (${DEFAULTS.full.blocks} blocks; the first run builds bench/.cache — about 40 min on 2 cores, mostly import and the raw-execution floor — later runs reuse it, ~12 min for the cases; the EVM pool and follow sections add a few minutes, follow importing and following the whole chain)
 npm run bench -- --blocks 2000      # a smaller chain for a quicker full table (trace_filter then spans fewer blocks than issue 5 asks)
 npm run bench -- --quick            # small chain, ${DEFAULTS.quick.durationS} s per run
 npm run bench -- --only trace_      # cases whose name contains "trace_" (comma-separate several)
