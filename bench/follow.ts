@@ -104,6 +104,13 @@ export async function measureFollow(o: FollowInputs): Promise<FollowReport> {
     let lag: number;
     try {
       const base = `http://127.0.0.1:${catching.match[1]}`;
+      // Measure while blocks are being executed, past the follower's start.
+      const t0 = Date.now();
+      while (Date.now() - t0 < 120_000) {
+        const h = ((await (await fetch(`${base}/health`)).json()) as { head?: { number?: number } }).head?.number ?? 0;
+        if (h >= Math.min(50, o.head / 4)) break;
+        await sleep(100);
+      }
       during = await reads(`${base}/v3/${API_KEY}`);
       lag = (((await (await fetch(`${base}/health`)).json()) as { lagBlocks?: number }).lagBlocks ?? -1) as number;
     } finally {

@@ -182,6 +182,11 @@ export const SETTINGS = {
       2000,
       'A worker that has not answered this long after its call deadline is replaced (something kept the deadline check from running).',
     ),
+    evmWorkerNice: setting(
+      z.number().int().min(0).max(19),
+      0,
+      'Niceness of the EVM worker threads (Linux sets it per thread); raise it so that on a busy CPU the thread that answers every request goes first. 0: as the process, since calls are requests too.',
+    ),
     evmWorkerStartTimeoutMs: setting(
       positiveInt,
       30000,
@@ -230,6 +235,11 @@ export const SETTINGS = {
     prefetchBatches: setting(positiveInt, 2, 'Batches fetched ahead of execution while catching up, so network latency overlaps execution (bounded memory).'),
     maxReorgDepth: setting(positiveInt, 128, 'A reorganisation deeper than this stops following with an error instead of rewriting that much history.'),
     retryMaxMs: setting(positiveInt, 30_000, 'Backoff after upstream failures doubles from 250 ms up to this.'),
+    threadNice: setting(
+      z.number().int().min(0).max(19),
+      10,
+      "Niceness of the follower's thread (Linux: per thread): executing new blocks gives way to requests when the CPU is busy.",
+    ),
     healthMaxLagBlocks: setting(
       nonNegativeInt,
       5,

@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
@@ -24,6 +25,12 @@ export interface FollowWorkerData {
 }
 
 const data = workerData as FollowWorkerData;
+// On Linux a thread's niceness is its own: block execution gives way to the serving thread.
+try {
+  setPriority(data.config.follow.threadNice);
+} catch {
+  // not permitted or not supported: the follower runs at the process' priority
+}
 const port = parentPort!;
 const log: FollowerLog = {
   info: (obj, msg) => port.postMessage({ type: 'log', level: 'info', obj, msg }),
