@@ -6,7 +6,7 @@ import { openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import type { FollowStatus } from '../follow/follower.js';
 import { FollowerThread } from '../follow/followerThread.js';
-import { Upstream } from '../follow/upstream.js';
+import { shownUpstreamUrl } from '../follow/upstream.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
@@ -106,13 +106,7 @@ export async function openNetwork(
   const follower =
     followUrl === undefined
       ? undefined
-      : new FollowerThread(
-          chain,
-          followUrl,
-          config,
-          (logger ?? silentLog).child({ network: name }),
-          new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs }).shownUrl,
-        );
+      : new FollowerThread(chain, followUrl, config, (logger ?? silentLog).child({ network: name }), shownUpstreamUrl(followUrl));
   const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower });
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
   (handle.context as EthContext).evm.warm();

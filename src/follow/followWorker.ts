@@ -1,7 +1,7 @@
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
+import { setThreadNice } from '../workers/threads.js';
 import { Follower, type FollowerLog } from './follower.js';
 import { Upstream } from './upstream.js';
 
@@ -25,12 +25,8 @@ export interface FollowWorkerData {
 }
 
 const data = workerData as FollowWorkerData;
-// On Linux a thread's niceness is its own: block execution gives way to the serving thread.
-try {
-  setPriority(data.config.follow.threadNice);
-} catch {
-  // not permitted or not supported: the follower runs at the process' priority
-}
+// Block execution gives way to the serving thread on a busy CPU.
+setThreadNice(data.config.follow.threadNice);
 const port = parentPort!;
 const log: FollowerLog = {
   info: (obj, msg) => port.postMessage({ type: 'log', level: 'info', obj, msg }),

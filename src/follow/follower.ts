@@ -29,6 +29,9 @@ import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './ups
  *   change of state, not per retry.
  */
 
+/** How often a WebSocket upstream is still asked for its head, in case a new head was not pushed. */
+const WS_FALLBACK_POLL_MS = 2000;
+
 export interface FollowStatus {
   upstream: string;
   state: 'starting' | 'following' | 'retrying' | 'stopped';
@@ -117,7 +120,7 @@ export class Follower {
         if (!checked) {
           await this.checkSameChain();
           checked = true;
-          await this.upstream.subscribeNewHeads(() => this.wake?.()).catch(() => false);
+          this.upstream.subscribeNewHeads(() => this.wake?.());
         }
         await this.syncOnce();
         if (lastProblem !== undefined) this.o.log.info({ upstream: this.upstream.shownUrl }, 'upstream: following again');
@@ -126,7 +129,8 @@ export class Follower {
         this.status_.state = 'following';
         this.status_.error = undefined;
         this.notify();
-        await this.sleep(this.upstream.isWebSocket ? Math.max(this.o.settings.pollIntervalMs, 2000) : this.o.settings.pollIntervalMs);
+        // With newHeads pushed, polling is only the fallback for a lost subscription.
+        await this.sleep(this.upstream.isWebSocket ? Math.max(this.o.settings.pollIntervalMs, WS_FALLBACK_POLL_MS) : this.o.settings.pollIntervalMs);
       } catch (err) {
         if (err instanceof FollowStoppedError) {
           this.status_.state = 'stopped';
@@ -141,7 +145,6 @@ export class Follower {
         this.notify();
         if (problem !== lastProblem) this.o.log.warn({ upstream: this.upstream.shownUrl, reason: problem }, 'upstream: retrying with backoff');
         lastProblem = problem;
-        if (err instanceof UpstreamError && this.upstream.isWebSocket) checked = checked && !/closed|WebSocket/.test(problem);
         await this.sleep(backoff);
         backoff = Math.min(backoff * 2, this.o.settings.retryMaxMs);
       }
@@ -198,13 +201,12 @@ export class Follower {
 
   /** Imports blocks from..to (the parent of `from` is our head), batches fetched ahead. */
   private async catchUp(from: bigint, to: bigint): Promise<void> {
-    const n = this.o.settings.batchBlocks;
     const progress = createProgress(Number(to - from + 1n), to - from >= 100n ? this.o.progress : undefined, this.o.importSettings.progressIntervalMs);
     const windows: Array<Promise<Block[]>> = [];
     let next = from;
     const fill = () => {
       while (windows.length < this.o.settings.prefetchBatches && next <= to && !this.stopped) {
-        const count = Number(to - next + 1n < BigInt(n) ? to - next + 1n : BigInt(n));
+        const count = this.batchSize(next, to);
         const p = this.fetchBlocks(next, count);
         p.catch(() => undefined); // awaited in order below
         windows.push(p);
@@ -262,8 +264,8 @@ export class Follower {
     // verify (invisible to requests), its canonical entries kept for the switch.
     const executed: ExecutedBlock[] = [];
     let parent = ancestor.hash;
-    for (let from = n + 1n; from <= target; from += BigInt(this.o.settings.batchBlocks)) {
-      const count = Number(target - from + 1n < BigInt(this.o.settings.batchBlocks) ? target - from + 1n : BigInt(this.o.settings.batchBlocks));
+    for (let from = n + 1n, count = 0; from <= target; from += BigInt(count)) {
+      count = this.batchSize(from, target);
       for (const block of await this.fetchBlocks(from, count)) {
         if (!equalsBytes(block.header.parentHash, parent)) throw new UpstreamError('the upstream reorganised again while we fetched its branch');
         const done = await this.importer.execute(block);
@@ -279,6 +281,13 @@ export class Follower {
     this.o.onHead?.(true);
     this.notify();
     this.o.log.info({ ancestor: Number(n), dropped: dropped.length, added: executed.length, head: Number(target) }, 'reorganisation done');
+  }
+
+  /** Blocks of the batch request starting at `from`: `follow.batchBlocks`, fewer at the end. */
+  private batchSize(from: bigint, to: bigint): number {
+    const left = to - from + 1n;
+    const max = BigInt(this.o.settings.batchBlocks);
+    return Number(left < max ? left : max);
   }
 
   private async upstreamHash(number: bigint): Promise<Uint8Array | undefined> {

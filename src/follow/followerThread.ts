@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
+import { workerModule } from '../workers/threads.js';
 import type { FollowerLog, FollowStatus } from './follower.js';
 import type { FollowWorkerData } from './followWorker.js';
 
@@ -17,10 +18,8 @@ export class FollowerThread {
 
   constructor(chain: EthereumChain, url: string, config: Config, log: FollowerLog, shownUrl: string) {
     this.last = { upstream: shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now() };
-    const fromSources = import.meta.url.endsWith('.ts');
-    const entry = new URL(`./followWorker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
-    const script = fromSources ? new URL('../workers/tsxBootstrap.mjs', import.meta.url) : entry;
-    const data: FollowWorkerData = { entry: entry.href, datadir: chain.datadir, url, config };
+    const { script, entry } = workerModule(import.meta.url, 'followWorker');
+    const data: FollowWorkerData = { entry, datadir: chain.datadir, url, config };
     this.worker = new Worker(script, { workerData: data });
     this.stoppedP = new Promise<void>((resolve) => {
       this.worker.once('exit', (code) => {

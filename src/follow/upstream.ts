@@ -42,24 +42,20 @@ export class Upstream {
   private socket: WebSocket | undefined;
   private opening: Promise<WebSocket> | undefined;
   private readonly waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
-  private headListeners: Array<() => void> = [];
-  private subscribed = false;
+  /** Called on each new head; (re)subscribed each time the WebSocket opens. */
+  private onHead: (() => void) | undefined;
   readonly isWebSocket: boolean;
 
   constructor(
     readonly url: string,
     private readonly opts: UpstreamOptions,
   ) {
-    const protocol = new URL(url).protocol;
-    if (!['http:', 'https:', 'ws:', 'wss:'].includes(protocol)) throw new UpstreamError(`upstream URL must be http(s):// or ws(s)://, not ${protocol}`);
-    this.isWebSocket = protocol === 'ws:' || protocol === 'wss:';
+    this.shownUrl = shownUpstreamUrl(url);
+    this.isWebSocket = /^wss?:/.test(this.shownUrl);
   }
 
   /** The upstream's URL without credentials or path secrets, for logs (a provider URL carries its key). */
-  get shownUrl(): string {
-    const u = new URL(this.url);
-    return `${u.protocol}//${u.host}`;
-  }
+  readonly shownUrl: string;
 
   /** One call's result; a JSON-RPC error is an {@link UpstreamRpcError}. */
   async call(method: string, params: unknown[] = []): Promise<unknown> {
@@ -75,18 +71,24 @@ export class Upstream {
   }
 
   /**
-   * Calls `listener` on each new head the upstream announces (WebSocket `newHeads`); resolves
-   * false when the upstream is HTTP (poll instead). Call again after a reconnection.
+   * Calls `listener` on each new head the upstream announces (WebSocket `newHeads`, subscribed
+   * again whenever the socket is reopened); false when the upstream is HTTP (poll instead).
    */
-  async subscribeNewHeads(listener: () => void): Promise<boolean> {
+  subscribeNewHeads(listener: () => void): boolean {
     if (!this.isWebSocket) return false;
-    this.headListeners = [listener];
-    await this.ensureSocket();
-    if (!this.subscribed) {
-      await this.call('eth_subscribe', ['newHeads']);
-      this.subscribed = true;
-    }
+    this.onHead = listener;
+    // On the open socket now; a socket opened later subscribes as it opens.
+    if (this.socket?.readyState === WebSocket.OPEN) this.askForHeads(this.socket);
+    else this.ensureSocket().catch(() => undefined);
     return true;
+  }
+
+  /**
+   * Subscribes `socket` to new heads. Its answer is not awaited: a failure leaves the follower
+   * polling, and the next socket asks again.
+   */
+  private askForHeads(socket: WebSocket): void {
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: 'eth_subscribe', params: ['newHeads'] }));
   }
 
   close(): void {
@@ -167,14 +169,14 @@ export class Upstream {
         socket.off('error', fail);
         socket.on('error', () => undefined);
         this.socket = socket;
-        this.subscribed = false;
         this.opening = undefined;
         resolve(socket);
+        // A new socket has no subscription.
+        if (this.onHead) this.askForHeads(socket);
       });
       socket.on('message', (data) => this.onMessage(String(data)));
       socket.on('close', () => {
         if (this.socket === socket) this.socket = undefined;
-        this.subscribed = false;
         this.failAll(new UpstreamError('upstream closed the WebSocket'));
       });
     });
@@ -192,7 +194,7 @@ export class Upstream {
       if (typeof item !== 'object' || item === null) continue;
       const msg = item as Reply & { method?: string };
       if (msg.method === 'eth_subscription') {
-        for (const l of this.headListeners) l();
+        this.onHead?.();
         continue;
       }
       if (typeof msg.id !== 'number') continue;
@@ -208,6 +210,21 @@ export class Upstream {
     for (const w of this.waiting.values()) w.reject(err);
     this.waiting.clear();
   }
+}
+
+/**
+ * `url` as logs and /health show it: scheme and host only (a provider's URL carries its key in the
+ * path or the user part). Throws an {@link UpstreamError} for a URL that is not http(s) or ws(s).
+ */
+export function shownUpstreamUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new UpstreamError('upstream URL is not a URL');
+  }
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) throw new UpstreamError(`upstream URL must be http(s):// or ws(s)://, not ${u.protocol}`);
+  return `${u.protocol}//${u.host}`;
 }
 
 function resultOf(reply: Reply, method: string): unknown {

@@ -9,6 +9,7 @@ import type { TxCallTree } from '../tracing/callTree.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
 import { type JobOptions, type PoolStats, WorkerPool } from './pool.js';
+import { workerModule } from './threads.js';
 
 /**
  * The EVM work of one network, run in worker threads (`pool.ts`, `evmWorker.ts`): the main thread
@@ -43,17 +44,10 @@ export function defaultEvmWorkers(): number {
   return Math.max(1, availableParallelism());
 }
 
-/** The worker module and how to start it: from dist, the built JavaScript; from sources, through tsx. */
-function workerScript(): { script: URL; entry: string } {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./evmWorker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
-  return { script: fromSources ? new URL('./tsxBootstrap.mjs', import.meta.url) : entry, entry: entry.href };
-}
-
 export function createEvmService(chain: EthereumChain, config: EvmServiceConfig, onWorkerFailure?: (reason: string, err?: unknown) => void): EvmService {
   const settings = config.execution;
   const size = settings.evmWorkers ?? defaultEvmWorkers();
-  const { script, entry } = workerScript();
+  const { script, entry } = workerModule(import.meta.url, 'evmWorker');
   const workerData: EvmWorkerData = { entry, datadir: chain.datadir, config };
   const pool = new WorkerPool<EvmJob, unknown>({
     script,

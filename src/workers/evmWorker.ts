@@ -1,4 +1,3 @@
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import { createCallEngine } from '../execution/callEngine.js';
@@ -6,6 +5,7 @@ import { StateReader } from '../state/stateReader.js';
 import { replayBlock } from '../tracing/replay.js';
 import { encodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
+import { setThreadNice } from './threads.js';
 
 /**
  * An EVM worker: opens the network's database itself (LevelDB shared between the threads of the
@@ -15,12 +15,7 @@ import type { EvmJob, EvmWorkerData } from './jobs.js';
  */
 
 const data = workerData as EvmWorkerData;
-// On Linux a thread's niceness is its own: this worker gives way to the serving thread.
-try {
-  setPriority(data.config.execution.evmWorkerNice);
-} catch {
-  // not permitted or not supported: the worker runs at the process' priority
-}
+setThreadNice(data.config.execution.evmWorkerNice);
 const chain = await openChain(data.datadir, data.config.caches);
 const state = new StateReader(chain.level, data.config.caches);
 const engine = createCallEngine({ store: chain.store, common: chain.common, reads: state.reads, settings: data.config.execution });
