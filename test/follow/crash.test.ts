@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
@@ -9,7 +8,7 @@ import { initDatadir } from '../../src/import/init.js';
 import { StateReader } from '../../src/state/stateReader.js';
 import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
-import { runCli, spawnCli } from '../helpers/cli.js';
+import { killAfter, runCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { testConfig } from '../helpers/testConfig.js';
 
@@ -60,19 +59,8 @@ describe('SIGKILL while following', () => {
   it('killed at six moments of catch-up (0.2–1.2 s after blocks start coming): consistent each time; the last run reaches anvil’s head', async () => {
     const heads: bigint[] = [];
     for (const afterMs of [200, 400, 600, 800, 1000, 1200]) {
-      const child = spawnCli(['follow', '--datadir', datadir, '--follow', built.anvil!.url, '--follow.batch-blocks', '4']);
-      const closed = new Promise((r) => child.once('close', r));
-      // Blocks start coming when it says how it fetches them (anvil: rebuilt from JSON); the kill
-      // lands that long after.
-      let err = '';
-      child.stderr!.on('data', (d) => {
-        err += d;
-      });
-      const t0 = Date.now();
-      while (!err.includes('debug_getRawBlock') && child.exitCode === null && Date.now() - t0 < 30_000) await sleep(5);
-      await sleep(afterMs);
-      child.kill('SIGKILL');
-      await closed;
+      // Blocks start coming when it says how it fetches them (anvil: rebuilt from JSON).
+      await killAfter(['follow', '--datadir', datadir, '--follow', built.anvil!.url, '--follow.batch-blocks', '4'], 'debug_getRawBlock', afterMs);
       heads.push(await consistent());
     }
     const done = await runCli(['follow', '--datadir', datadir, '--follow', built.anvil!.url]);

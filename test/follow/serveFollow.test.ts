@@ -9,7 +9,7 @@ import { openChain } from '../../src/chain/open.js';
 import { initDatadir } from '../../src/import/init.js';
 import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
-import { runCli, spawnCli } from '../helpers/cli.js';
+import { runCli, startServeCli } from '../helpers/cli.js';
 import { ANVIL_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
@@ -44,8 +44,7 @@ afterAll(async () => {
 async function serveFollowing(name: string, url: string, extra: string[] = []): Promise<string> {
   const datadir = join(tmp.dir, name);
   await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), testConfig());
-  const child = spawnCli([
-    'serve',
+  const serve = await startServeCli([
     '--datadir',
     datadir,
     '--port',
@@ -62,20 +61,8 @@ async function serveFollowing(name: string, url: string, extra: string[] = []): 
     '0',
     ...extra,
   ]);
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const t0 = Date.now();
-  while (!/JSON-RPC\s+http/.test(out)) {
-    if (Date.now() - t0 > 60_000) throw new Error(`serve did not start: ${out}`);
-    await sleep(50);
-  }
-  return /JSON-RPC\s+(http:\/\/\S+)\/v3\//.exec(out)![1];
+  children.push(serve.child);
+  return serve.base;
 }
 
 async function health(base: string): Promise<{ status: number; body: Record<string, unknown> }> {

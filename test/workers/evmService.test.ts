@@ -1,15 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
 import { bigIntToData32 } from '../../src/codec/hex.js';
 import type { Config } from '../../src/config/settings.js';
 import type { EthContext } from '../../src/methods/context.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
-import type { NetworkHandle } from '../../src/transport/networks.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
-import { httpClient, rawHttp, type StartedServer, startServer } from '../helpers/rpcClient.js';
+import { httpClient, type RpcClient, rawHttp, type StartedServer, startServer } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
 
 /**
@@ -45,146 +44,129 @@ afterAll(async () => {
 });
 
 /** A network over the chain with these execution settings, served on 127.0.0.1. */
-async function serve(execution: Partial<Config['execution']>): Promise<{ network: NetworkHandle; server: StartedServer; ctx: EthContext }> {
+async function serve(
+  execution: Partial<Config['execution']>,
+  clientTimeoutMs = 10_000,
+): Promise<{ server: StartedServer; ctx: EthContext; client: RpcClient }> {
   const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'test', config: testConfig({ execution }) });
   const server = await startServer({ networks: [network], logger: false });
-  return { network, server, ctx: network.context as EthContext };
+  const ctx = network.context as EthContext;
+  const client = httpClient(server.url, server.key, { timeoutMs: clientTimeoutMs });
+  // Closed after the test, whatever it did: the client, the server, then the EVM workers.
+  opened.push(async () => {
+    await client.close();
+    await server.close();
+    await ctx.evm.close();
+  });
+  return { server, ctx, client };
 }
+
+const opened: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close();
+});
 
 describe('calls on two workers at once', () => {
   it('a call at each of the 55 blocks, four times over, all at once, answers what the headers and the state say', async () => {
-    const { server, ctx } = await serve({ evmWorkers: 2 });
-    try {
-      const head = Number((await chain.store.head())!.number);
-      // Returns NUMBER, TIMESTAMP, BALANCE(coinbase of the block) and BLOCKHASH(NUMBER - 1).
-      const probe = (coinbase: string) => `0x4360005242602052${`73${coinbase.slice(2)}`}31604052600143034060605260806000f3`;
-      const jobs: Array<{ block: number; answer: Promise<unknown> }> = [];
-      const expected = new Map<number, string>();
-      for (let n = 0; n <= head; n++) {
-        const header = (await chain.store.headerByNumber(BigInt(n)))!;
-        const coinbase = header.coinbase.toString();
-        const tag = `0x${n.toString(16)}`;
-        const balance = BigInt((await method('eth_getBalance').call(ctx, [coinbase, tag])) as string);
-        const parent = n === 0 ? 0n : BigInt(`0x${Buffer.from(header.parentHash).toString('hex')}`);
-        expected.set(n, `0x${[BigInt(n), header.timestamp, balance, parent].map((v) => v.toString(16).padStart(64, '0')).join('')}`);
-        for (let i = 0; i < 4; i++) {
-          jobs.push({ block: n, answer: method('eth_call').call(ctx, [{ to: ADDR }, tag, { [ADDR]: { code: probe(coinbase) } }]) });
-        }
+    const { ctx } = await serve({ evmWorkers: 2 });
+    const head = Number((await chain.store.head())!.number);
+    // Returns NUMBER, TIMESTAMP, BALANCE(coinbase of the block) and BLOCKHASH(NUMBER - 1).
+    const probe = (coinbase: string) => `0x4360005242602052${`73${coinbase.slice(2)}`}31604052600143034060605260806000f3`;
+    const jobs: Array<{ block: number; answer: Promise<unknown> }> = [];
+    const expected = new Map<number, string>();
+    for (let n = 0; n <= head; n++) {
+      const header = (await chain.store.headerByNumber(BigInt(n)))!;
+      const coinbase = header.coinbase.toString();
+      const tag = `0x${n.toString(16)}`;
+      const balance = BigInt((await method('eth_getBalance').call(ctx, [coinbase, tag])) as string);
+      const parent = n === 0 ? 0n : BigInt(`0x${Buffer.from(header.parentHash).toString('hex')}`);
+      expected.set(n, `0x${[BigInt(n), header.timestamp, balance, parent].map((v) => v.toString(16).padStart(64, '0')).join('')}`);
+      for (let i = 0; i < 4; i++) {
+        jobs.push({ block: n, answer: method('eth_call').call(ctx, [{ to: ADDR }, tag, { [ADDR]: { code: probe(coinbase) } }]) });
       }
-      expect(ctx.evm.stats()).toMatchObject({ workers: 2 });
-      for (const job of jobs) expect(await job.answer).toBe(expected.get(job.block));
-      expect(ctx.evm.stats().jobs).toMatchObject({ answered: jobs.length, busy: 0, crashed: 0, stuck: 0 });
-      // The blocks differ: these are not 220 copies of one answer.
-      expect(new Set(expected.values()).size).toBe(head + 1);
-    } finally {
-      await server.close();
-      await ctx.evm.close();
     }
+    expect(ctx.evm.stats()).toMatchObject({ workers: 2 });
+    for (const job of jobs) expect(await job.answer).toBe(expected.get(job.block));
+    expect(ctx.evm.stats().jobs).toMatchObject({ answered: jobs.length, busy: 0, crashed: 0, stuck: 0 });
+    // The blocks differ: these are not 220 copies of one answer.
+    expect(new Set(expected.values()).size).toBe(head + 1);
   });
 });
 
 describe('heavy calls and the thread that serves', () => {
   it('four endless loops running: eth_blockNumber and /health answer before any of them (issue 20 defect 5)', async () => {
-    const { server, ctx } = await serve({ evmWorkers: 2, callTimeoutMs: 1_500 });
-    const client = httpClient(server.url, server.key, { timeoutMs: 10_000 });
-    try {
-      let loopsDone = 0;
-      const loops = Array.from({ length: 4 }, () =>
-        client.call('eth_call', [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: LOOP } }]).finally(() => loopsDone++),
-      );
-      await new Promise((r) => setTimeout(r, 200));
-      expect(ctx.evm.stats()).toMatchObject({ busy: 2, queued: 2 });
-      const number = await client.call('eth_blockNumber');
-      const health = await rawHttp(`${server.url}/health`, { method: 'GET' });
-      expect(loopsDone).toBe(0);
-      expect(number.result).toBe('0x36');
-      expect(health.status).toBe(200);
-      for (const reply of await Promise.all(loops)) expect(reply.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 1.5s)' });
-      expect(ctx.evm.stats().jobs).toMatchObject({ answered: 4, stuck: 0 });
-    } finally {
-      await client.close();
-      await server.close();
-      await ctx.evm.close();
-    }
+    const { server, ctx, client } = await serve({ evmWorkers: 2, callTimeoutMs: 1_500 });
+    let loopsDone = 0;
+    const loops = Array.from({ length: 4 }, () =>
+      client.call('eth_call', [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: LOOP } }]).finally(() => loopsDone++),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(ctx.evm.stats()).toMatchObject({ busy: 2, queued: 2 });
+    const number = await client.call('eth_blockNumber');
+    const health = await rawHttp(`${server.url}/health`, { method: 'GET' });
+    expect(loopsDone).toBe(0);
+    expect(number.result).toBe('0x36');
+    expect(health.status).toBe(200);
+    for (const reply of await Promise.all(loops)) expect(reply.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 1.5s)' });
+    expect(ctx.evm.stats().jobs).toMatchObject({ answered: 4, stuck: 0 });
   });
 
   it('a batch whose items take longer than one deadline together: each item has its own and succeeds (issue 20 defect 4)', async () => {
     const timeoutMs = 1_000;
-    const { server, ctx } = await serve({ evmWorkers: 2, callTimeoutMs: timeoutMs });
-    const client = httpClient(server.url, server.key, { timeoutMs: 60_000 });
-    try {
-      const call = (n: number) => ({ method: 'eth_call', params: [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: countdown(n) } }] });
-      // Size the loop so one item runs ~100 ms here (measured on a warm worker, five items), and
-      // double it while the whole batch still fits in one deadline (a faster machine).
-      const probeRounds = 20_000;
-      const probe = Array.from({ length: 5 }, () => call(probeRounds));
-      await client.batch(probe); // starts the worker and warms its code
-      const t0 = performance.now();
-      expect((await client.batch(probe)).map((r) => r.result)).toEqual(Array(5).fill(FORTY_TWO));
-      let rounds = Math.min(2 ** 23, Math.max(1_000, Math.round((probeRounds * 5 * 100) / Math.max(1, performance.now() - t0))));
-      const items = 20;
-      let elapsed = 0;
-      for (let attempt = 0; attempt < 4 && elapsed <= timeoutMs; attempt++, rounds = Math.min(2 ** 24 - 1, rounds * 2)) {
-        const started = performance.now();
-        const replies = await client.batch(Array.from({ length: items }, () => call(rounds)));
-        elapsed = performance.now() - started;
-        expect(replies.map((r) => r.result ?? r.error)).toEqual(Array(items).fill(FORTY_TWO));
-      }
-      // The batch as a whole outlived one deadline: with one deadline for the batch, items would have timed out.
-      expect(elapsed).toBeGreaterThan(timeoutMs);
-    } finally {
-      await client.close();
-      await server.close();
-      await ctx.evm.close();
+    const { client } = await serve({ evmWorkers: 2, callTimeoutMs: timeoutMs }, 60_000);
+    const call = (n: number) => ({ method: 'eth_call', params: [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: countdown(n) } }] });
+    // Size the loop so one item runs ~100 ms here (measured on a warm worker, five items), and
+    // double it while the whole batch still fits in one deadline (a faster machine).
+    const probeRounds = 20_000;
+    const probe = Array.from({ length: 5 }, () => call(probeRounds));
+    await client.batch(probe); // starts the worker and warms its code
+    const t0 = performance.now();
+    expect((await client.batch(probe)).map((r) => r.result)).toEqual(Array(5).fill(FORTY_TWO));
+    let rounds = Math.min(2 ** 23, Math.max(1_000, Math.round((probeRounds * 5 * 100) / Math.max(1, performance.now() - t0))));
+    const items = 20;
+    let elapsed = 0;
+    for (let attempt = 0; attempt < 4 && elapsed <= timeoutMs; attempt++, rounds = Math.min(2 ** 24 - 1, rounds * 2)) {
+      const started = performance.now();
+      const replies = await client.batch(Array.from({ length: items }, () => call(rounds)));
+      elapsed = performance.now() - started;
+      expect(replies.map((r) => r.result ?? r.error)).toEqual(Array(items).fill(FORTY_TWO));
     }
+    // The batch as a whole outlived one deadline: with one deadline for the batch, items would have timed out.
+    expect(elapsed).toBeGreaterThan(timeoutMs);
   });
 });
 
 describe('admission', () => {
   it('a full queue answers -32005 at once; the calls already queued are answered', async () => {
-    const { server, ctx } = await serve({ evmWorkers: 1, evmQueueMax: 2, callTimeoutMs: 500 });
-    const client = httpClient(server.url, server.key, { timeoutMs: 10_000 });
-    try {
-      const loop = () => client.call('eth_call', [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: LOOP } }]);
-      const admitted = [loop(), loop(), loop()];
-      await new Promise((r) => setTimeout(r, 100));
-      expect(ctx.evm.stats()).toMatchObject({ busy: 1, queued: 2 });
-      const t0 = performance.now();
-      const refused = await loop();
-      expect(performance.now() - t0).toBeLessThan(400);
-      expect(refused.error).toEqual({ code: -32005, message: 'node is busy: 2 EVM jobs are waiting, try again later' });
-      for (const reply of await Promise.all(admitted)) expect(reply.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 0.5s)' });
-      expect(ctx.evm.stats().jobs).toMatchObject({ answered: 3, busy: 1 });
-    } finally {
-      await client.close();
-      await server.close();
-      await ctx.evm.close();
-    }
+    const { ctx, client } = await serve({ evmWorkers: 1, evmQueueMax: 2, callTimeoutMs: 500 });
+    const loop = () => client.call('eth_call', [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: LOOP } }]);
+    const admitted = [loop(), loop(), loop()];
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ctx.evm.stats()).toMatchObject({ busy: 1, queued: 2 });
+    const t0 = performance.now();
+    const refused = await loop();
+    expect(performance.now() - t0).toBeLessThan(400);
+    expect(refused.error).toEqual({ code: -32005, message: 'node is busy: 2 EVM jobs are waiting, try again later' });
+    for (const reply of await Promise.all(admitted)) expect(reply.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 0.5s)' });
+    expect(ctx.evm.stats().jobs).toMatchObject({ answered: 3, busy: 1 });
   });
 
   it('a queued call whose client disconnects is dropped and never runs', async () => {
-    const { server, ctx } = await serve({ evmWorkers: 1, callTimeoutMs: 500 });
-    const client = httpClient(server.url, server.key, { timeoutMs: 10_000 });
-    try {
-      const running = client.call('eth_call', [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: LOOP } }]);
-      await new Promise((r) => setTimeout(r, 100));
-      // A second client sends a call that must wait, then goes away.
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: ADDR }, 'latest', { [ADDR]: { code: countdown(10) } }] });
-      const req = httpRequest(`${server.url}/v3/${server.key}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
-      req.on('error', () => undefined);
-      req.end(body);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(ctx.evm.stats()).toMatchObject({ busy: 1, queued: 1 });
-      req.destroy();
-      await new Promise((r) => setTimeout(r, 100));
-      expect(ctx.evm.stats()).toMatchObject({ queued: 0, jobs: { aborted: 1 } });
-      expect((await running).error).toEqual({ code: -32000, message: 'execution aborted (timeout = 0.5s)' });
-      // The dropped call never reached a worker: one job answered, the loop.
-      expect(ctx.evm.stats().jobs).toMatchObject({ answered: 1, aborted: 1 });
-    } finally {
-      await client.close();
-      await server.close();
-      await ctx.evm.close();
-    }
+    const { server, ctx, client } = await serve({ evmWorkers: 1, callTimeoutMs: 500 });
+    const running = client.call('eth_call', [{ to: ADDR, gas: '0x3b9aca00' }, 'latest', { [ADDR]: { code: LOOP } }]);
+    await new Promise((r) => setTimeout(r, 100));
+    // A second client sends a call that must wait, then goes away.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: ADDR }, 'latest', { [ADDR]: { code: countdown(10) } }] });
+    const req = httpRequest(`${server.url}/v3/${server.key}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    req.on('error', () => undefined);
+    req.end(body);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ctx.evm.stats()).toMatchObject({ busy: 1, queued: 1 });
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ctx.evm.stats()).toMatchObject({ queued: 0, jobs: { aborted: 1 } });
+    expect((await running).error).toEqual({ code: -32000, message: 'execution aborted (timeout = 0.5s)' });
+    // The dropped call never reached a worker: one job answered, the loop.
+    expect(ctx.evm.stats().jobs).toMatchObject({ answered: 1, aborted: 1 });
   });
 });

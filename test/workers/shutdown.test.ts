@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { openChain } from '../../src/chain/open.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
-import { spawnCli } from '../helpers/cli.js';
+import { startServeCli } from '../helpers/cli.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
 
@@ -20,8 +20,7 @@ afterAll(() => tmp.cleanup());
 it('SIGTERM: running and queued EVM calls are answered, then the workers and the database close', async () => {
   const datadir = join(tmp.dir, 'data');
   await (await importFixtureChain(join(FIXTURES, 'demo'), datadir)).close();
-  const child = spawnCli([
-    'serve',
+  const serve = await startServeCli([
     '--datadir',
     datadir,
     '--port',
@@ -35,17 +34,8 @@ it('SIGTERM: running and queued EVM calls are answered, then the workers and the
     '--execution.call-timeout-ms',
     '1000',
   ]);
-  let stdout = '';
-  child.stdout!.on('data', (d) => {
-    stdout += d;
-  });
-  const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
-  const t0 = Date.now();
-  while (!/JSON-RPC\s+http/.test(stdout)) {
-    if (Date.now() - t0 > 60_000) throw new Error(`serve did not start: ${stdout}`);
-    await sleep(50);
-  }
-  const rpc = `${/JSON-RPC\s+(http:\/\/\S+)\/v3\//.exec(stdout)![1]}/v3/shutdown-key`;
+  const { child, exited } = serve;
+  const rpc = `${serve.base}/v3/shutdown-key`;
   const loop = (id: number) =>
     rawHttp(rpc, {
       headers: { 'content-type': 'application/json' },
@@ -71,7 +61,7 @@ it('SIGTERM: running and queued EVM calls are answered, then the workers and the
     expect(JSON.parse(a.text)).toEqual({ jsonrpc: '2.0', id: i + 1, error: { code: -32000, message: 'execution aborted (timeout = 1s)' } });
   }
   expect(await exited).toBe(0);
-  expect(stdout).toContain('serve: shutting down');
+  expect(serve.output()).toContain('serve: shutting down');
   // The lock is released: the datadir opens in this process.
   const chain = await openChain(datadir, testConfig().caches);
   expect((await chain.store.head())?.number).toBeGreaterThan(0n);
