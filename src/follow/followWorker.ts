@@ -2,7 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { setThreadNice } from '../workers/threads.js';
-import { Follower, type FollowerLog } from './follower.js';
+import { Follower } from './follower.js';
+import type { FollowerLog } from './followLoop.js';
 import { Upstream } from './upstream.js';
 
 /**

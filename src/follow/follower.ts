@@ -5,6 +5,7 @@ import type { Config } from '../config/settings.js';
 import { BlockImporter, type ExecutedBlock } from '../import/blockImporter.js';
 import { createProgress } from '../import/progress.js';
 import { blockFromRpc } from './blockFromRpc.js';
+import { FollowLoop, type FollowLoopOptions, FollowStoppedError } from './followLoop.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 
 /**
@@ -29,142 +30,31 @@ import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './ups
  *   change of state, not per retry.
  */
 
-/** How often a WebSocket upstream is still asked for its head, in case a new head was not pushed. */
-const WS_FALLBACK_POLL_MS = 2000;
-
-export interface FollowStatus {
-  upstream: string;
-  state: 'starting' | 'following' | 'retrying' | 'stopped';
-  upstreamHead: bigint | undefined;
-  /** Date.now() when the last block was written (or following started). */
-  lastBlockAt: number;
-  error?: string;
-}
-
-export interface FollowerLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-  debug(obj: object, msg: string): void;
-}
-
-export interface FollowerOptions {
-  settings: Config['follow'];
+export interface FollowerOptions extends FollowLoopOptions {
   importSettings: Config['import'];
-  /** Called after each write that moves the head; `reorg` when canonical blocks were replaced. */
-  onHead?: (reorg: boolean) => void;
-  log: FollowerLog;
   /** Catch-up progress lines (blocks/s, Mgas/s, ETA), as import prints them. */
   progress?: NodeJS.WritableStream;
-  /** Called when the status changes (state, upstream head, a new block). */
-  onStatus?: (status: FollowStatus) => void;
 }
 
-/** The follower cannot go on (a chain mismatch, a reorganisation past the limit): it stops. */
-export class FollowStoppedError extends Error {
-  override readonly name = 'FollowStoppedError';
-}
-
-export class Follower {
+export class Follower extends FollowLoop {
   private readonly importer: BlockImporter;
-  private readonly status_: FollowStatus;
-  private stopped = false;
-  private wake: (() => void) | undefined;
   private rawBlocks: boolean | undefined;
-  private loop: Promise<void> | undefined;
 
   constructor(
     private readonly chain: EthereumChain,
-    private readonly upstream: Upstream,
-    private readonly o: FollowerOptions,
+    upstream: Upstream,
+    protected override readonly o: FollowerOptions,
   ) {
+    super(upstream, o);
     this.importer = new BlockImporter(chain, o.importSettings);
-    this.status_ = { upstream: upstream.shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now() };
   }
 
-  status(): FollowStatus {
-    return { ...this.status_ };
-  }
-
-  private notify(): void {
-    this.o.onStatus?.(this.status());
-  }
-
-  /** Checks that the upstream serves this chain, then follows it until `stop()`. */
-  start(): void {
-    this.loop ??= this.run();
-  }
-
-  /**
-   * One round without a loop (`tracenode follow`): checks the chain, then imports up to the
-   * upstream's head as it is now (through a reorganisation if needed). Errors are thrown.
-   */
-  async runOnce(): Promise<void> {
-    await this.checkSameChain();
-    await this.syncOnce();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loop;
-    this.upstream.close();
-  }
-
-  private async run(): Promise<void> {
-    let backoff = 250;
-    let lastProblem: string | undefined;
-    let checked = false;
-    while (!this.stopped) {
-      try {
-        if (!checked) {
-          await this.checkSameChain();
-          checked = true;
-          this.upstream.subscribeNewHeads(() => this.wake?.());
-        }
-        await this.syncOnce();
-        if (lastProblem !== undefined) this.o.log.info({ upstream: this.upstream.shownUrl }, 'upstream: following again');
-        lastProblem = undefined;
-        backoff = 250;
-        this.status_.state = 'following';
-        this.status_.error = undefined;
-        this.notify();
-        // With newHeads pushed, polling is only the fallback for a lost subscription.
-        await this.sleep(this.upstream.isWebSocket ? Math.max(this.o.settings.pollIntervalMs, WS_FALLBACK_POLL_MS) : this.o.settings.pollIntervalMs);
-      } catch (err) {
-        if (err instanceof FollowStoppedError) {
-          this.status_.state = 'stopped';
-          this.status_.error = err.message;
-          this.notify();
-          this.o.log.error({ upstream: this.upstream.shownUrl, reason: err.message }, 'following stopped');
-          return;
-        }
-        const problem = (err as Error).message;
-        this.status_.state = 'retrying';
-        this.status_.error = problem;
-        this.notify();
-        if (problem !== lastProblem) this.o.log.warn({ upstream: this.upstream.shownUrl, reason: problem }, 'upstream: retrying with backoff');
-        lastProblem = problem;
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, this.o.settings.retryMaxMs);
-      }
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
+  protected subscribeNewHeads(wake: () => void): void {
+    this.upstream.subscribeNewHeads(wake);
   }
 
   /** The upstream's chain id and genesis hash must be ours. */
-  private async checkSameChain(): Promise<void> {
+  protected async checkSameChain(): Promise<void> {
     const [chainIdHex, genesis] = await this.upstream.batch([
       { method: 'eth_chainId', params: [] },
       { method: 'eth_getBlockByNumber', params: ['0x0', false] },
@@ -181,7 +71,7 @@ export class Follower {
   }
 
   /** Brings the chain to the upstream's head (catch-up, or a reorganisation then catch-up). */
-  private async syncOnce(): Promise<void> {
+  protected async syncOnce(): Promise<void> {
     const target = BigInt(hexString(await this.upstream.call('eth_blockNumber'), 'eth_blockNumber'));
     this.status_.upstreamHead = target;
     const head = await this.chain.store.head();
@@ -225,9 +115,7 @@ export class Follower {
         const executed = await this.importer.execute(block);
         await this.chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
         this.chain.store.invalidateHead();
-        this.status_.lastBlockAt = Date.now();
-        this.o.onHead?.(false);
-        this.notify();
+        this.headMoved(false);
         this.o.log.debug({ number: Number(block.header.number), hash: bytesToHex(block.hash()), txs: block.transactions.length }, 'followed block');
         imported++;
         progress.block(block.header.number, block.header.gasUsed);
@@ -277,9 +165,7 @@ export class Follower {
     await this.chain.level.batch([...store.rewindOps(ancestor, dropped), ...executed.flatMap((e) => e.canonicalOps)]);
     store.invalidateHead();
     this.importer.reset();
-    this.status_.lastBlockAt = Date.now();
-    this.o.onHead?.(true);
-    this.notify();
+    this.headMoved(true);
     this.o.log.info({ ancestor: Number(n), dropped: dropped.length, added: executed.length, head: Number(target) }, 'reorganisation done');
   }
 

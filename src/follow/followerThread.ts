@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { workerModule } from '../workers/threads.js';
-import type { FollowerLog, FollowStatus } from './follower.js';
+import type { FollowerLog, FollowStatus } from './followLoop.js';
 import type { FollowWorkerData } from './followWorker.js';
 
 /**

@@ -1,13 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { SETTINGS } from '../config/settings.js';
+import { type PreparedBlock, prepareBlock } from './blockOps.js';
 import { feltToHex64, isFelt } from './felt.js';
 import {
   type BlockStatus,
   IMPORTABLE_BLOCK_STATUSES,
   MAX_BLOCK_NUMBER,
-  type PreparedBlock,
-  prepareBlock,
   type StarknetBlockInput,
   type StarknetEventInput,
   type StarknetStore,

@@ -1,25 +1,18 @@
 import { SETTINGS } from '../config/settings.js';
-import { type BatchOp, type Level, openDatabase } from '../db/database.js';
+import { type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
+import { type BlockRecord, type PreparedBlock, prepareBlock, removalOps } from './blockOps.js';
 import { NoBlocksError } from './errors.js';
-import { encodeEventRecord } from './eventRecord.js';
-import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
+import { trustedFeltToHex64 } from './felt.js';
 import {
   blockHashKey,
   blockKey,
   DATADIR_KIND_KEY,
   DATADIR_KIND_STARKNET,
-  encodeBlockNumber,
-  encodeOrdinals,
-  eventKey,
-  INDEXED_KEY_POSITIONS,
-  l1AcceptedKey,
-  postingKey,
   readBlockNumber,
   SN_PREFIX,
   STARKNET_SCHEMA_KEY,
   STARKNET_SCHEMA_VERSION,
-  streamPrefix,
 } from './keys.js';
 
 /** Block statuses an imported block may have: only final ones (a pending block has no hash). */
@@ -72,7 +65,6 @@ export class DatadirKindError extends Error {
   override readonly name = 'DatadirKindError';
 }
 
-const EMPTY = new Uint8Array(0);
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
@@ -249,74 +241,41 @@ export class StarknetStore {
     return { status: 'imported', events: prepared.events };
   }
 
+  /** The highest stored block's number and hash, or undefined when there is no block. */
+  async head(): Promise<{ number: number; hash: string } | undefined> {
+    const latest = await this.latestNumber();
+    if (latest === undefined) return undefined;
+    const block = await this.block(latest);
+    return block && { number: latest, hash: block.hash };
+  }
+
+  /**
+   * Writes a followed block on top of the head in one batch. The follower has checked that its
+   * parent is the head; unlike {@link commitBlock} nothing is skipped.
+   */
+  async appendBlock(prepared: PreparedBlock): Promise<void> {
+    await this.level.batch(prepared.ops);
+    this.latestCache = prepared.block.number;
+    if (prepared.block.status === 'ACCEPTED_ON_L1') this.l1Cache = prepared.block.number;
+  }
+
+  /**
+   * A reorganisation: in ONE batch, removes every stored block above `ancestor` (with its events
+   * and index entries) and writes `blocks`, the upstream's branch from `ancestor + 1`. A reader
+   * sees the old branch or the new one, never a mix; a crash leaves one of the two. Returns the
+   * dropped blocks, highest first.
+   */
+  async switchBranch(ancestor: number, blocks: readonly PreparedBlock[]): Promise<Array<{ number: number; hash: string }>> {
+    const removal = await removalOps(this.level, ancestor);
+    // Deletes first: the new branch reuses the dropped blocks' numbers, so their keys.
+    await this.level.batch([...removal.ops, ...blocks.flatMap((b) => b.ops)]);
+    this.latestCache = undefined;
+    this.l1Cache = undefined;
+    this.blockCache.clear();
+    return removal.dropped;
+  }
+
   async close(): Promise<void> {
     await this.level.close();
   }
-}
-
-/** The JSON of a `B` value. */
-interface BlockRecord {
-  hash: string;
-  parent: string;
-  time: number;
-  status: BlockStatus;
-  txs: number;
-  events: number;
-}
-
-/** A block turned into its batch, ready for {@link StarknetStore.commitBlock}. */
-export interface PreparedBlock {
-  block: StarknetBlockHeader;
-  hashBytes: Uint8Array;
-  ops: BatchOp[];
-  events: number;
-}
-
-/**
- * The batch of one block: `B`, `H`, `L` (if ACCEPTED_ON_L1), one `E` per event, and one posting
- * per distinct indexed value of the block: `A` (contract), `C` (contract + first key) and `K`
- * (i-th key, i below {@link INDEXED_KEY_POSITIONS}). Pure CPU work, no I/O.
- */
-export function prepareBlock(block: StarknetBlockInput): PreparedBlock {
-  const hashBytes = feltToBytes(block.hash);
-  const ops: BatchOp[] = [];
-  // Posting lists of this block, by a string naming the stream; ordinals are pushed in order.
-  const postings = new Map<string, { prefix: () => Uint8Array; ordinals: number[] }>();
-  const post = (id: string, prefix: () => Uint8Array, ordinal: number) => {
-    const p = postings.get(id);
-    if (p) p.ordinals.push(ordinal);
-    else postings.set(id, { prefix, ordinals: [ordinal] });
-  };
-  let events = 0;
-  block.transactions.forEach((tx, txIndex) => {
-    tx.events.forEach((ev, eventIndex) => {
-      const index = events++;
-      const record = encodeEventRecord({ txIndex, eventIndex, fromAddress: ev.fromAddress, keys: ev.keys, data: ev.data, transactionHash: tx.hash });
-      ops.push({ type: 'put', key: eventKey(block.number, index), value: record });
-      const address = trustedFeltToHex64(ev.fromAddress);
-      post(`A${address}`, () => streamPrefix.address(hex64ToBytes(address)), index);
-      const keyCount = Math.min(ev.keys.length, INDEXED_KEY_POSITIONS);
-      for (let i = 0; i < keyCount; i++) {
-        const key = trustedFeltToHex64(ev.keys[i]);
-        post(`K${i}:${key}`, () => streamPrefix.key(i, hex64ToBytes(key)), index);
-        if (i === 0) post(`C${address}${key}`, () => streamPrefix.addressKey0(hex64ToBytes(address), hex64ToBytes(key)), index);
-      }
-    });
-  });
-  for (const { prefix, ordinals } of postings.values()) {
-    ops.push({ type: 'put', key: postingKey(prefix(), block.number), value: encodeOrdinals(ordinals) });
-  }
-  const record: BlockRecord = {
-    hash: block.hash,
-    parent: block.parentHash,
-    time: block.timestamp,
-    status: block.status,
-    txs: block.transactions.length,
-    events,
-  };
-  ops.push({ type: 'put', key: blockKey(block.number), value: utf8Encoder.encode(JSON.stringify(record)) });
-  ops.push({ type: 'put', key: blockHashKey(hashBytes), value: encodeBlockNumber(block.number) });
-  if (block.status === 'ACCEPTED_ON_L1') ops.push({ type: 'put', key: l1AcceptedKey(block.number), value: EMPTY });
-  const { number, hash, parentHash, timestamp, status } = block;
-  return { block: { number, hash, parentHash, timestamp, status }, hashBytes, ops, events };
 }

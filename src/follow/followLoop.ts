@@ -1,0 +1,159 @@
+import type { Config } from '../config/settings.js';
+import type { Upstream } from './upstream.js';
+
+/**
+ * What every follower shares, whatever the chain: the loop that keeps a datadir at the upstream's
+ * head (`Follower` for Ethereum, `StarknetFollower`), its status for /health, and its handling of
+ * faults. A round (`syncOnce`) brings the datadir to the upstream's head; between rounds the loop
+ * sleeps `follow.pollIntervalMs`, or less when the upstream pushes a new head. A round that fails
+ * (unreachable, slow, rate-limited, garbage, a block that fails its checks) writes nothing more and
+ * is retried after a backoff of 250 ms doubling to `follow.retryMaxMs`, with one log line per
+ * change of state, not per retry. A {@link FollowStoppedError} (another chain, a reorganisation
+ * past the limit) ends the loop: /health then answers 503 with the reason.
+ */
+
+/** How often a WebSocket upstream is still asked for its head, in case a new head was not pushed. */
+export const WS_FALLBACK_POLL_MS = 2000;
+
+/** First wait after a failed round; doubled after each further failure up to `follow.retryMaxMs`. */
+const FIRST_BACKOFF_MS = 250;
+
+export interface FollowStatus {
+  upstream: string;
+  state: 'starting' | 'following' | 'retrying' | 'stopped';
+  upstreamHead: bigint | undefined;
+  /** Date.now() when the last block was written (or following started). */
+  lastBlockAt: number;
+  error?: string;
+}
+
+export interface FollowerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+/** What both followers are given. */
+export interface FollowLoopOptions {
+  settings: Config['follow'];
+  /** Called after each write that moves the head; `reorg` when canonical blocks were replaced. */
+  onHead?: (reorg: boolean) => void;
+  log: FollowerLog;
+  /** Called when the status changes (state, upstream head, a new block). */
+  onStatus?: (status: FollowStatus) => void;
+}
+
+/** The follower cannot go on (a chain mismatch, a reorganisation past the limit): it stops. */
+export class FollowStoppedError extends Error {
+  override readonly name = 'FollowStoppedError';
+}
+
+export abstract class FollowLoop {
+  protected readonly status_: FollowStatus;
+  protected stopped = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    protected readonly upstream: Upstream,
+    protected readonly o: FollowLoopOptions,
+  ) {
+    this.status_ = { upstream: upstream.shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now() };
+  }
+
+  /** Refuses an upstream that serves another chain ({@link FollowStoppedError}). */
+  protected abstract checkSameChain(): Promise<void>;
+  /** Brings the datadir to the upstream's head as it is now (through a reorganisation if needed). */
+  protected abstract syncOnce(): Promise<void>;
+  /** Subscribes to the upstream's new heads (a WebSocket upstream), calling `wake` on each. */
+  protected abstract subscribeNewHeads(wake: () => void): void;
+
+  status(): FollowStatus {
+    return { ...this.status_ };
+  }
+
+  protected notify(): void {
+    this.o.onStatus?.(this.status());
+  }
+
+  /** A block (or a reorganisation's switch) was written: the head moved. */
+  protected headMoved(reorg: boolean): void {
+    this.status_.lastBlockAt = Date.now();
+    this.o.onHead?.(reorg);
+    this.notify();
+  }
+
+  /** Checks that the upstream serves this chain, then follows it until `stop()`. */
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /**
+   * One round without a loop (`tracenode follow`): checks the chain, then imports up to the
+   * upstream's head as it is now (through a reorganisation if needed). Errors are thrown.
+   */
+  async runOnce(): Promise<void> {
+    await this.checkSameChain();
+    await this.syncOnce();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    this.upstream.close();
+  }
+
+  private async run(): Promise<void> {
+    let backoff = FIRST_BACKOFF_MS;
+    let lastProblem: string | undefined;
+    let checked = false;
+    while (!this.stopped) {
+      try {
+        if (!checked) {
+          await this.checkSameChain();
+          checked = true;
+          this.subscribeNewHeads(() => this.wake?.());
+        }
+        await this.syncOnce();
+        if (lastProblem !== undefined) this.o.log.info({ upstream: this.upstream.shownUrl }, 'upstream: following again');
+        lastProblem = undefined;
+        backoff = FIRST_BACKOFF_MS;
+        this.status_.state = 'following';
+        this.status_.error = undefined;
+        this.notify();
+        // With new heads pushed, polling is only the fallback for a lost subscription.
+        await this.sleep(this.upstream.isWebSocket ? Math.max(this.o.settings.pollIntervalMs, WS_FALLBACK_POLL_MS) : this.o.settings.pollIntervalMs);
+      } catch (err) {
+        if (err instanceof FollowStoppedError) {
+          this.status_.state = 'stopped';
+          this.status_.error = err.message;
+          this.notify();
+          this.o.log.error({ upstream: this.upstream.shownUrl, reason: err.message }, 'following stopped');
+          return;
+        }
+        const problem = (err as Error).message;
+        this.status_.state = 'retrying';
+        this.status_.error = problem;
+        this.notify();
+        if (problem !== lastProblem) this.o.log.warn({ upstream: this.upstream.shownUrl, reason: problem }, 'upstream: retrying with backoff');
+        lastProblem = problem;
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, this.o.settings.retryMaxMs);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
