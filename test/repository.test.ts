@@ -90,7 +90,7 @@ const LAYERS: Record<string, readonly string[]> = {
   starknet: ['db', 'codec', 'config'],
   import: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'log', 'config'],
   // Following an upstream: the importer's execute-and-verify on blocks fetched from another node.
-  follow: ['import', 'workers', 'tracing', 'execution', 'state', 'chain', 'db', 'codec', 'config'],
+  follow: ['import', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config'],
   rpc: ['codec', 'log', 'config'],
   pipeline: ['rpc', 'codec', 'log', 'config'],
   transport: ['pipeline', 'rpc', 'codec', 'log', 'config'],

@@ -5,8 +5,9 @@ import type { Config } from '../config/settings.js';
 import { openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import { FollowerThread } from '../follow/followerThread.js';
-import type { FollowStatus } from '../follow/followLoop.js';
-import { shownUpstreamUrl } from '../follow/upstream.js';
+import { type FollowStatus, followHealth } from '../follow/followLoop.js';
+import { StarknetFollower } from '../follow/starknetFollower.js';
+import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
@@ -41,21 +42,7 @@ export async function createEthereumNetwork(
       if (!head) return { ok: false };
       const own = { number: Number(head.number), hash: bytesToHex(head.hash) };
       if (!opts.follower) return { ok: true, head: own };
-      // Following: unhealthy (503) while the upstream is too far ahead or following stopped, so a
-      // load balancer sends the traffic elsewhere.
-      const f = opts.follower.status();
-      const lag = f.upstreamHead === undefined ? undefined : Math.max(0, Number(f.upstreamHead - head.number));
-      const ok = f.state !== 'stopped' && lag !== undefined && lag <= opts.config.follow.healthMaxLagBlocks;
-      return {
-        ok,
-        head: own,
-        upstream: f.upstream,
-        upstreamHead: f.upstreamHead === undefined ? null : Number(f.upstreamHead),
-        lagBlocks: lag ?? null,
-        secondsSinceLastBlock: Math.round((Date.now() - f.lastBlockAt) / 100) / 10,
-        following: f.state,
-        ...(f.error ? { error: f.error } : {}),
-      };
+      return followHealth(own, opts.follower.status(), opts.config.follow.healthMaxLagBlocks);
     },
     // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
     head: () => chain.store.head(),
@@ -93,12 +80,30 @@ export async function openNetwork(
     await level.close();
   }
   if (kind === 'starknet') {
-    if (followUrl !== undefined) throw new Error(`network ${name}: following a Starknet upstream is not supported yet`);
     const ctx = await createStarknetContext(datadir, config);
+    // Following a Starknet upstream is light (no execution): it runs on the serving thread, on the
+    // store the methods read, whose caches it keeps current.
+    const follower =
+      followUrl === undefined
+        ? undefined
+        : new StarknetFollower(ctx.store, new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs }), {
+            settings: config.follow,
+            importSettings: config.import,
+            log: (logger ?? silentLog).child({ network: name }),
+          });
+    follower?.start();
+    const health = async () => {
+      const own = await ctx.health();
+      if (!follower || !own.head) return own;
+      return followHealth(own.head, follower.status(), config.follow.healthMaxLagBlocks);
+    };
     return {
       kind: 'starknet',
-      handle: { name, hostnames: [name], methods: starknetMethods as MethodTable<unknown>, context: ctx, health: () => ctx.health() },
-      close: () => ctx.close(),
+      handle: { name, hostnames: [name], methods: starknetMethods as MethodTable<unknown>, context: ctx, health },
+      close: async () => {
+        await follower?.stop();
+        await ctx.close();
+      },
     };
   }
   const chain = await openChain(datadir, config.caches);

@@ -51,7 +51,7 @@ export function loadKeys(list: string | undefined, file: string | undefined): { 
 
 /**
  * The upstream each network follows: `--follow URL` is the first network's; `name=URL,…` names
- * them. Starknet networks cannot follow yet.
+ * them. Ethereum and Starknet networks alike.
  */
 export function parseFollow(value: string | undefined, specs: ReadonlyArray<{ name: string }>): Map<string, string> {
   const out = new Map<string, string>();

@@ -226,7 +226,7 @@ export const SETTINGS = {
   starknet: {
     maxChunkSize: setting(positiveInt, 1024, "pathfinder's page size limit for starknet_getEvents (error 31 above it)."),
     maxKeyPositions: setting(positiveInt.max(16), 16, "pathfinder's key filter limit (error 34 above it); the event index stops at 16 positions."),
-    blockCacheEntries: setting(positiveInt, 4096, 'Starknet blocks kept decoded for event pages (records never change once written).'),
+    blockCacheEntries: setting(positiveInt, 4096, 'Starknet blocks kept decoded for event pages (emptied when a followed upstream reorganises).'),
   },
   follow: {
     pollIntervalMs: setting(positiveInt, 250, 'How often an HTTP upstream is asked for its head: a quarter of a 1 s block time.'),

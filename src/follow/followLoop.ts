@@ -157,3 +157,22 @@ export abstract class FollowLoop {
     });
   }
 }
+
+/**
+ * `/health` of a following network: unhealthy (503) while the upstream is more than `maxLagBlocks`
+ * ahead or following stopped, so a load balancer sends the traffic elsewhere.
+ */
+export function followHealth(head: { number: number; hash: string }, f: FollowStatus, maxLagBlocks: number) {
+  const lag = f.upstreamHead === undefined ? undefined : Math.max(0, Number(f.upstreamHead) - head.number);
+  const ok = f.state !== 'stopped' && lag !== undefined && lag <= maxLagBlocks;
+  return {
+    ok,
+    head,
+    upstream: f.upstream,
+    upstreamHead: f.upstreamHead === undefined ? null : Number(f.upstreamHead),
+    lagBlocks: lag ?? null,
+    secondsSinceLastBlock: Math.round((Date.now() - f.lastBlockAt) / 100) / 10,
+    following: f.state,
+    ...(f.error ? { error: f.error } : {}),
+  };
+}

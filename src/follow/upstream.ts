@@ -35,6 +35,8 @@ export interface Call {
   params: unknown[];
 }
 
+const ETH_NEW_HEADS: Call = { method: 'eth_subscribe', params: ['newHeads'] };
+
 type Reply = { id: number; result?: unknown; error?: { code?: unknown; message?: unknown } };
 
 export class Upstream {
@@ -44,6 +46,8 @@ export class Upstream {
   private readonly waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   /** Called on each new head; (re)subscribed each time the WebSocket opens. */
   private onHead: (() => void) | undefined;
+  /** The subscription request for new heads (Ethereum's or Starknet's). */
+  private headsRequest: Call = ETH_NEW_HEADS;
   readonly isWebSocket: boolean;
 
   constructor(
@@ -73,10 +77,13 @@ export class Upstream {
   /**
    * Calls `listener` on each new head the upstream announces (WebSocket `newHeads`, subscribed
    * again whenever the socket is reopened); false when the upstream is HTTP (poll instead).
+   * `request` is the subscription: Ethereum's by default, `starknet_subscribeNewHeads` for a
+   * Starknet upstream. Any notification the upstream sends wakes the listener.
    */
-  subscribeNewHeads(listener: () => void): boolean {
+  subscribeNewHeads(listener: () => void, request: Call = ETH_NEW_HEADS): boolean {
     if (!this.isWebSocket) return false;
     this.onHead = listener;
+    this.headsRequest = request;
     // On the open socket now; a socket opened later subscribes as it opens.
     if (this.socket?.readyState === WebSocket.OPEN) this.askForHeads(this.socket);
     else this.ensureSocket().catch(() => undefined);
@@ -88,7 +95,7 @@ export class Upstream {
    * polling, and the next socket asks again.
    */
   private askForHeads(socket: WebSocket): void {
-    socket.send(JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: 'eth_subscribe', params: ['newHeads'] }));
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: this.headsRequest.method, params: this.headsRequest.params }));
   }
 
   close(): void {
@@ -193,7 +200,9 @@ export class Upstream {
     for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
       if (typeof item !== 'object' || item === null) continue;
       const msg = item as Reply & { method?: string };
-      if (msg.method === 'eth_subscription') {
+      // A notification (eth_subscription, starknet_subscriptionNewHeads, a Starknet reorg): the
+      // only subscription asked for is new heads, so each one means the head may have moved.
+      if (typeof msg.method === 'string' && msg.id === undefined) {
         this.onHead?.();
         continue;
       }

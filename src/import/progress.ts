@@ -1,35 +1,61 @@
-/** Progress of a long import: blocks/s, Mgas/s, current block, ETA; one summary line at the end. */
+/**
+ * Progress of a long import: blocks/s, work per second (Mgas/s for Ethereum blocks, events/s for
+ * Starknet ones), current block, ETA; one summary line at the end.
+ */
 export interface ProgressReporter {
-  block(number: bigint, gasUsed: bigint): void;
+  /** A block is done; `work` is its gas used (or its event count, with the events unit). */
+  block(number: bigint, work: bigint): void;
   done(summary: { imported: number; skipped: number }): void;
 }
 
-/** Reports to a stream (stderr) at most every `intervalMs`. Silent when `out` is undefined. */
-export function createProgress(total: number, out: NodeJS.WritableStream | undefined, intervalMs: number): ProgressReporter {
+/** How a reporter names and scales the work of its blocks. */
+export interface WorkUnit {
+  /** Shown after the rate, e.g. `Mgas/s`. */
+  name: string;
+  /** Work units per shown unit (1e6 gas per Mgas). */
+  per: number;
+  /** Decimals shown. */
+  digits: number;
+}
+
+export const GAS_UNIT: WorkUnit = { name: 'Mgas/s', per: 1e6, digits: 2 };
+export const EVENTS_UNIT: WorkUnit = { name: 'events/s', per: 1, digits: 0 };
+
+/**
+ * Reports to a stream (stderr) at most every `intervalMs`, lines starting with `label`. Silent
+ * when `out` is undefined.
+ */
+export function createProgress(
+  total: number,
+  out: NodeJS.WritableStream | undefined,
+  intervalMs: number,
+  unit: WorkUnit = GAS_UNIT,
+  label = 'import',
+): ProgressReporter {
   const start = performance.now();
   let last = start;
   let blocks = 0;
-  let gas = 0n;
+  let workDone = 0n;
   const rate = (now: number) => {
     const secs = Math.max((now - start) / 1000, 1e-9);
-    return { bps: blocks / secs, mgas: Number(gas) / 1e6 / secs, secs };
+    return { bps: blocks / secs, work: (Number(workDone) / unit.per / secs).toFixed(unit.digits), secs };
   };
   return {
-    block(number, gasUsed) {
+    block(number, blockWork) {
       blocks++;
-      gas += gasUsed;
+      workDone += blockWork;
       const now = performance.now();
       if (!out || now - last < intervalMs) return;
       last = now;
-      const { bps, mgas } = rate(now);
+      const { bps, work } = rate(now);
       const eta = bps > 0 ? (total - blocks) / bps : 0;
-      out.write(`import: block ${number}  ${blocks}/${total}  ${bps.toFixed(1)} blocks/s  ${mgas.toFixed(2)} Mgas/s  ETA ${formatSeconds(eta)}\n`);
+      out.write(`${label}: block ${number}  ${blocks}/${total}  ${bps.toFixed(1)} blocks/s  ${work} ${unit.name}  ETA ${formatSeconds(eta)}\n`);
     },
     done({ imported, skipped }) {
       if (!out) return;
-      const { bps, mgas, secs } = rate(performance.now());
+      const { bps, work, secs } = rate(performance.now());
       out.write(
-        `import: done, ${imported} blocks imported, ${skipped} already present, in ${secs.toFixed(1)} s (${bps.toFixed(1)} blocks/s, ${mgas.toFixed(2)} Mgas/s)\n`,
+        `${label}: done, ${imported} blocks imported, ${skipped} already present, in ${secs.toFixed(1)} s (${bps.toFixed(1)} blocks/s, ${work} ${unit.name})\n`,
       );
     },
   };

@@ -1,4 +1,5 @@
 import type { BatchOp, Level } from '../db/database.js';
+import type { BlockStatus, StarknetBlockHeader, StarknetBlockInput } from './block.js';
 import { decodeEventRecord, encodeEventRecord } from './eventRecord.js';
 import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
 import {
@@ -14,7 +15,6 @@ import {
   SN_PREFIX,
   streamPrefix,
 } from './keys.js';
-import type { BlockStatus, StarknetBlockHeader, StarknetBlockInput } from './store.js';
 
 /**
  * The batches that add a block to a Starknet datadir and take one away (key schema in

@@ -1,17 +1,17 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { SETTINGS } from '../config/settings.js';
-import { type PreparedBlock, prepareBlock } from './blockOps.js';
-import { feltToHex64, isFelt } from './felt.js';
 import {
   type BlockStatus,
   IMPORTABLE_BLOCK_STATUSES,
   MAX_BLOCK_NUMBER,
   type StarknetBlockInput,
   type StarknetEventInput,
-  type StarknetStore,
   type StarknetTransactionInput,
-} from './store.js';
+} from './block.js';
+import { type PreparedBlock, prepareBlock } from './blockOps.js';
+import { feltToHex64, isFelt } from './felt.js';
+import type { StarknetStore } from './store.js';
 
 /**
  * Import of Starknet blocks from NDJSON: one `starknet_getBlockWithReceipts` result per line
@@ -153,6 +153,14 @@ export function parseBlockLine(line: string): StarknetBlockInput {
   } catch (err) {
     throw new Error(`not JSON: ${(err as Error).message}`);
   }
+  return parseBlockJson(raw);
+}
+
+/**
+ * Validates one `starknet_getBlockWithReceipts` result, parsed (an NDJSON line, or an upstream's
+ * answer when following). Throws as {@link parseBlockLine} does.
+ */
+export function parseBlockJson(raw: unknown): StarknetBlockInput {
   const b = object(raw, 'block');
   const number = blockNumber(b.block_number, 'block_number');
   const hash = felt(b.block_hash, 'block_hash');

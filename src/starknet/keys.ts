@@ -17,6 +17,7 @@
  * |--------|------------------------------------------|---------------------------------------------|
  * | `m`    | `kind` (utf-8)                           | `starknet` (utf-8): the datadir kind        |
  * | `m`    | `starknet-schema` (utf-8)                | schema version, uint32 BE                   |
+ * | `m`    | `starknet-chain-id` (utf-8)              | the followed upstream's chain id (utf-8)    |
  * | `B`    | block number (8)                         | block record, JSON (see `store.ts`)         |
  * | `H`    | block hash felt (32)                     | block number (8)                            |
  * | `L`    | block number (8)                         | empty: the block is ACCEPTED_ON_L1          |
@@ -54,6 +55,12 @@ export const DATADIR_KIND_STARKNET = 'starknet';
 
 /** Key of the Starknet schema version. */
 export const STARKNET_SCHEMA_KEY = Uint8Array.of(SN_PREFIX.meta, ...utf8.encode('starknet-schema'));
+
+/**
+ * Key of the chain id a followed upstream announced (`starknet_chainId`, e.g. `0x534e5f4d41494e`
+ * for SN_MAIN), utf-8; written the first time the datadir follows an upstream, then checked.
+ */
+export const STARKNET_CHAIN_ID_KEY = Uint8Array.of(SN_PREFIX.meta, ...utf8.encode('starknet-chain-id'));
 
 /** Version of this key schema; a datadir written by another version is refused. */
 export const STARKNET_SCHEMA_VERSION = 1;

@@ -1,6 +1,7 @@
 import { SETTINGS } from '../config/settings.js';
 import { type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
+import { MAX_BLOCK_NUMBER, type StarknetBlockHeader, type StarknetBlockInput } from './block.js';
 import { type BlockRecord, type PreparedBlock, prepareBlock, removalOps } from './blockOps.js';
 import { NoBlocksError } from './errors.js';
 import { trustedFeltToHex64 } from './felt.js';
@@ -11,43 +12,10 @@ import {
   DATADIR_KIND_STARKNET,
   readBlockNumber,
   SN_PREFIX,
+  STARKNET_CHAIN_ID_KEY,
   STARKNET_SCHEMA_KEY,
   STARKNET_SCHEMA_VERSION,
 } from './keys.js';
-
-/** Block statuses an imported block may have: only final ones (a pending block has no hash). */
-export const IMPORTABLE_BLOCK_STATUSES = ['ACCEPTED_ON_L2', 'ACCEPTED_ON_L1'] as const;
-export type BlockStatus = (typeof IMPORTABLE_BLOCK_STATUSES)[number];
-
-/** Largest block number stored: keys hold 8 bytes, but numbers stay exact JS integers. */
-export const MAX_BLOCK_NUMBER = Number.MAX_SAFE_INTEGER - 1;
-
-/** A block's header fields that the store keeps. Felts are the strings as imported. */
-export interface StarknetBlockHeader {
-  number: number;
-  hash: string;
-  parentHash: string;
-  timestamp: number;
-  status: BlockStatus;
-}
-
-/** One event as emitted: contract address, keys and data, felts as imported. */
-export interface StarknetEventInput {
-  fromAddress: string;
-  keys: string[];
-  data: string[];
-}
-
-/** A transaction's hash and the events of its receipt, in emission order. */
-export interface StarknetTransactionInput {
-  hash: string;
-  events: StarknetEventInput[];
-}
-
-/** What the importer hands to the store: a header and every transaction's events. */
-export interface StarknetBlockInput extends StarknetBlockHeader {
-  transactions: StarknetTransactionInput[];
-}
 
 /** A stored block: header plus counts. */
 export interface StoredBlock extends StarknetBlockHeader {
@@ -116,8 +84,9 @@ async function checkKind(level: Level, datadir: string, create: boolean): Promis
  * uses: by block, by contract, by the i-th key (i < 16), and by contract + first key.
  *
  * Each block is written in one atomic batch with all its events and index entries, so a crash
- * leaves whole blocks only. Blocks need not be contiguous (a block number may be missing) nor
- * arrive in order; a block whose number or hash is already stored is skipped.
+ * leaves whole blocks only. Imported blocks need not be contiguous (a block number may be missing)
+ * nor arrive in order; a block whose number or hash is already stored is skipped. A follower
+ * appends blocks on top of the head and replaces a branch in one batch ({@link switchBranch}).
  */
 export class StarknetStore {
   private latestCache: number | null | undefined;
@@ -127,8 +96,8 @@ export class StarknetStore {
 
   /**
    * A store over `level`, keeping up to `blockCacheEntries` blocks decoded (the
-   * `starknet.blockCacheEntries` setting); block records are immutable once written, so the cache
-   * needs no invalidation.
+   * `starknet.blockCacheEntries` setting). A block record changes only when a reorganisation
+   * replaces it ({@link switchBranch}), which empties the cache.
    */
   constructor(
     readonly level: Level,
@@ -239,6 +208,28 @@ export class StarknetStore {
       if (l1 === undefined || block.number > l1) this.l1Cache = block.number;
     }
     return { status: 'imported', events: prepared.events };
+  }
+
+  /** The chain id recorded when the datadir first followed an upstream (`0x…`), or undefined. */
+  async chainId(): Promise<string | undefined> {
+    const bytes = await this.level.get(STARKNET_CHAIN_ID_KEY);
+    return bytes && utf8Decoder.decode(bytes);
+  }
+
+  /** Records the followed upstream's chain id. */
+  async setChainId(chainId: string): Promise<void> {
+    await this.level.put(STARKNET_CHAIN_ID_KEY, utf8Encoder.encode(chainId));
+  }
+
+  /**
+   * Stored blocks at or below `number`, highest first, at most `limit` (a reorganisation walks
+   * back through them; the datadir may have gaps).
+   */
+  async blocksDownFrom(number: number, limit: number): Promise<StoredBlock[]> {
+    if (number < 0) return [];
+    const keys = await this.level.keys({ gte: blockKey(0), lte: blockKey(Math.min(number, MAX_BLOCK_NUMBER)), reverse: true, limit }).all();
+    const blocks = await this.blocks(keys.map((k) => readBlockNumber(k, 1)));
+    return blocks.filter((b): b is StoredBlock => b !== undefined);
   }
 
   /** The highest stored block's number and hash, or undefined when there is no block. */

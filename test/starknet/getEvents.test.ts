@@ -1,12 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IMPORT_STARKNET_HELP, runImportStarknet } from '../../src/cli/importStarknet.js';
 import type { Config } from '../../src/config/settings.js';
 import { type Level, openDatabase } from '../../src/db/database.js';
 import { META } from '../../src/db/keys.js';
-import type { RpcEmittedEvent } from '../../src/methods/starknet/getEvents.js';
 import { createStarknetContext, type StarknetNetworkContext, starknetMethods } from '../../src/methods/starknet.js';
 import { RpcError } from '../../src/rpc/errors.js';
 import { PageSizeTooBigError, TooManyKeysInFilterError } from '../../src/starknet/errors.js';
@@ -16,6 +15,16 @@ import { type EventFilter, getEvents as storeGetEvents } from '../../src/starkne
 import { importStarknetBlocks, readFileLines, StarknetImportError } from '../../src/starknet/importBlocks.js';
 import { DATADIR_KIND_KEY } from '../../src/starknet/keys.js';
 import { openStarknetStore, StarknetStore } from '../../src/starknet/store.js';
+import {
+  type FixtureEvent,
+  fixtureEvents,
+  referenceMatch,
+  type SampleFilter,
+  STARKNET_FIXTURES,
+  STARKNET_NETWORKS,
+  type StarknetNetwork,
+  specFilter,
+} from '../helpers/starknetFixtures.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { wireError } from '../helpers/wireError.js';
 
@@ -23,9 +32,8 @@ import { wireError } from '../helpers/wireError.js';
 const eventLimits = ({ starknet }: Config) => ({ maxChunkSize: starknet.maxChunkSize, maxKeyPositions: starknet.maxKeyPositions });
 const EVENT_LIMITS = eventLimits(testConfig());
 
-const STARKNET_FIXTURES = resolve(import.meta.dirname, '../../fixtures/starknet');
-const NETWORKS = ['mainnet', 'sepolia-integration'] as const;
-type Network = (typeof NETWORKS)[number];
+const NETWORKS = STARKNET_NETWORKS;
+type Network = StarknetNetwork;
 
 const tmp = mkdtempSync(join(tmpdir(), 'tracenode-starknet-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -34,61 +42,6 @@ const freshDir = () => join(tmp, `d${dirCount++}`);
 
 const getEventsMethod = starknetMethods.get('starknet_getEvents')!;
 const blockNumberMethod = starknetMethods.get('starknet_blockNumber')!;
-
-/** An event as the fixture's recorded answers carry it (the spec's EMITTED_EVENT). */
-type FixtureEvent = RpcEmittedEvent;
-
-interface SampleFilter {
-  name: string;
-  filter: { from_block?: number; to_block?: number; address?: string; keys?: string[][] };
-  expected_count: number;
-}
-
-/** Every event of a fixture file, in block/tx/event order, read straight from the NDJSON. */
-function fixtureEvents(network: Network): FixtureEvent[] {
-  const out: FixtureEvent[] = [];
-  for (const line of readFileSync(join(STARKNET_FIXTURES, `${network}-blocks.ndjson`), 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const b = JSON.parse(line);
-    b.transactions.forEach((t: { receipt: { transaction_hash: string; events: { from_address: string; keys: string[]; data: string[] }[] } }, ti: number) => {
-      t.receipt.events.forEach((e, ei) => {
-        out.push({
-          from_address: e.from_address,
-          keys: e.keys,
-          data: e.data,
-          block_hash: b.block_hash,
-          block_number: b.block_number,
-          transaction_hash: t.receipt.transaction_hash,
-          transaction_index: ti,
-          event_index: ei,
-        });
-      });
-    });
-  }
-  return out;
-}
-
-/** The README's semantics, written independently of the implementation (felts compared by value). */
-function referenceMatch(f: SampleFilter['filter'], e: FixtureEvent): boolean {
-  const eq = (a: string, b: string) => BigInt(a) === BigInt(b);
-  if (f.from_block !== undefined && e.block_number < f.from_block) return false;
-  if (f.to_block !== undefined && e.block_number > f.to_block) return false;
-  if (f.address !== undefined && !eq(f.address, e.from_address)) return false;
-  const keys = f.keys ?? [];
-  let last = keys.length;
-  while (last > 0 && keys[last - 1].length === 0) last--;
-  if (e.keys.length < last) return false;
-  for (let i = 0; i < last; i++) if (keys[i].length > 0 && !keys[i].some((k) => eq(k, e.keys[i]))) return false;
-  return true;
-}
-
-/** A README sample filter in spec form (the README writes block numbers bare). */
-function specFilter(f: SampleFilter['filter']): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...f };
-  if (f.from_block !== undefined) out.from_block = { block_number: f.from_block };
-  if (f.to_block !== undefined) out.to_block = { block_number: f.to_block };
-  return out;
-}
 
 async function call(ctx: StarknetNetworkContext, params: unknown): Promise<{ events: FixtureEvent[]; continuation_token?: string }> {
   return (await getEventsMethod.call(ctx, params)) as { events: FixtureEvent[]; continuation_token?: string };

@@ -1,0 +1,38 @@
+/**
+ * A Starknet block as tracenode stores it: the header fields it keeps and every transaction's
+ * events, whichever way the block came (an NDJSON line, a followed upstream's answer).
+ */
+
+/** Block statuses an imported block may have: only final ones (a pending block has no hash). */
+export const IMPORTABLE_BLOCK_STATUSES = ['ACCEPTED_ON_L2', 'ACCEPTED_ON_L1'] as const;
+export type BlockStatus = (typeof IMPORTABLE_BLOCK_STATUSES)[number];
+
+/** Largest block number stored: keys hold 8 bytes, but numbers stay exact JS integers. */
+export const MAX_BLOCK_NUMBER = Number.MAX_SAFE_INTEGER - 1;
+
+/** A block's header fields that the store keeps. Felts are the strings as imported. */
+export interface StarknetBlockHeader {
+  number: number;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+  status: BlockStatus;
+}
+
+/** One event as emitted: contract address, keys and data, felts as imported. */
+export interface StarknetEventInput {
+  fromAddress: string;
+  keys: string[];
+  data: string[];
+}
+
+/** A transaction's hash and the events of its receipt, in emission order. */
+export interface StarknetTransactionInput {
+  hash: string;
+  events: StarknetEventInput[];
+}
+
+/** What the importer hands to the store: a header and every transaction's events. */
+export interface StarknetBlockInput extends StarknetBlockHeader {
+  transactions: StarknetTransactionInput[];
+}
