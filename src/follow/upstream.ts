@@ -185,6 +185,9 @@ export class Upstream {
       socket.on('close', () => {
         if (this.socket === socket) this.socket = undefined;
         this.failAll(new UpstreamError('upstream closed the WebSocket'));
+        // The subscription went with the socket: wake the follower, whose next request opens a
+        // new socket that subscribes again (rather than waiting for the fallback poll).
+        this.onHead?.();
       });
     });
     return this.opening;

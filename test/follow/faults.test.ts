@@ -7,6 +7,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
 import { accountFor } from '../../scripts/anvil/chainParams.js';
 import { type EthereumChain, openChain } from '../../src/chain/open.js';
@@ -23,7 +24,8 @@ import { testConfig } from '../helpers/testConfig.js';
  * request deadline, rate-limits, answers garbage, cuts its answers, or tampers with a block (a
  * transaction's value changed, so the rebuilt block is not the one whose hash the upstream gives).
  * Each time: nothing is written (the head stays the last good block), the follower says what is
- * wrong once, and when the fault clears it catches up to anvil's head with anvil's hashes.
+ * wrong once, and when the fault clears it catches up to anvil's head with anvil's hashes. And a
+ * WebSocket proxy that closes the follower's sockets: it reconnects and subscribes again at once.
  */
 
 type Mode = 'pass' | 'down' | 'stall' | 'ratelimit' | 'garbage' | 'truncate' | 'tamper';
@@ -148,4 +150,66 @@ describe('a faulty upstream', () => {
       expect(follower.status().state).toBe('following');
     });
   }
+
+  it('a ws:// upstream that closes the socket: the follower reconnects, subscribes again and gets the next block pushed', async () => {
+    await caughtUp();
+    // A WebSocket proxy to anvil whose client sockets the test closes.
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((r) => wss.once('listening', r));
+    const subscribes: string[] = [];
+    wss.on('connection', (client) => {
+      const target = new WebSocket(built.anvil!.url.replace('http://', 'ws://'));
+      const queued: string[] = [];
+      target.on('open', () => {
+        for (const m of queued.splice(0)) target.send(m);
+      });
+      target.on('message', (m) => client.readyState === WebSocket.OPEN && client.send(String(m)));
+      client.on('message', (m) => {
+        if (String(m).includes('eth_subscribe')) subscribes.push(String(m));
+        if (target.readyState === WebSocket.OPEN) target.send(String(m));
+        else queued.push(String(m));
+      });
+      client.on('close', () => target.close());
+      target.on('close', () => client.close());
+    });
+    const config = testConfig({ follow: { pollIntervalMs: 30_000, requestTimeoutMs: 2000, retryMaxMs: 400 } });
+    const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+    // A second datadir on the same chain, so the first follower is not disturbed.
+    const datadir = join(tmp.dir, 'ws');
+    await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), config);
+    const wsChain = await openChain(datadir, config.caches);
+    const wsFollower = new Follower(wsChain, new Upstream(url, { requestTimeoutMs: 2000 }), {
+      settings: config.follow,
+      importSettings: config.import,
+      log: { info() {}, debug() {}, warn() {}, error() {} },
+    });
+    const headOf = async () => (await wsChain.store.head())!.number;
+    const until = async (n: bigint, ms: number) => {
+      const t0 = Date.now();
+      while ((await headOf()) < n) {
+        if (Date.now() - t0 > ms) throw new Error(`head ${await headOf()} after ${ms} ms, want ${n}`);
+        await sleep(20);
+      }
+      return Date.now() - t0;
+    };
+    try {
+      wsFollower.start();
+      const latest = () => anvil('eth_blockNumber').then((n) => BigInt(n as string));
+      await until(await latest(), 20_000);
+      expect(subscribes).toHaveLength(1);
+      // The proxy drops every socket (as a restarting load balancer does), then anvil mines.
+      for (const c of wss.clients) c.close(1012, 'service restart');
+      await sleep(200);
+      await anvil('evm_mine');
+      // Pushed on the new socket: far sooner than the 30 s poll.
+      expect(await until(await latest(), 5_000)).toBeLessThan(5_000);
+      expect(subscribes).toHaveLength(2);
+      expect(wsFollower.status().state).toBe('following');
+    } finally {
+      await wsFollower.stop();
+      await wsChain.close();
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+    }
+  });
 });
