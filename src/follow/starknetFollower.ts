@@ -6,7 +6,7 @@ import { feltsEqual, normalizeFelt } from '../starknet/felt.js';
 import { parseBlockJson } from '../starknet/importBlocks.js';
 import type { StarknetStore } from '../starknet/store.js';
 import { FollowLoop, type FollowLoopOptions, FollowStoppedError } from './followLoop.js';
-import { type Call, type Upstream, UpstreamError } from './upstream.js';
+import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 
 /**
  * Follows a Starknet upstream (pathfinder, juno, a provider) into a Starknet datadir that is being
@@ -27,6 +27,7 @@ import { type Call, type Upstream, UpstreamError } from './upstream.js';
  *   branch. Unlike Ethereum blocks, dropped Starknet blocks are not kept: the datadir holds only
  *   events, by block number, so they are no longer found by hash either (as pathfinder purges a
  *   reorganised block).
+ * - The `l1_accepted` block follows the upstream's when it has that tag (RPC 0.9).
  * - Start-up: the upstream's `starknet_chainId` is recorded the first time and must match after;
  *   when the datadir holds block 0, the upstream's block 0 must have its hash.
  * - Faults: as the Ethereum follower (`followLoop.ts`): nothing bad written, backoff, one line per
@@ -42,6 +43,9 @@ export interface StarknetFollowerOptions extends FollowLoopOptions {
 const STARKNET_NEW_HEADS: Call = { method: 'starknet_subscribeNewHeads', params: [] };
 
 export class StarknetFollower extends FollowLoop {
+  /** Whether the upstream knows the `l1_accepted` tag; undefined until asked. */
+  private l1Tag: boolean | undefined;
+
   constructor(
     private readonly store: StarknetStore,
     upstream: Upstream,
@@ -87,8 +91,37 @@ export class StarknetFollower extends FollowLoop {
       await this.reorganise(head, target);
       return;
     }
-    if (head.number >= target) return;
-    await this.catchUp(head.number + 1, target, head.hash);
+    if (head.number < target) await this.catchUp(head.number + 1, target, head.hash);
+    await this.followL1();
+  }
+
+  /**
+   * Moves the `l1_accepted` block to the upstream's (`starknet_getBlockWithTxHashes("l1_accepted")`,
+   * Starknet RPC 0.9) when we hold that block with that hash: blocks are stored as first seen,
+   * mostly ACCEPTED_ON_L2, and reach L1 hours later. An upstream without the tag (RPC 0.8) is
+   * asked no more; one log line says so.
+   */
+  private async followL1(): Promise<void> {
+    if (this.l1Tag === false) return;
+    let reply: unknown;
+    try {
+      reply = await this.upstream.call('starknet_getBlockWithTxHashes', ['l1_accepted']);
+    } catch (err) {
+      if (!(err instanceof UpstreamRpcError)) throw err;
+      this.l1Tag = false;
+      this.o.log.info(
+        { upstream: this.upstream.shownUrl },
+        'upstream has no l1_accepted block tag (Starknet RPC 0.9): the l1_accepted block stays as blocks were first seen',
+      );
+      return;
+    }
+    this.l1Tag = true;
+    const number = blockNumberOf(reply, 'l1_accepted block');
+    const hash = felt((reply as { block_hash?: unknown }).block_hash, 'l1_accepted block_hash');
+    const ours = await this.store.block(number);
+    if (ours && feltsEqual(ours.hash, hash) && (await this.store.markL1Accepted(number))) {
+      this.o.log.debug({ number }, 'l1_accepted block moved');
+    }
   }
 
   /** Imports blocks from..to; the first one's parent must be `parentHash` (undefined: an empty datadir). */

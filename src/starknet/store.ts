@@ -10,6 +10,7 @@ import {
   blockKey,
   DATADIR_KIND_KEY,
   DATADIR_KIND_STARKNET,
+  l1AcceptedKey,
   readBlockNumber,
   SN_PREFIX,
   STARKNET_CHAIN_ID_KEY,
@@ -248,6 +249,19 @@ export class StarknetStore {
     await this.level.batch(prepared.ops);
     this.latestCache = prepared.block.number;
     if (prepared.block.status === 'ACCEPTED_ON_L1') this.l1Cache = prepared.block.number;
+  }
+
+  /**
+   * Marks stored block `number` as the highest accepted on L1 (an `L` entry; its record keeps the
+   * status it was stored with, which nothing serves), as a followed upstream reports it later.
+   * False when the block is not stored or not above the current L1-accepted block.
+   */
+  async markL1Accepted(number: number): Promise<boolean> {
+    const current = await this.l1AcceptedNumber();
+    if ((current !== undefined && number <= current) || !(await this.block(number))) return false;
+    await this.level.put(l1AcceptedKey(number), new Uint8Array(0));
+    this.l1Cache = number;
+    return true;
   }
 
   /**

@@ -275,4 +275,43 @@ describe('Starknet following: faults', () => {
     await sepolia.stop();
     await store.close();
   });
+
+  it('the l1_accepted block follows the upstream’s tag; an upstream without the tag is asked once', async () => {
+    const onL2 = chain.slice(0, 5).map((b) => ({ ...b, status: 'ACCEPTED_ON_L2' }));
+    upstream.l1Accepted = undefined;
+    log.lines.length = 0;
+    const before = upstream.calls.get('starknet_getBlockWithTxHashes') ?? 0;
+    const first = await following('l1', onL2);
+    await sleep(200);
+    expect(await first.store.l1AcceptedNumber()).toBeUndefined();
+    // One question about the tag, none more (a fresh datadir has no genesis to check).
+    expect(log.lines.filter((l) => l.includes('no l1_accepted block tag'))).toHaveLength(1);
+    const asked = upstream.calls.get('starknet_getBlockWithTxHashes')!;
+    await sleep(200);
+    expect(upstream.calls.get('starknet_getBlockWithTxHashes')).toBe(asked);
+    expect(asked - before).toBe(1);
+    await first.follower.stop();
+    await first.store.close();
+    upstream.l1Accepted = 2;
+    const store = await openStarknetStore(join(tmp.dir, 'l1'));
+    const follower = new StarknetFollower(store, new Upstream(upstream.httpUrl, { requestTimeoutMs: 2000 }), {
+      settings,
+      importSettings: testConfig().import,
+      log: logger,
+    });
+    follower.start();
+    await until(
+      'l1 at 2',
+      () => store.l1AcceptedNumber(),
+      (n) => n === 2,
+    );
+    upstream.l1Accepted = 4;
+    await until(
+      'l1 at 4',
+      () => store.l1AcceptedNumber(),
+      (n) => n === 4,
+    );
+    await follower.stop();
+    await store.close();
+  });
 });

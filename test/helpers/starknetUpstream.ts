@@ -9,13 +9,16 @@ import type { FixtureBlock } from './starknetFixtures.js';
  * where `starknet_subscribeNewHeads` gets a `starknet_subscriptionNewHeads` notification each time
  * the test changes the chain. Methods: `starknet_chainId`, `starknet_blockHashAndNumber`,
  * `starknet_getBlockWithReceipts` and `starknet_getBlockWithTxHashes` by `{block_number}`
- * (error 24, Block not found, past the head).
+ * (error 24, Block not found, past the head), the latter also by the `l1_accepted` tag when the
+ * test sets {@link StarknetUpstream.l1Accepted}.
  */
 export class StarknetUpstream {
   private blocks: FixtureBlock[] = [];
   private readonly subscribers = new Set<WebSocket>();
   /** Requests answered, by method (tests read how the follower asked). */
   readonly calls = new Map<string, number>();
+  /** The block the `l1_accepted` tag names (RPC 0.9); undefined: the tag is unknown (RPC 0.8, -32602). */
+  l1Accepted: number | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -96,7 +99,8 @@ export class StarknetUpstream {
         return b ? { result: b } : notFound;
       }
       case 'starknet_getBlockWithTxHashes': {
-        const b = byNumber();
+        if (r.params?.[0] === 'l1_accepted' && this.l1Accepted === undefined) return { error: { code: -32602, message: 'Invalid params' } };
+        const b = r.params?.[0] === 'l1_accepted' ? this.blocks[this.l1Accepted!] : byNumber();
         if (!b) return notFound;
         const { transactions, ...header } = b;
         return { result: { ...header, transactions: transactions.map((t) => t.receipt.transaction_hash) } };
