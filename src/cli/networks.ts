@@ -102,12 +102,16 @@ export async function openNetwork(
     };
   }
   const chain = await openChain(datadir, config.caches);
-  // Following runs in a thread of its own (block execution never holds the serving thread).
+  // Following runs in a thread of its own (block execution never holds the serving thread); each
+  // head it writes is announced to the network's subscriptions and filters.
+  let headMoved = (): void => {};
   const follower =
     followUrl === undefined
       ? undefined
-      : new FollowerThread(chain, followUrl, config, (logger ?? silentLog).child({ network: name }), shownUpstreamUrl(followUrl));
+      : new FollowerThread(chain, followUrl, config, (logger ?? silentLog).child({ network: name }), shownUpstreamUrl(followUrl), () => headMoved());
   const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower });
+  const events = (handle.context as EthContext).events;
+  headMoved = () => void events.headMoved();
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
   (handle.context as EthContext).evm.warm();
   return {
@@ -117,6 +121,7 @@ export async function openNetwork(
     // handles before the chain closes its own.
     close: async () => {
       await follower?.stop();
+      events.close();
       await (handle.context as EthContext).evm.close();
       await chain.close();
     },

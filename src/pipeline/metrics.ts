@@ -211,7 +211,7 @@ export class NodeMetrics {
     this.wsConnections = new Gauge({ name: 'tracenode_websocket_connections', help: 'Open WebSocket connections', registers });
     this.wsClosed = new Counter({
       name: 'tracenode_websocket_closed_total',
-      help: 'WebSocket connections closed by the server, by reason (slow_consumer: answers left unread past the limit)',
+      help: 'WebSocket connections closed by the server, by reason (slow_consumer: answers left unread past the limit; notification_backlog: subscription notifications left unread past the limit; ping_timeout: no answer to a ping)',
       labelNames: ['reason'],
       registers,
     });

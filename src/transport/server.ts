@@ -105,6 +105,8 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     dispatch: { ...httpLimits, maxBatchItems: t.wsMaxBatchItems },
     maxInFlight: t.wsMaxInFlightMessages,
     maxBufferedBytes: t.wsMaxBufferedBytes,
+    maxBacklogBytes: config.subscriptions.maxBacklogBytes,
+    pingIntervalMs: t.wsPingIntervalMs,
   };
   const quiet = { error() {}, warn() {}, debug() {}, info() {}, isLevelEnabled: () => false } as unknown as Logger;
   const log = logger ?? quiet;
