@@ -16,9 +16,7 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { accountFor } from '../../scripts/anvil/chainParams.js';
 import { initDatadir } from '../../src/import/init.js';
-import { rawResult } from '../helpers/anvilPeer.js';
 import { type BareAnvil, startBareAnvil } from '../helpers/bareAnvil.js';
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
@@ -39,7 +37,6 @@ const tmp = tempDir('tracenode-subs-');
 const KEY_A = 'subs-key-a';
 const KEY_B = 'subs-key-b';
 const FILTERS_PER_KEY = 20;
-const alice = accountFor('alice').address;
 let anvil: BareAnvil;
 let serve: ServeCli;
 let ticker: Address;
@@ -103,6 +100,54 @@ async function anvilLog(hash: Hex): Promise<Expected> {
   expect(receipt.logs).toHaveLength(1);
   const log = receipt.logs[0] as { blockHash: string; transactionHash: string; logIndex: string; data: string; topics: string[] };
   return { blockHash: log.blockHash, transactionHash: log.transactionHash, logIndex: Number(log.logIndex), data: log.data, topics: log.topics, removed: false };
+}
+
+/** A raw WebSocket client of tracenode: single calls and batches, answers matched by id. */
+async function openWs(key: string): Promise<{
+  socket: WebSocket;
+  call(method: string, params?: unknown[]): Promise<{ result?: unknown; error?: unknown }>;
+  batch(calls: ReadonlyArray<readonly [string, unknown[]]>): Promise<Array<{ result?: unknown; error?: unknown }>>;
+  /** The notifications received, in order. */
+  notes: Array<{ subscription: string; result: Record<string, unknown> }>;
+  close(): void;
+}> {
+  const socket = new WebSocket(`${serve.base.replace('http://', 'ws://')}/ws/v3/${key}`);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let next = 1;
+  const waiting = new Map<number, (a: { result?: unknown; error?: unknown }) => void>();
+  const notes: Array<{ subscription: string; result: Record<string, unknown> }> = [];
+  socket.on('message', (data) => {
+    const msg = JSON.parse(data.toString());
+    for (const m of Array.isArray(msg) ? msg : [msg]) {
+      if (m.id === undefined) {
+        expect(Object.keys(m)).toEqual(['jsonrpc', 'method', 'params']);
+        expect([m.jsonrpc, m.method, Object.keys(m.params)]).toEqual(['2.0', 'eth_subscription', ['subscription', 'result']]);
+        notes.push(m.params);
+        continue;
+      }
+      waiting.get(m.id)?.('error' in m ? { error: m.error } : { result: m.result });
+      waiting.delete(m.id);
+    }
+  });
+  const ask = (method: string, params: unknown[]) => {
+    const id = next++;
+    return { body: { jsonrpc: '2.0', id, method, params }, answer: new Promise<{ result?: unknown; error?: unknown }>((r) => waiting.set(id, r)) };
+  };
+  return {
+    socket,
+    call(method, params = []) {
+      const { body, answer } = ask(method, params);
+      socket.send(JSON.stringify(body));
+      return answer;
+    },
+    batch(calls) {
+      const asked = calls.map(([m, p]) => ask(m, p));
+      socket.send(JSON.stringify(asked.map((a) => a.body)));
+      return Promise.all(asked.map((a) => a.answer));
+    },
+    notes,
+    close: () => socket.close(),
+  };
 }
 
 const fromEthers = (l: EthersLog): Expected => ({
@@ -173,6 +218,10 @@ describe('subscriptions and filters', () => {
       viemWs.watchContractEvent({ address: ticker, abi: TICK_ABI, onLogs: (logs) => viemWsLogs.push(...logs.map(fromViem)), onError }),
       viemHttp.watchContractEvent({ address: ticker, abi: TICK_ABI, poll: true, onLogs: (logs) => viemHttpLogs.push(...logs.map(fromViem)), onError }),
     ];
+    // A raw subscriber: the exact notifications.
+    const raw = await openWs(KEY_A);
+    const headsId = (await raw.call('eth_subscribe', ['newHeads'])).result;
+    const logsId = (await raw.call('eth_subscribe', ['logs', { address: ticker, topics: [TICK_TOPIC] }])).result;
     // A raw block filter, polled at the end.
     const blockFilter = (await ours('eth_newBlockFilter')).result as string;
     expect(blockFilter).toMatch(/^0x[1-9a-f][0-9a-f]{0,31}$/);
@@ -240,7 +289,20 @@ describe('subscriptions and filters', () => {
     const live = [...branchA, ...branchB];
     expect(ethersWsLogs).toEqual(live);
     expect(ethersHttpLogs).toEqual(live);
-    expect(viemBlocks).toEqual(expectedHashes);
+    // The raw subscriber: each header as eth_getBlockByNumber gives its header fields, in order; the logs as viem's.
+    const headers = raw.notes.filter((n) => n.subscription === headsId).map((n) => n.result);
+    expect(headers.map((h) => h.hash)).toEqual(expectedHashes);
+    for (const h of headers) {
+      const { transactions, uncles, size, withdrawals, ...fields } = (await ours('eth_getBlockByHash', [h.hash, false])).result as Record<string, unknown>;
+      expect(h).toEqual(fields);
+    }
+    expect(raw.notes.filter((n) => n.subscription === logsId).map((n) => fromViem(n.result as unknown as ViemLog))).toEqual(
+      expectedLogs.map((l) => ({ ...l, logIndex: `0x${l.logIndex.toString(16)}` })),
+    );
+    raw.close();
+    // viem's watchBlocks fetches each announced block by number, concurrently: it gets every
+    // block, but two that arrive together may come back in either order.
+    expect([...viemBlocks].sort()).toEqual([...expectedHashes].sort());
     expect(viemNumbers).toEqual(expectedNumbers.map(BigInt));
     expect(ethersBlocks).toEqual(expectedNumbers);
     expect((await ours('eth_getFilterChanges', [blockFilter])).result).toEqual(expectedHashes);
@@ -250,5 +312,102 @@ describe('subscriptions and filters', () => {
     for (const u of unwatch) u();
     await ethersWs.destroy();
     ethersHttp.destroy();
+  }, 60_000);
+
+  it('errors as geth gives them: eth_subscribe over HTTP, an unknown name, an unknown id; pending transactions refused (no pool), viem told so', async () => {
+    expect((await ours('eth_subscribe', ['newHeads'])).error).toEqual({ code: -32601, message: 'notifications not supported' });
+    expect((await ours('eth_newPendingTransactionFilter')).error).toEqual({
+      code: -32004,
+      message: 'eth_newPendingTransactionFilter is not supported: this node has no transaction pool',
+    });
+    const ws = await openWs(KEY_A);
+    try {
+      expect(await ws.call('eth_subscribe', ['foo'])).toEqual({ error: { code: -32601, message: 'no "foo" subscription in eth namespace' } });
+      expect(await ws.call('eth_subscribe', ['newPendingTransactions'])).toEqual({
+        error: { code: -32004, message: 'newPendingTransactions is not supported: this node has no transaction pool' },
+      });
+      expect(await ws.call('eth_subscribe', ['logs', { address: '0x12' }])).toEqual({
+        error: { code: -32602, message: 'invalid argument 1: invalid address: hex has invalid length 1 after decoding; expected 20 for address' },
+      });
+      expect(await ws.call('eth_unsubscribe', ['0x1'])).toEqual({ error: { code: -32000, message: 'subscription not found' } });
+      const id = (await ws.call('eth_subscribe', ['logs', { address: [ticker], topics: [[TICK_TOPIC], null] }])).result as string;
+      expect(id).toMatch(/^0x[1-9a-f][0-9a-f]{0,31}$/);
+      expect(await ws.call('eth_unsubscribe', [id])).toEqual({ result: true });
+      expect(await ws.call('eth_unsubscribe', [id])).toEqual({ error: { code: -32000, message: 'subscription not found' } });
+    } finally {
+      ws.close();
+    }
+    // viem's pending-transaction watchers report the refusal through onError (over WebSocket and HTTP).
+    const seen: string[] = [];
+    const viemWs = createPublicClient({ transport: webSocket(ws_()) });
+    const viemHttp = createPublicClient({ transport: http(http_()), pollingInterval: 100 });
+    const unwatch = [
+      viemWs.watchPendingTransactions({ onTransactions: () => seen.push('tx'), onError: (e) => seen.push(`ws: ${e.message}`) }),
+      viemHttp.watchPendingTransactions({ onTransactions: () => seen.push('tx'), onError: (e) => seen.push(`http: ${e.message}`) }),
+    ];
+    await until(
+      'both refused',
+      () => seen.length,
+      (n) => n >= 2,
+      5_000,
+    );
+    for (const u of unwatch) u();
+    expect(seen.filter((s) => s === 'tx')).toEqual([]);
+    // Over HTTP viem names -32004 itself and quotes our message under Details.
+    expect(seen.find((s) => s.startsWith('ws: '))).toBe('ws: newPendingTransactions is not supported: this node has no transaction pool');
+    expect(seen.find((s) => s.startsWith('http: '))).toContain('Details: eth_newPendingTransactionFilter is not supported: this node has no transaction pool');
+  });
+
+  it('limits: subscriptions per connection, filters per key; a filter is its key’s alone; eth_getFilterLogs answers as eth_getLogs', async () => {
+    const ws = await openWs(KEY_A);
+    try {
+      const answers = await ws.batch(Array.from({ length: 101 }, () => ['eth_subscribe', ['newHeads']] as const));
+      expect(answers.slice(0, 100).every((a) => typeof a.result === 'string')).toBe(true);
+      expect(new Set(answers.slice(0, 100).map((a) => a.result)).size).toBe(100);
+      expect(answers[100]).toEqual({ error: { code: -32005, message: 'too many subscriptions on this connection (limit 100)' } });
+    } finally {
+      ws.close();
+    }
+    const made = await Promise.all(Array.from({ length: FILTERS_PER_KEY }, () => ours('eth_newBlockFilter', [], KEY_B)));
+    expect(made.every((a) => typeof a.result === 'string')).toBe(true);
+    expect((await ours('eth_newBlockFilter', [], KEY_B)).error).toEqual({
+      code: -32005,
+      message: `too many filters for this key (limit ${FILTERS_PER_KEY}); uninstall unused ones`,
+    });
+    // Another key is not affected, and cannot see, poll or remove this key's filters.
+    const criteria = { fromBlock: '0x0', address: ticker, topics: [TICK_TOPIC] };
+    const mine = (await ours('eth_newFilter', [criteria])).result as string;
+    expect((await ours('eth_getFilterChanges', [mine], KEY_B)).error).toEqual({ code: -32000, message: 'filter not found' });
+    expect((await ours('eth_getFilterLogs', [mine], KEY_B)).error).toEqual({ code: -32000, message: 'filter not found' });
+    expect((await ours('eth_uninstallFilter', [mine], KEY_B)).result).toBe(false);
+    // eth_getFilterLogs: what eth_getLogs answers, which is anvil's canonical logs (branch B's).
+    const logs = (await ours('eth_getFilterLogs', [mine])).result as Array<{ transactionHash: string }>;
+    expect(logs).toEqual((await ours('eth_getLogs', [criteria])).result);
+    expect(logs).toEqual(
+      await anvil.call('eth_getLogs', [criteria]).then((l) => (l as Array<Record<string, unknown>>).map((x) => ({ ...x, blockTimestamp: expect.any(String) }))),
+    );
+    expect(logs).toHaveLength(2);
+    expect((await ours('eth_getFilterLogs', [made[0].result])).error).toEqual({ code: -32000, message: 'filter not found' });
+    expect((await ours('eth_uninstallFilter', [mine])).result).toBe(true);
+    expect((await ours('eth_getFilterChanges', [mine])).error).toEqual({ code: -32000, message: 'filter not found' });
+    for (const f of made) expect((await ours('eth_uninstallFilter', [f.result], KEY_B)).result).toBe(true);
+  });
+
+  it('a subscriber that stops reading is closed with 1008 once its unread notifications pass the backlog limit, and counted', async () => {
+    const ws = await openWs(KEY_A);
+    const subscribed = await ws.batch(Array.from({ length: 100 }, () => ['eth_subscribe', ['newHeads']] as const));
+    expect(subscribed.every((a) => typeof a.result === 'string')).toBe(true);
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      ws.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    // Stop reading: the server's writes fill the kernel's buffers, then the socket's own queue.
+    (ws.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    // 120 blocks × 100 subscriptions × ~1.4 kB of header: ~17 MB, past what loopback TCP buffers hold.
+    for (let i = 0; i < 120; i++) await anvil.mine();
+    await caughtUp();
+    (ws.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+    expect(await closed).toEqual({ code: 1008, reason: 'notifications left unread past the server limit' });
+    const metrics = (await rawHttp(`${serve.base}/metrics`, { method: 'GET' })).text;
+    expect(metrics).toMatch(/^tracenode_websocket_closed_total\{reason="notification_backlog"\} 1$/m);
   }, 60_000);
 });
