@@ -6,8 +6,9 @@ import { openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import type { FollowStatus } from '../follow/follower.js';
 import { FollowerThread } from '../follow/followerThread.js';
-import { shownUpstreamUrl } from '../follow/upstream.js';
+import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
+import { createPendingRelay, type PendingSource } from '../methods/eth/subscriptions/pendingRelay.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
 import type { MethodTable } from '../rpc/method.js';
@@ -25,12 +26,14 @@ export async function createEthereumNetwork(
     config: EthContextConfig;
     logger?: Logger;
     follower?: { status(): FollowStatus };
+    /** Pending transactions relayed from the followed node (default: none, refused). */
+    pending?: PendingSource;
   },
 ): Promise<NetworkHandle> {
   // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
   const onWorkerFailure = (reason: string, err?: unknown) =>
     opts.logger?.error({ network: opts.name, err: err instanceof Error ? err.message : err }, `EVM worker ${reason}`);
-  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure);
+  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending);
   return {
     name: opts.name,
     hostnames: opts.hostnames ?? [],
@@ -109,7 +112,16 @@ export async function openNetwork(
     followUrl === undefined
       ? undefined
       : new FollowerThread(chain, followUrl, config, (logger ?? silentLog).child({ network: name }), shownUpstreamUrl(followUrl), () => headMoved());
-  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower });
+  // Pending transactions come from the followed node's pool, over a connection of this thread's own.
+  const upstream = followUrl === undefined ? undefined : new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs });
+  const pending =
+    upstream &&
+    createPendingRelay(
+      (method, params) => upstream.call(method, params),
+      config.follow.pollIntervalMs,
+      (err) => logger?.debug({ network: name, reason: err instanceof Error ? err.message : String(err) }, 'pending transactions: upstream poll failed'),
+    );
+  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower, pending });
   const events = (handle.context as EthContext).events;
   headMoved = () => void events.headMoved();
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
@@ -122,6 +134,7 @@ export async function openNetwork(
     close: async () => {
       await follower?.stop();
       events.close();
+      upstream?.close();
       await (handle.context as EthContext).evm.close();
       await chain.close();
     },

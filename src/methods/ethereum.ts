@@ -17,8 +17,8 @@ import { traceMethods } from './traceMethods.js';
  * - call: eth_call, eth_estimateGas
  * - trace: trace_block, trace_filter, trace_transaction
  * - subscriptions and filters: eth_subscribe, eth_unsubscribe (WebSocket), eth_newFilter,
- *   eth_newBlockFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, and the
- *   refused eth_newPendingTransactionFilter
+ *   eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs,
+ *   eth_uninstallFilter
  * Domain errors the handlers' layers throw become wire errors through `toRpcError`.
  */
 export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>(

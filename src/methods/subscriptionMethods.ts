@@ -18,7 +18,7 @@ export const subscriptionMethods: readonly MethodDefinition<EthContext>[] = [
   getFilterLogs, // eth_getFilterLogs
   newBlockFilter, // eth_newBlockFilter
   newFilter, // eth_newFilter
-  newPendingTransactionFilter, // eth_newPendingTransactionFilter (refused: no transaction pool)
+  newPendingTransactionFilter, // eth_newPendingTransactionFilter (relayed from the followed node)
   subscribe, // eth_subscribe
   uninstallFilter, // eth_uninstallFilter
   unsubscribe, // eth_unsubscribe

@@ -31,8 +31,10 @@ export interface SessionInfo {
 export interface NotificationChannel {
   /** Sends one frame; false when the connection is closed (or was just closed for its backlog). */
   send(frame: string): boolean;
-  /** Runs `fn` once when the connection closes (its subscriptions end with it). */
+  /** Runs `fn` once when the connection closes (its subscriptions end with it); at once if it has. */
   onClose(fn: () => void): void;
+  /** Whether the connection is still open. */
+  isOpen(): boolean;
 }
 
 /**

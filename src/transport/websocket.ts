@@ -63,6 +63,7 @@ export function serveWebSocket(
 
   // Subscriptions notify through this channel; they end when the socket closes.
   const onClose: Array<() => void> = [];
+  let closed = false;
   const channel: NotificationChannel = {
     send(frame) {
       if (closedBy !== undefined || socket.readyState !== socket.OPEN) return false;
@@ -74,8 +75,10 @@ export function serveWebSocket(
       return true;
     },
     onClose(fn) {
-      onClose.push(fn);
+      if (closed) fn();
+      else onClose.push(fn);
     },
+    isOpen: () => !closed && closedBy === undefined && socket.readyState === socket.OPEN,
   };
   const subscriber = pipeline.session({ ...session, notifications: channel });
 
@@ -125,6 +128,7 @@ export function serveWebSocket(
   });
   socket.on('close', (code: number) => {
     clearInterval(pinger);
+    closed = true;
     for (const fn of onClose.splice(0)) fn();
     gone.abort();
     metrics.wsClosedBy(closedBy);

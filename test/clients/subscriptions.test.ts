@@ -150,6 +150,11 @@ async function openWs(key: string): Promise<{
   };
 }
 
+/** Closes a viem client's WebSocket (else it reconnects to a server the test stopped). */
+async function closeViem(client: { transport: { getRpcClient?: () => Promise<{ close(): void }> } }): Promise<void> {
+  (await client.transport.getRpcClient?.())?.close();
+}
+
 const fromEthers = (l: EthersLog): Expected => ({
   blockHash: l.blockHash,
   transactionHash: l.transactionHash,
@@ -312,20 +317,50 @@ describe('subscriptions and filters', () => {
     for (const u of unwatch) u();
     await ethersWs.destroy();
     ethersHttp.destroy();
+    await closeViem(viemWs);
   }, 60_000);
 
-  it('errors as geth gives them: eth_subscribe over HTTP, an unknown name, an unknown id; pending transactions refused (no pool), viem told so', async () => {
-    expect((await ours('eth_subscribe', ['newHeads'])).error).toEqual({ code: -32601, message: 'notifications not supported' });
-    expect((await ours('eth_newPendingTransactionFilter')).error).toEqual({
-      code: -32004,
-      message: 'eth_newPendingTransactionFilter is not supported: this node has no transaction pool',
+  it("pending transactions relayed from anvil’s pool: ethers on('pending'), viem over WebSocket and HTTP (filter), a raw subscriber", async () => {
+    const ethersWs = new WebSocketProvider(ws_());
+    const viemWs = createPublicClient({ transport: webSocket(ws_()) });
+    const viemHttp = createPublicClient({ transport: http(http_()), pollingInterval: 100 });
+    const seen = { ethers: [] as string[], viemWs: [] as string[], viemHttp: [] as string[], raw: [] as string[] };
+    const errors: unknown[] = [];
+    await ethersWs.on('pending', (h: string) => seen.ethers.push(h));
+    const unwatch = [
+      viemWs.watchPendingTransactions({ onTransactions: (hs) => seen.viemWs.push(...hs), onError: (e) => errors.push(e) }),
+      viemHttp.watchPendingTransactions({ onTransactions: (hs) => seen.viemHttp.push(...hs), onError: (e) => errors.push(e) }),
+    ];
+    const raw = await openWs(KEY_A);
+    const id = (await raw.call('eth_subscribe', ['newPendingTransactions'])).result as string;
+    expect(await raw.call('eth_subscribe', ['newPendingTransactions', true])).toEqual({
+      error: { code: -32602, message: 'invalid argument 1: only transaction hashes are relayed (fullTx must be false or absent)' },
     });
+    await sleep(1000); // every watcher subscribed or made its filter
+    const hash = await tick(9n, 109n); // in anvil's pool until the next block
+    expect(((await anvil.call('eth_getTransactionByHash', [hash])) as { blockHash: string | null }).blockHash).toBeNull();
+    await until(
+      'every client saw it',
+      () => [seen.ethers, seen.viemWs, seen.viemHttp, raw.notes.filter((n) => n.subscription === id)].map((l) => l.length),
+      (n) => n.every((c) => c >= 1),
+      10_000,
+    );
+    seen.raw = raw.notes.filter((n) => n.subscription === id).map((n) => n.result as unknown as string);
+    expect(seen).toEqual({ ethers: [hash], viemWs: [hash], viemHttp: [hash], raw: [hash] });
+    expect(errors).toEqual([]);
+    for (const u of unwatch) u();
+    raw.close();
+    await ethersWs.destroy();
+    await closeViem(viemWs);
+    await anvil.mine();
+    await caughtUp();
+  });
+
+  it('errors as geth gives them: eth_subscribe over HTTP, an unknown name, an unknown id, a bad filter; a node that follows nothing refuses pending transactions, and viem is told so', async () => {
+    expect((await ours('eth_subscribe', ['newHeads'])).error).toEqual({ code: -32601, message: 'notifications not supported' });
     const ws = await openWs(KEY_A);
     try {
       expect(await ws.call('eth_subscribe', ['foo'])).toEqual({ error: { code: -32601, message: 'no "foo" subscription in eth namespace' } });
-      expect(await ws.call('eth_subscribe', ['newPendingTransactions'])).toEqual({
-        error: { code: -32004, message: 'newPendingTransactions is not supported: this node has no transaction pool' },
-      });
       expect(await ws.call('eth_subscribe', ['logs', { address: '0x12' }])).toEqual({
         error: { code: -32602, message: 'invalid argument 1: invalid address: hex has invalid length 1 after decoding; expected 20 for address' },
       });
@@ -337,25 +372,37 @@ describe('subscriptions and filters', () => {
     } finally {
       ws.close();
     }
-    // viem's pending-transaction watchers report the refusal through onError (over WebSocket and HTTP).
-    const seen: string[] = [];
-    const viemWs = createPublicClient({ transport: webSocket(ws_()) });
-    const viemHttp = createPublicClient({ transport: http(http_()), pollingInterval: 100 });
-    const unwatch = [
-      viemWs.watchPendingTransactions({ onTransactions: () => seen.push('tx'), onError: (e) => seen.push(`ws: ${e.message}`) }),
-      viemHttp.watchPendingTransactions({ onTransactions: () => seen.push('tx'), onError: (e) => seen.push(`http: ${e.message}`) }),
-    ];
-    await until(
-      'both refused',
-      () => seen.length,
-      (n) => n >= 2,
-      5_000,
-    );
-    for (const u of unwatch) u();
-    expect(seen.filter((s) => s === 'tx')).toEqual([]);
-    // Over HTTP viem names -32004 itself and quotes our message under Details.
-    expect(seen.find((s) => s.startsWith('ws: '))).toBe('ws: newPendingTransactions is not supported: this node has no transaction pool');
-    expect(seen.find((s) => s.startsWith('http: '))).toContain('Details: eth_newPendingTransactionFilter is not supported: this node has no transaction pool');
+    // A node that follows nothing has no pending transactions to offer.
+    const still = join(tmp.dir, 'still');
+    await initDatadir(still, readFileSync(anvil.genesisPath, 'utf8'), testConfig());
+    const alone = await startServeCli(['--datadir', still, '--port', '0', '--api-keys', KEY_A, '--log-level', 'warn']);
+    try {
+      const why = 'is not supported: this node has no transaction pool and follows no node that has one';
+      const filter = await rawCall(`${alone.base}/v3/${KEY_A}`, 'eth_newPendingTransactionFilter', []);
+      expect(filter.error).toEqual({ code: -32004, message: `eth_newPendingTransactionFilter ${why}` });
+      const seen: string[] = [];
+      const viemWs = createPublicClient({ transport: webSocket(`${alone.base.replace('http://', 'ws://')}/ws/v3/${KEY_A}`) });
+      const viemHttp = createPublicClient({ transport: http(`${alone.base}/v3/${KEY_A}`), pollingInterval: 100 });
+      const unwatch = [
+        viemWs.watchPendingTransactions({ onTransactions: () => seen.push('tx'), onError: (e) => seen.push(`ws: ${e.message}`) }),
+        viemHttp.watchPendingTransactions({ onTransactions: () => seen.push('tx'), onError: (e) => seen.push(`http: ${e.message}`) }),
+      ];
+      await until(
+        'both refused',
+        () => seen.length,
+        (n) => n >= 2,
+        5_000,
+      );
+      for (const u of unwatch) u();
+      await closeViem(viemWs);
+      expect(seen.filter((s) => s === 'tx')).toEqual([]);
+      // Over HTTP viem names -32004 itself and quotes our message under Details.
+      expect(seen.find((s) => s.startsWith('ws: '))).toBe(`ws: newPendingTransactions ${why}`);
+      expect(seen.find((s) => s.startsWith('http: '))).toContain(`Details: eth_newPendingTransactionFilter ${why}`);
+    } finally {
+      alone.child.kill('SIGTERM');
+      await alone.exited;
+    }
   });
 
   it('limits: subscriptions per connection, filters per key; a filter is its key’s alone; eth_getFilterLogs answers as eth_getLogs', async () => {
@@ -380,13 +427,13 @@ describe('subscriptions and filters', () => {
     expect((await ours('eth_getFilterChanges', [mine], KEY_B)).error).toEqual({ code: -32000, message: 'filter not found' });
     expect((await ours('eth_getFilterLogs', [mine], KEY_B)).error).toEqual({ code: -32000, message: 'filter not found' });
     expect((await ours('eth_uninstallFilter', [mine], KEY_B)).result).toBe(false);
-    // eth_getFilterLogs: what eth_getLogs answers, which is anvil's canonical logs (branch B's).
+    // eth_getFilterLogs: what eth_getLogs answers, which is anvil's canonical logs.
     const logs = (await ours('eth_getFilterLogs', [mine])).result as Array<{ transactionHash: string }>;
     expect(logs).toEqual((await ours('eth_getLogs', [criteria])).result);
     expect(logs).toEqual(
       await anvil.call('eth_getLogs', [criteria]).then((l) => (l as Array<Record<string, unknown>>).map((x) => ({ ...x, blockTimestamp: expect.any(String) }))),
     );
-    expect(logs).toHaveLength(2);
+    expect(logs).toHaveLength(3); // branch B's two, and the Tick mined after the pending-transaction test
     expect((await ours('eth_getFilterLogs', [made[0].result])).error).toEqual({ code: -32000, message: 'filter not found' });
     expect((await ours('eth_uninstallFilter', [mine])).result).toBe(true);
     expect((await ours('eth_getFilterChanges', [mine])).error).toEqual({ code: -32000, message: 'filter not found' });

@@ -1,15 +1,22 @@
-import type { MethodDefinition } from '../../rpc/method.js';
+import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
-import { noTransactionPool } from './subscribe.js';
+import { filterOwner } from './subscriptions/filterOwner.js';
+import { pendingRefusal } from './subscriptions/pendingRelay.js';
 
 /**
- * `eth_newPendingTransactionFilter`: refused with -32004, whatever its params: this node has no
- * transaction pool, and a filter that never collects anything would leave the client polling for
- * nothing. (The `newPendingTransactions` subscription is refused the same way.)
+ * `eth_newPendingTransactionFilter()`: a filter whose changes are the hashes of the followed
+ * node's pending transactions, relayed (this node has no pool of its own). When it follows none,
+ * or one that offers none, -32004 says so: a filter that never collects anything would leave the
+ * client polling for nothing. Owned by the API key that made it, and expires, as every filter.
  */
-export const newPendingTransactionFilter: MethodDefinition<EthContext> = {
+export const newPendingTransactionFilter = defineMethod({
   name: 'eth_newPendingTransactionFilter',
-  async call(): Promise<never> {
-    throw noTransactionPool('eth_newPendingTransactionFilter');
+  params: [],
+  handler: async (ctx: EthContext, _args, req) => {
+    try {
+      return await ctx.events.filters.installPending(filterOwner(req), ctx.events.pending);
+    } catch (err) {
+      throw pendingRefusal('eth_newPendingTransactionFilter', err) ?? err;
+    }
   },
-};
+});

@@ -1,18 +1,14 @@
 import { z } from 'zod';
 import { RawString } from '../../codec/schemas.js';
-import { InvalidParamsError, MethodNotSupportedError, NotificationsUnsupportedError, RpcError } from '../../rpc/errors.js';
+import { InvalidParamsError, NotificationsUnsupportedError, RpcError } from '../../rpc/errors.js';
 import { defineMethod, describeZodError } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { type LogFilterCriteria, LogFilterSchema } from './_shared/logFilter.js';
 import { liveLogFilter } from './subscriptions/liveLogFilter.js';
+import { pendingRefusal } from './subscriptions/pendingRelay.js';
 
 /** geth's answer to an unknown subscription name (`rpc/errors.go`, subscriptionNotFoundError). */
 const UNKNOWN_SUBSCRIPTION_CODE = -32601;
-
-/** The refusal of pending-transaction subscriptions and filters: this node holds no pool. */
-export function noTransactionPool(what: string): MethodNotSupportedError {
-  return new MethodNotSupportedError(`${what} is not supported: this node has no transaction pool`);
-}
 
 /**
  * `eth_subscribe(kind, options?)` (geth `eth/filters/api.go`; envelope `rpc/subscription.go`),
@@ -21,8 +17,10 @@ export function noTransactionPool(what: string): MethodNotSupportedError {
  * - `logs` with `{address, topics}` (as eth_getLogs; a numeric fromBlock/toBlock bounds the
  *   blocks): matching logs; after a reorganisation the dropped ones again with `removed: true`.
  * - `syncing`: accepted; this node never syncs from peers, so it never fires (as on a geth in sync).
- * - `newPendingTransactions`: -32004, this node has no transaction pool (a subscription that
- *   could never fire would leave the client waiting for nothing).
+ * - `newPendingTransactions`: the hashes of the followed node's pending transactions, relayed
+ *   (this node has no pool of its own); -32004 saying so when it follows none, or one that offers
+ *   none (a subscription that could never fire would leave the client waiting for nothing).
+ *   `fullTx: true` is refused with -32602: only hashes are relayed.
  * - anything else: -32601 `no "x" subscription in eth namespace`, geth's text.
  * Returns the subscription id (16 random bytes as a quantity, as geth's); notifications follow on
  * the same socket. Subscriptions per connection are capped (`subscriptions.maxPerConnection`).
@@ -31,7 +29,7 @@ export const subscribe = defineMethod({
   name: 'eth_subscribe',
   params: [RawString, z.unknown()],
   required: 1,
-  handler: (ctx: EthContext, [kind, options], req) => {
+  handler: async (ctx: EthContext, [kind, options], req) => {
     const channel = req?.session.notifications;
     if (channel === undefined) throw new NotificationsUnsupportedError();
     const hub = ctx.events.subscriptions;
@@ -43,7 +41,14 @@ export const subscribe = defineMethod({
       case 'logs':
         return hub.subscribe(channel, 'logs', liveLogFilter(logCriteria(options)));
       case 'newPendingTransactions':
-        throw noTransactionPool('newPendingTransactions');
+        if (options !== undefined && options !== null && options !== false) {
+          throw new InvalidParamsError('invalid argument 1: only transaction hashes are relayed (fullTx must be false or absent)');
+        }
+        try {
+          return await hub.subscribePending(channel, ctx.events.pending);
+        } catch (err) {
+          throw pendingRefusal('newPendingTransactions', err) ?? err;
+        }
       default:
         throw new RpcError(UNKNOWN_SUBSCRIPTION_CODE, `no ${JSON.stringify(kind)} subscription in eth namespace`);
     }

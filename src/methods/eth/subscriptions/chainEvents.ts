@@ -2,6 +2,7 @@ import type { ChainStore } from '../../../chain/store.js';
 import type { Config } from '../../../config/settings.js';
 import { ChainFeed } from './chainFeed.js';
 import { FilterStore } from './filterStore.js';
+import { NO_PENDING_SOURCE, type PendingSource } from './pendingRelay.js';
 import { SubscriptionHub } from './subscriptionHub.js';
 
 /** A network's chain feed with the subscriptions and filters it feeds. */
@@ -9,6 +10,8 @@ export interface ChainEvents {
   readonly feed: ChainFeed;
   readonly subscriptions: SubscriptionHub;
   readonly filters: FilterStore;
+  /** Pending transactions, relayed from the followed node (or refused). */
+  readonly pending: PendingSource;
   /** The head may have moved (the follower wrote a block): announce what changed. */
   headMoved(): Promise<void>;
   /** Stops the filters' sweep. */
@@ -19,6 +22,8 @@ export interface ChainEventsOptions {
   /** The filters' clock (tests inject one); default Date.now. */
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** Where pending transactions come from; default none (refused). */
+  pending?: PendingSource;
 }
 
 /** The chain events of a store, under the `subscriptions` settings. Starts from the store's head. */
@@ -31,5 +36,5 @@ export function createChainEvents(store: ChainStore, settings: Config['subscript
     opts.now,
   );
   void feed.start();
-  return { feed, subscriptions, filters, headMoved: () => feed.headMoved(), close: () => filters.close() };
+  return { feed, subscriptions, filters, pending: opts.pending ?? NO_PENDING_SOURCE, headMoved: () => feed.headMoved(), close: () => filters.close() };
 }

@@ -4,11 +4,14 @@ import type { LogFilterCriteria } from '../_shared/logFilter.js';
 import type { ChainFeed, ChainUpdate } from './chainFeed.js';
 import { newId } from './ids.js';
 import type { LiveLogFilter } from './liveLogFilter.js';
+import type { PendingSource } from './pendingRelay.js';
 
 /**
  * The polled filters of one network (`eth_newFilter`, `eth_newBlockFilter`): each collects what
  * the chain feed announces until `eth_getFilterChanges` takes it.
  * - A block filter collects the hashes of blocks that joined the canonical chain, oldest first.
+ * - A pending-transaction filter collects the hashes the pending relay brings from the followed
+ *   node (`pendingRelay.ts`).
  * - A log filter collects matching logs: after a reorganisation, first the dropped blocks' logs
  *   with `removed: true` (newest first, as the `logs` subscription sends them), then the new ones.
  * - A filter belongs to the API key that made it: any other key is told `filter not found`, as
@@ -38,6 +41,13 @@ interface BaseFilter {
   readonly id: string;
   readonly keyId: string;
   lastPoll: number;
+  /** Stops what feeds it (pending transactions). */
+  stop?: () => void;
+}
+
+export interface PendingFilter extends BaseFilter {
+  readonly kind: 'pending';
+  changes: string[];
 }
 
 export interface BlockFilter extends BaseFilter {
@@ -52,7 +62,7 @@ export interface LogFilter extends BaseFilter {
   changes: RpcLog[];
 }
 
-export type Filter = BlockFilter | LogFilter;
+export type Filter = BlockFilter | LogFilter | PendingFilter;
 
 export class FilterStore {
   private readonly filters = new Map<string, Filter>();
@@ -81,6 +91,22 @@ export class FilterStore {
 
   installLogs(keyId: string, criteria: LogFilterCriteria, live: LiveLogFilter): string {
     return this.add({ id: newId(), keyId, lastPoll: this.now(), kind: 'logs', criteria, live, changes: [] });
+  }
+
+  /** A pending-transaction filter fed by `source`; rejects as the source does when it has nothing to relay. */
+  async installPending(keyId: string, source: PendingSource): Promise<string> {
+    this.checkCap(keyId);
+    const filter: PendingFilter = { id: newId(), keyId, lastPoll: this.now(), kind: 'pending', changes: [] };
+    filter.stop = await source.listen((hashes) => {
+      filter.changes.push(...hashes);
+      if (filter.changes.length > this.limits.maxChanges) this.remove(filter);
+    });
+    try {
+      return this.add(filter);
+    } catch (err) {
+      filter.stop();
+      throw err;
+    }
   }
 
   /** The filter `id` of `keyId`, its deadline renewed; throws {@link FilterNotFoundError}. */
@@ -116,26 +142,30 @@ export class FilterStore {
     for (const filter of [...this.filters.values()]) if (this.expired(filter)) this.remove(filter);
   }
 
-  /** Stops the sweep (the network closes). */
+  /** Stops the sweep and the filters' feeds (the network closes). */
   close(): void {
     clearInterval(this.sweeper);
+    for (const filter of this.filters.values()) filter.stop?.();
+  }
+
+  private checkCap(keyId: string): void {
+    if ((this.perKey.get(keyId) ?? 0) < this.limits.maxPerKey) return;
+    // Expired filters do not count against the key.
+    this.sweep();
+    if ((this.perKey.get(keyId) ?? 0) >= this.limits.maxPerKey) {
+      throw new LimitExceededError(`too many filters for this key (limit ${this.limits.maxPerKey}); uninstall unused ones`);
+    }
   }
 
   private add(filter: Filter): string {
-    const held = this.perKey.get(filter.keyId) ?? 0;
-    if (held >= this.limits.maxPerKey) {
-      // Expired filters do not count against the key.
-      this.sweep();
-      if ((this.perKey.get(filter.keyId) ?? 0) >= this.limits.maxPerKey) {
-        throw new LimitExceededError(`too many filters for this key (limit ${this.limits.maxPerKey}); uninstall unused ones`);
-      }
-    }
+    this.checkCap(filter.keyId);
     this.filters.set(filter.id, filter);
     this.perKey.set(filter.keyId, (this.perKey.get(filter.keyId) ?? 0) + 1);
     return filter.id;
   }
 
   private remove(filter: Filter): void {
+    filter.stop?.();
     if (!this.filters.delete(filter.id)) return;
     const held = (this.perKey.get(filter.keyId) ?? 1) - 1;
     if (held === 0) this.perKey.delete(filter.keyId);

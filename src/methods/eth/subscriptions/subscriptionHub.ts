@@ -3,6 +3,7 @@ import type { NotificationChannel } from '../../../rpc/method.js';
 import type { ChainFeed, ChainUpdate, FeedBlock } from './chainFeed.js';
 import { newId } from './ids.js';
 import type { LiveLogFilter } from './liveLogFilter.js';
+import type { PendingSource } from './pendingRelay.js';
 
 /**
  * The `eth_subscribe` subscriptions of one network, over every connection. On each chain update:
@@ -17,13 +18,15 @@ import type { LiveLogFilter } from './liveLogFilter.js';
  * - `syncing`: a subscription geth notifies when its node starts or stops syncing; this node
  *   never syncs from peers (eth_syncing is always false), so it is accepted and, as on a geth
  *   that is in sync, never fires.
+ * - `newPendingTransactions`: the hashes the pending relay brings from the followed node
+ *   (`pendingRelay.ts`), one notification per hash, as geth sends them.
  * Each notification is geth's envelope,
  * `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}`, one per
  * header or log, as geth sends them.
  */
 
 /** What a subscription is to. */
-export type SubscriptionKind = 'newHeads' | 'logs' | 'syncing';
+export type SubscriptionKind = 'newHeads' | 'logs' | 'syncing' | 'newPendingTransactions';
 
 interface Subscriber {
   readonly id: string;
@@ -31,6 +34,8 @@ interface Subscriber {
   readonly kind: SubscriptionKind;
   /** The log group it belongs to. */
   readonly group?: LogGroup;
+  /** Stops what feeds it (pending transactions). */
+  stop?: () => void;
 }
 
 /** Subscribers of one log filter. */
@@ -72,12 +77,45 @@ export class SubscriptionHub {
     return this.count;
   }
 
-  /** Opens a subscription on `channel`; returns its id. */
-  subscribe(channel: NotificationChannel, kind: SubscriptionKind, filter?: LiveLogFilter): string {
-    const conn = this.connection(channel);
-    if (conn.subs.size >= this.limits.maxPerConnection) {
+  /**
+   * Subscribes `channel` to pending transactions relayed by `source`; returns the id. Rejects as
+   * the source does when it has nothing to relay.
+   */
+  async subscribePending(channel: NotificationChannel, source: PendingSource): Promise<string> {
+    this.checkCap(channel);
+    let sub: Subscriber | undefined;
+    const early: string[] = [];
+    const stop = await source.listen((hashes) => {
+      for (const h of hashes) {
+        if (sub === undefined) early.push(h);
+        else sub.channel.send(frame(sub.id, `"${h}"`));
+      }
+    });
+    // The connection may have closed, or filled its quota, while the relay started.
+    try {
+      if (!channel.isOpen()) throw new Error('the connection closed');
+      const id = this.subscribe(channel, 'newPendingTransactions');
+      sub = this.connections.get(channel)?.subs.get(id);
+      if (sub === undefined) throw new Error('subscription lost');
+      sub.stop = stop;
+      for (const h of early.splice(0)) channel.send(frame(id, `"${h}"`));
+      return id;
+    } catch (err) {
+      stop();
+      throw err;
+    }
+  }
+
+  private checkCap(channel: NotificationChannel): void {
+    if ((this.connections.get(channel)?.subs.size ?? 0) >= this.limits.maxPerConnection) {
       throw new LimitExceededError(`too many subscriptions on this connection (limit ${this.limits.maxPerConnection})`);
     }
+  }
+
+  /** Opens a subscription on `channel`; returns its id. */
+  subscribe(channel: NotificationChannel, kind: SubscriptionKind, filter?: LiveLogFilter): string {
+    this.checkCap(channel);
+    const conn = this.connection(channel);
     let group: LogGroup | undefined;
     if (kind === 'logs') {
       if (filter === undefined) throw new Error('a logs subscription needs a filter');
@@ -120,6 +158,7 @@ export class SubscriptionHub {
 
   private drop(conn: Connection, sub: Subscriber): void {
     conn.subs.delete(sub.id);
+    sub.stop?.();
     this.heads.delete(sub);
     const group = sub.group;
     if (group !== undefined) {
