@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,7 +21,7 @@ import { initDatadir } from '../../src/import/init.js';
 import { type BareAnvil, startBareAnvil } from '../helpers/bareAnvil.js';
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
-import { describeWithFoundry } from '../helpers/foundry.js';
+import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
 
@@ -32,7 +33,7 @@ import { testConfig } from '../helpers/testConfig.js';
  * (newest first) before B's. Expected values are anvil's own answers (block hashes, receipts).
  */
 
-const describe = describeWithFoundry(['anvil'], 'subscriptions and filters');
+const describe = describeWithFoundry(['anvil', 'cast'], 'subscriptions and filters');
 const tmp = tempDir('tracenode-subs-');
 const KEY_A = 'subs-key-a';
 const KEY_B = 'subs-key-b';
@@ -153,6 +154,28 @@ async function openWs(key: string): Promise<{
 /** Closes a viem client's WebSocket (else it reconnects to a server the test stopped). */
 async function closeViem(client: { transport: { getRpcClient?: () => Promise<{ close(): void }> } }): Promise<void> {
   (await client.transport.getRpcClient?.())?.close();
+}
+
+/**
+ * The logs `cast logs` prints (one `- address: …` entry per log, a `key: value` a line, topics
+ * as a bracketed list), in the shape of {@link Expected}.
+ */
+function parseCastLogs(text: string): Expected[] {
+  return text
+    .split(/^- /m)
+    .filter((entry) => entry.startsWith('address:'))
+    .map((entry) => {
+      const field = (name: string) => new RegExp(`^\\s*${name}: (\\S+)$`, 'm').exec(entry)?.[1] ?? '';
+      const topics = /topics: \[([^\]]*)\]/.exec(entry)?.[1].trim().split(/\s+/) ?? [];
+      return {
+        blockHash: field('blockHash'),
+        transactionHash: field('transactionHash'),
+        logIndex: Number(field('logIndex')),
+        data: field('data'),
+        topics,
+        removed: field('removed') === 'true',
+      };
+    });
 }
 
 const fromEthers = (l: EthersLog): Expected => ({
@@ -356,6 +379,35 @@ describe('subscriptions and filters', () => {
     await caughtUp();
   });
 
+  it('cast logs --subscribe streams the Tick logs anvil mines, exactly as anvil reports them', async () => {
+    const child = spawn(CAST_BIN, ['logs', '--subscribe', '--rpc-url', ws_(), '--address', ticker, TICK_TOPIC], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    try {
+      await sleep(1500); // subscribed
+      const hashes = [await tick(21n, 121n), await tick(22n, 122n)];
+      await anvil.mine();
+      const expected = await Promise.all(hashes.map(anvilLog));
+      await until(
+        'cast printed both logs',
+        () => out,
+        (o) => hashes.every((h) => o.includes(h)),
+        10_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; stderr: ${err}`);
+      });
+      expect(parseCastLogs(out)).toEqual(expected);
+      expect(child.exitCode).toBeNull(); // still streaming
+    } finally {
+      child.kill('SIGTERM');
+    }
+    await caughtUp();
+  });
+
   it('errors as geth gives them: eth_subscribe over HTTP, an unknown name, an unknown id, a bad filter; a node that follows nothing refuses pending transactions, and viem is told so', async () => {
     expect((await ours('eth_subscribe', ['newHeads'])).error).toEqual({ code: -32601, message: 'notifications not supported' });
     const ws = await openWs(KEY_A);
@@ -433,7 +485,7 @@ describe('subscriptions and filters', () => {
     expect(logs).toEqual(
       await anvil.call('eth_getLogs', [criteria]).then((l) => (l as Array<Record<string, unknown>>).map((x) => ({ ...x, blockTimestamp: expect.any(String) }))),
     );
-    expect(logs).toHaveLength(3); // branch B's two, and the Tick mined after the pending-transaction test
+    expect(logs).toHaveLength(5); // branch B's two, the pending-transaction test's one, the cast test's two
     expect((await ours('eth_getFilterLogs', [made[0].result])).error).toEqual({ code: -32000, message: 'filter not found' });
     expect((await ours('eth_uninstallFilter', [mine])).result).toBe(true);
     expect((await ours('eth_getFilterChanges', [mine])).error).toEqual({ code: -32000, message: 'filter not found' });
