@@ -62,6 +62,8 @@ export interface MetricSources {
   caches?: () => ReadonlyArray<{ network: string; cache: string; hits: number; misses: number; entries: number }>;
   /** Each network's EVM worker pool. */
   workers?: () => ReadonlyArray<{ network: string } & EvmPoolStats>;
+  /** Each network's live eth_subscribe subscriptions and installed filters. */
+  subscriptions?: () => ReadonlyArray<{ network: string; subscriptions: number; filters: number }>;
 }
 
 /** An EVM worker pool's state and its jobs since start, by how they ended. */
@@ -91,7 +93,7 @@ export class NodeMetrics {
     sources: MetricSources,
     private readonly now: () => number = Date.now,
   ) {
-    const { heads, caches = () => [], workers = () => [] } = sources;
+    const { heads, caches = () => [], workers = () => [], subscriptions = () => [] } = sources;
     const registers = [this.registry];
     const records = () => [...this.calls.values()];
     const register = (m: ReturnType<typeof collected>) => this.registry.registerMetric(m as never);
@@ -200,6 +202,18 @@ export class NodeMetrics {
         'EVM jobs (eth_call, eth_estimateGas, trace replays) by network and outcome: answered by a worker, refused as the queue was full (busy), dropped from the queue as the client went away (aborted), lost with a crashed worker (crashed), or lost with a worker replaced past its deadline (stuck)',
         'counter',
         () => workers().flatMap((w) => Object.entries(w.jobs).map(([outcome, value]) => ({ labels: { network: w.network, outcome }, value }))),
+      ),
+    );
+    register(
+      collected(
+        'tracenode_subscriptions',
+        'Live eth_subscribe subscriptions (kind="subscription") and installed filters (kind="filter"), by network',
+        'gauge',
+        () =>
+          subscriptions().flatMap((n) => [
+            { labels: { network: n.network, kind: 'subscription' }, value: n.subscriptions },
+            { labels: { network: n.network, kind: 'filter' }, value: n.filters },
+          ]),
       ),
     );
     this.refusals = new Counter({

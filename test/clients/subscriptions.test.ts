@@ -151,6 +151,13 @@ async function openWs(key: string): Promise<{
   };
 }
 
+/** One sample of tracenode's /metrics, by its name and labels as written there. */
+async function metric(series: string): Promise<number | undefined> {
+  const text = (await rawHttp(`${serve.base}/metrics`, { method: 'GET' })).text;
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 /** Closes a viem client's WebSocket (else it reconnects to a server the test stopped). */
 async function closeViem(client: { transport: { getRpcClient?: () => Promise<{ close(): void }> } }): Promise<void> {
   (await client.transport.getRpcClient?.())?.close();
@@ -464,9 +471,11 @@ describe('subscriptions and filters', () => {
       expect(answers.slice(0, 100).every((a) => typeof a.result === 'string')).toBe(true);
       expect(new Set(answers.slice(0, 100).map((a) => a.result)).size).toBe(100);
       expect(answers[100]).toEqual({ error: { code: -32005, message: 'too many subscriptions on this connection (limit 100)' } });
+      expect(await metric('tracenode_subscriptions{network="mainnet",kind="subscription"}')).toBe(100);
     } finally {
       ws.close();
     }
+    const filtersBefore = await metric('tracenode_subscriptions{network="mainnet",kind="filter"}');
     const made = await Promise.all(Array.from({ length: FILTERS_PER_KEY }, () => ours('eth_newBlockFilter', [], KEY_B)));
     expect(made.every((a) => typeof a.result === 'string')).toBe(true);
     expect((await ours('eth_newBlockFilter', [], KEY_B)).error).toEqual({
@@ -476,6 +485,8 @@ describe('subscriptions and filters', () => {
     // Another key is not affected, and cannot see, poll or remove this key's filters.
     const criteria = { fromBlock: '0x0', address: ticker, topics: [TICK_TOPIC] };
     const mine = (await ours('eth_newFilter', [criteria])).result as string;
+    // Earlier tests' filters are still installed (a filter lives until uninstalled or expired).
+    expect(await metric('tracenode_subscriptions{network="mainnet",kind="filter"}')).toBe(filtersBefore! + FILTERS_PER_KEY + 1);
     expect((await ours('eth_getFilterChanges', [mine], KEY_B)).error).toEqual({ code: -32000, message: 'filter not found' });
     expect((await ours('eth_getFilterLogs', [mine], KEY_B)).error).toEqual({ code: -32000, message: 'filter not found' });
     expect((await ours('eth_uninstallFilter', [mine], KEY_B)).result).toBe(false);
