@@ -9,6 +9,7 @@ import { type FollowStatus, followHealth } from '../follow/followLoop.js';
 import { StarknetFollower } from '../follow/starknetFollower.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
+import { createPendingRelay, type PendingSource } from '../methods/eth/subscriptions/pendingRelay.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
 import type { MethodTable } from '../rpc/method.js';
@@ -26,12 +27,14 @@ export async function createEthereumNetwork(
     config: EthContextConfig;
     logger?: Logger;
     follower?: { status(): FollowStatus };
+    /** Pending transactions relayed from the followed node (default: none, refused). */
+    pending?: PendingSource;
   },
 ): Promise<NetworkHandle> {
   // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
   const onWorkerFailure = (reason: string, err?: unknown) =>
     opts.logger?.error({ network: opts.name, err: err instanceof Error ? err.message : err }, `EVM worker ${reason}`);
-  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure);
+  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending);
   return {
     name: opts.name,
     hostnames: opts.hostnames ?? [],
@@ -47,6 +50,7 @@ export async function createEthereumNetwork(
     // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
     head: () => chain.store.head(),
     evmStats: () => context.evm.stats(),
+    subscriptionStats: () => ({ subscriptions: context.events.subscriptions.size, filters: context.events.filters.size }),
     cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
   };
 }
@@ -107,12 +111,25 @@ export async function openNetwork(
     };
   }
   const chain = await openChain(datadir, config.caches);
-  // Following runs in a thread of its own (block execution never holds the serving thread).
+  // Following runs in a thread of its own (block execution never holds the serving thread); each
+  // head it writes is announced to the network's subscriptions and filters.
+  let headMoved = (): void => {};
   const follower =
     followUrl === undefined
       ? undefined
-      : new FollowerThread(chain, followUrl, config, (logger ?? silentLog).child({ network: name }), shownUpstreamUrl(followUrl));
-  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower });
+      : new FollowerThread(chain, followUrl, config, (logger ?? silentLog).child({ network: name }), shownUpstreamUrl(followUrl), () => headMoved());
+  // Pending transactions come from the followed node's pool, over a connection of this thread's own.
+  const upstream = followUrl === undefined ? undefined : new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs });
+  const pending =
+    upstream &&
+    createPendingRelay(
+      (method, params) => upstream.call(method, params),
+      config.follow.pollIntervalMs,
+      (err) => logger?.debug({ network: name, reason: err instanceof Error ? err.message : String(err) }, 'pending transactions: upstream poll failed'),
+    );
+  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower, pending });
+  const events = (handle.context as EthContext).events;
+  headMoved = () => void events.headMoved();
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
   (handle.context as EthContext).evm.warm();
   return {
@@ -122,6 +139,8 @@ export async function openNetwork(
     // handles before the chain closes its own.
     close: async () => {
       await follower?.stop();
+      events.close();
+      upstream?.close();
       await (handle.context as EthContext).evm.close();
       await chain.close();
     },

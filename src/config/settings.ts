@@ -130,6 +130,11 @@ export const SETTINGS = {
       16 * MiB,
       'Answers a socket may leave unread; past it the connection is closed (1008), so a client that never reads cannot grow server memory.',
     ),
+    wsPingIntervalMs: setting(
+      positiveInt,
+      30_000,
+      "geth's WebSocket ping interval: each connection is pinged this often, and one that has not answered the previous ping is closed (a dead peer's subscriptions end with it).",
+    ),
     wsCloseGraceMs: setting(positiveInt, 1000, 'How long shutdown waits for sockets to answer the close frame before cutting them.'),
     shutdownDrainMs: setting(positiveInt, 10_000, 'How long SIGTERM waits for requests already received to be answered before closing.'),
   },
@@ -150,6 +155,29 @@ export const SETTINGS = {
       positiveInt.optional(),
       undefined,
       'No range cap by default: the address index makes wide ranges cheap. reth caps at 100 because it scans.',
+    ),
+  },
+  subscriptions: {
+    maxPerConnection: setting(
+      positiveInt,
+      100,
+      'eth_subscribe subscriptions one WebSocket connection may hold (-32005 past it): apps use a handful; each costs work on every block.',
+    ),
+    maxBacklogBytes: setting(
+      bytes,
+      8 * MiB,
+      'Notifications a subscriber may leave unread (bytes queued on its socket); past it the connection is closed (1008, counted as notification_backlog), so a client that never reads cannot grow server memory.',
+    ),
+    filtersPerKey: setting(
+      positiveInt,
+      1000,
+      'eth_newFilter / eth_newBlockFilter filters one API key may hold (-32005 past it; expired ones do not count): each holds its changes between polls.',
+    ),
+    filterTimeoutMs: setting(positiveInt, 15 * 60_000, "A filter not polled for this long is removed (Infura's 15 minutes; geth's is 5)."),
+    filterMaxChanges: setting(
+      positiveInt,
+      10_000,
+      'Items (logs or block hashes) one filter may collect between polls, the getLogs result cap; past it the filter is removed and its next poll is `filter not found`.',
     ),
   },
   execution: {

@@ -9,14 +9,16 @@ import type { FollowWorkerData } from './followWorker.js';
  * The serving thread's side of a follower running in its own thread (`followWorker.ts`): it
  * keeps the follower's last status for /health, makes the chain store forget its cached head when
  * a block was written, and writes the follower's log lines. A follower thread that dies is
- * reported as stopped, with the reason, and /health turns 503.
+ * reported as stopped, with the reason, and /health turns 503. `onHead` hears of every head the
+ * follower wrote, after the store forgot its cached head (subscriptions and filters read the
+ * change from the store).
  */
 export class FollowerThread {
   private readonly worker: Worker;
   private last: FollowStatus;
   private readonly stoppedP: Promise<void>;
 
-  constructor(chain: EthereumChain, url: string, config: Config, log: FollowerLog, shownUrl: string) {
+  constructor(chain: EthereumChain, url: string, config: Config, log: FollowerLog, shownUrl: string, onHead?: (reorg: boolean) => void) {
     this.last = { upstream: shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now() };
     const { script, entry } = workerModule(import.meta.url, 'followWorker');
     const data: FollowWorkerData = { entry, datadir: chain.datadir, url, config };
@@ -39,6 +41,7 @@ export class FollowerThread {
         case 'head':
           // Written by the follower's own handle on the same database: forget the cached head.
           chain.store.invalidateHead();
+          onHead?.(msg.reorg === true);
           break;
         case 'status':
           this.last = msg.status!;

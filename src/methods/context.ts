@@ -4,6 +4,8 @@ import { StateReader } from '../state/stateReader.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
+import { type ChainEvents, createChainEvents } from './eth/subscriptions/chainEvents.js';
+import type { PendingSource } from './eth/subscriptions/pendingRelay.js';
 
 /** The sections of the configuration an Ethereum network's methods and the layers below them read. */
 export type EthContextConfig = Config;
@@ -41,6 +43,8 @@ export interface EthContext {
   /** eth_gasPrice and eth_maxPriorityFeePerGas suggestions. */
   gasOracle: GasOracle;
   limits: EthLimits;
+  /** New heads and reorganisations as subscriptions and filters see them (fed by the follower). */
+  events: ChainEvents;
   /** `web3_clientVersion` answer. */
   clientVersion: string;
 }
@@ -60,7 +64,8 @@ export function ethLimits(rpc: Config['rpc']): EthLimits {
 /**
  * Builds the context of an opened chain from the configuration: state caches (`caches`), the EVM
  * workers that run calls and trace replays (`execution`, `tracing`), the trace service's cache, the
- * gas price oracle (`gasOracle`) and the method limits (`rpc`). Each part reads its settings here,
+ * gas price oracle (`gasOracle`), the method limits (`rpc`) and the chain events that subscriptions
+ * and filters read (`subscriptions`), with the pending transactions `pending` relays (none by default). Each part reads its settings here,
  * once. Workers start on the first EVM job; `evm.close()` stops them (before the chain closes).
  */
 export async function createEthContext(
@@ -68,6 +73,7 @@ export async function createEthContext(
   clientVersion: string,
   config: EthContextConfig,
   onWorkerFailure?: (reason: string, err?: unknown) => void,
+  pending?: PendingSource,
 ): Promise<EthContext> {
   const state = new StateReader(chain.level, config.caches);
   const evm = createEvmService(chain, config, onWorkerFailure);
@@ -79,6 +85,7 @@ export async function createEthContext(
     evm,
     gasOracle: createGasOracle(chain.store, config.gasOracle),
     limits: ethLimits(config.rpc),
+    events: createChainEvents(chain.store, config.subscriptions, { pending }),
     clientVersion,
   };
 }

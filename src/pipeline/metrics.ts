@@ -62,6 +62,8 @@ export interface MetricSources {
   caches?: () => ReadonlyArray<{ network: string; cache: string; hits: number; misses: number; entries: number }>;
   /** Each network's EVM worker pool. */
   workers?: () => ReadonlyArray<{ network: string } & EvmPoolStats>;
+  /** Each network's live eth_subscribe subscriptions and installed filters. */
+  subscriptions?: () => ReadonlyArray<{ network: string; subscriptions: number; filters: number }>;
 }
 
 /** An EVM worker pool's state and its jobs since start, by how they ended. */
@@ -91,7 +93,7 @@ export class NodeMetrics {
     sources: MetricSources,
     private readonly now: () => number = Date.now,
   ) {
-    const { heads, caches = () => [], workers = () => [] } = sources;
+    const { heads, caches = () => [], workers = () => [], subscriptions = () => [] } = sources;
     const registers = [this.registry];
     const records = () => [...this.calls.values()];
     const register = (m: ReturnType<typeof collected>) => this.registry.registerMetric(m as never);
@@ -202,6 +204,18 @@ export class NodeMetrics {
         () => workers().flatMap((w) => Object.entries(w.jobs).map(([outcome, value]) => ({ labels: { network: w.network, outcome }, value }))),
       ),
     );
+    register(
+      collected(
+        'tracenode_subscriptions',
+        'Live eth_subscribe subscriptions (kind="subscription") and installed filters (kind="filter"), by network',
+        'gauge',
+        () =>
+          subscriptions().flatMap((n) => [
+            { labels: { network: n.network, kind: 'subscription' }, value: n.subscriptions },
+            { labels: { network: n.network, kind: 'filter' }, value: n.filters },
+          ]),
+      ),
+    );
     this.refusals = new Counter({
       name: 'tracenode_refusals_total',
       help: 'Requests or calls refused before running: auth, policy (allowlists), rate, quota, concurrency, body (too large), transport',
@@ -211,7 +225,7 @@ export class NodeMetrics {
     this.wsConnections = new Gauge({ name: 'tracenode_websocket_connections', help: 'Open WebSocket connections', registers });
     this.wsClosed = new Counter({
       name: 'tracenode_websocket_closed_total',
-      help: 'WebSocket connections closed by the server, by reason (slow_consumer: answers left unread past the limit)',
+      help: 'WebSocket connections closed by the server, by reason (slow_consumer: answers left unread past the limit; notification_backlog: subscription notifications left unread past the limit; ping_timeout: no answer to a ping)',
       labelNames: ['reason'],
       registers,
     });

@@ -117,6 +117,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         origin: init.origin,
         userAgent: init.userAgent,
         gone: init.gone,
+        notifications: init.notifications,
         keyId: init.policy.id,
         network: init.target.name,
         allowed: sessionAllowed(init.policy, init.origin, init.userAgent),

@@ -83,6 +83,18 @@ export class ResourceNotFoundError extends RpcError {
   }
 }
 
+/**
+ * -32601 `notifications not supported`: a subscription asked for over a transport that cannot
+ * carry notifications (HTTP); geth's `ErrNotificationsUnsupported` (`rpc/errors.go`).
+ */
+export class NotificationsUnsupportedError extends RpcError {
+  static readonly code = -32601;
+  override readonly name = 'NotificationsUnsupportedError';
+  constructor() {
+    super(NotificationsUnsupportedError.code, 'notifications not supported');
+  }
+}
+
 /** -32004: the method exists on Ethereum but this read-only node does not support it. */
 export class MethodNotSupportedError extends RpcError {
   static readonly code = -32004;

@@ -17,6 +17,24 @@ export interface SessionInfo {
   readonly remoteAddress: string | undefined;
   readonly origin: string | undefined;
   readonly userAgent: string | undefined;
+  /**
+   * Where this session's notifications go (`eth_subscription`): present on a WebSocket session,
+   * absent over HTTP, where a method that needs it answers `notifications not supported`.
+   */
+  readonly notifications?: NotificationChannel;
+}
+
+/**
+ * A connection's outgoing notifications, as the transport offers them to subscription methods.
+ * Frames are whole JSON-RPC messages, serialized by the caller (shared between subscribers).
+ */
+export interface NotificationChannel {
+  /** Sends one frame; false when the connection is closed (or was just closed for its backlog). */
+  send(frame: string): boolean;
+  /** Runs `fn` once when the connection closes (its subscriptions end with it); at once if it has. */
+  onClose(fn: () => void): void;
+  /** Whether the connection is still open. */
+  isOpen(): boolean;
 }
 
 /**

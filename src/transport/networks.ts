@@ -22,6 +22,8 @@ export interface NetworkHandle {
   cacheStats?(): Record<string, { hits: number; misses: number; entries: number }>;
   /** The network's EVM worker pool (for the metrics). */
   evmStats?(): EvmPoolStats;
+  /** Live subscriptions and installed filters (for the metrics). */
+  subscriptionStats?(): { subscriptions: number; filters: number };
 }
 
 /** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */

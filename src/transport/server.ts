@@ -94,6 +94,7 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
       ),
     caches: () => opts.networks.flatMap((n) => Object.entries(n.cacheStats?.() ?? {}).map(([cache, stats]) => ({ network: n.name, cache, ...stats }))),
     workers: () => opts.networks.flatMap((n) => (n.evmStats ? [{ network: n.name, ...n.evmStats() }] : [])),
+    subscriptions: () => opts.networks.flatMap((n) => (n.subscriptionStats ? [{ network: n.name, ...n.subscriptionStats() }] : [])),
   });
   const pipeline = createPipeline({ keys, metrics, logger });
   const httpLimits: DispatchLimits = {
@@ -105,6 +106,8 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     dispatch: { ...httpLimits, maxBatchItems: t.wsMaxBatchItems },
     maxInFlight: t.wsMaxInFlightMessages,
     maxBufferedBytes: t.wsMaxBufferedBytes,
+    maxBacklogBytes: config.subscriptions.maxBacklogBytes,
+    pingIntervalMs: t.wsPingIntervalMs,
   };
   const quiet = { error() {}, warn() {}, debug() {}, info() {}, isLevelEnabled: () => false } as unknown as Logger;
   const log = logger ?? quiet;

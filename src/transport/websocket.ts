@@ -4,6 +4,7 @@ import type { ClientGone } from '../pipeline/clientGone.js';
 import type { NodeMetrics } from '../pipeline/metrics.js';
 import type { Pipeline, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
+import type { NotificationChannel } from '../rpc/method.js';
 
 /**
  * WebSocket sessions. One session per connection (authenticated at the upgrade); each text frame
@@ -11,8 +12,12 @@ import type { DispatchLimits } from '../rpc/dispatch.js';
  * of order; clients match by id). Two bounds keep one client from growing the server:
  * - work: over `maxInFlight` unanswered messages the socket stops reading until one finishes;
  * - memory: when the answers the client has not read pass `maxBufferedBytes`, the connection is
- *   closed with 1008 (policy violation) and a reason saying so, and the metrics count it.
+ *   closed with 1008 (policy violation) and a reason saying so, and the metrics count it
+ *   (`slow_consumer`); likewise when subscription notifications left unread pass
+ *   `maxBacklogBytes` (`notification_backlog`).
  * Messages over the size limit are refused by ws itself, which closes with 1009 (message too big).
+ * Every `pingIntervalMs` the connection is pinged; one that has not answered the previous ping
+ * (nor sent anything since) is cut (`ping_timeout`), and its subscriptions end with it.
  */
 
 /** RFC 6455: the server is going away (shutdown). */
@@ -27,6 +32,9 @@ export interface WebSocketLimits {
   dispatch: DispatchLimits;
   maxInFlight: number;
   maxBufferedBytes: number;
+  /** Notifications a subscriber may leave unread, in bytes queued on its socket. */
+  maxBacklogBytes: number;
+  pingIntervalMs: number;
 }
 
 /** Serves one connection until it closes; `gone` is the session's, fired when it closes. */
@@ -43,7 +51,56 @@ export function serveWebSocket(
   let inFlight = 0;
   let paused = false;
   let closedBy: string | undefined;
+  const closeUnread = (reason: string, what: string): void => {
+    if (closedBy !== undefined) return;
+    closedBy = reason;
+    log.warn({ keyId: session.keyId, bufferedBytes: socket.bufferedAmount }, `websocket closed: ${what} left unread past the limit`);
+    socket.close(WS_CLOSE_POLICY_VIOLATION, `${what} left unread past the server limit`);
+    // A slow client gets what is already queued and the close frame; one that does not read at
+    // all is cut after a grace period.
+    setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+  };
+
+  // Subscriptions notify through this channel; they end when the socket closes.
+  const onClose: Array<() => void> = [];
+  let closed = false;
+  const channel: NotificationChannel = {
+    send(frame) {
+      if (closedBy !== undefined || socket.readyState !== socket.OPEN) return false;
+      socket.send(frame);
+      if (socket.bufferedAmount > limits.maxBacklogBytes) {
+        closeUnread('notification_backlog', 'notifications');
+        return false;
+      }
+      return true;
+    },
+    onClose(fn) {
+      if (closed) fn();
+      else onClose.push(fn);
+    },
+    isOpen: () => !closed && closedBy === undefined && socket.readyState === socket.OPEN,
+  };
+  const subscriber = pipeline.session({ ...session, notifications: channel });
+
+  // A peer that answers neither the last ping nor sent anything since is gone.
+  let alive = true;
+  socket.on('pong', () => {
+    alive = true;
+  });
+  const pinger = setInterval(() => {
+    if (!alive) {
+      closedBy ??= 'ping_timeout';
+      log.debug({ keyId: session.keyId }, 'websocket closed: no answer to ping');
+      socket.terminate();
+      return;
+    }
+    alive = false;
+    socket.ping();
+  }, limits.pingIntervalMs);
+  pinger.unref();
+
   socket.on('message', (data: RawData) => {
+    alive = true;
     // Closed for unread answers: frames still arriving are not run (their answers would be dropped).
     if (closedBy !== undefined) return;
     inFlight++;
@@ -54,18 +111,11 @@ export function serveWebSocket(
     // Text frames arrive UTF-8-checked by ws (else 1007); binary ones are decoded strictly by
     // dispatch, so invalid UTF-8 there is a -32700.
     pipeline
-      .handle(session, toBuffer(data), limits.dispatch, log)
+      .handle(subscriber, toBuffer(data), limits.dispatch, log)
       .then((reply) => {
         if (reply.body === undefined || socket.readyState !== socket.OPEN) return;
         socket.send(reply.body);
-        if (socket.bufferedAmount > limits.maxBufferedBytes && closedBy === undefined) {
-          closedBy = 'slow_consumer';
-          log.warn({ keyId: session.keyId, bufferedBytes: socket.bufferedAmount }, 'websocket closed: answers left unread past the limit');
-          socket.close(WS_CLOSE_POLICY_VIOLATION, 'answers left unread past the server limit');
-          // A slow client gets the answers already queued and the close frame; one that does not
-          // read at all is cut after a grace period.
-          setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
-        }
+        if (socket.bufferedAmount > limits.maxBufferedBytes) closeUnread('slow_consumer', 'answers');
       })
       .catch((err: unknown) => log.error({ err }, 'websocket message failed'))
       .finally(() => {
@@ -77,6 +127,9 @@ export function serveWebSocket(
       });
   });
   socket.on('close', (code: number) => {
+    clearInterval(pinger);
+    closed = true;
+    for (const fn of onClose.splice(0)) fn();
     gone.abort();
     metrics.wsClosedBy(closedBy);
     log.debug({ code, keyId: session.keyId, network: session.network }, 'websocket closed');

@@ -12,7 +12,8 @@ export interface RpcLog {
   blockHash: string;
   blockTimestamp: string;
   logIndex: string;
-  removed: false;
+  /** True when the log's block left the canonical chain (a subscription or filter after a reorganisation). */
+  removed: boolean;
 }
 
 /** Where a log sits: its block, its transaction, and its index counted across the whole block. */
@@ -26,10 +27,11 @@ export interface LogPosition {
 }
 
 /**
- * Renders a stored log. `removed` is always false: an imported chain never reorganises.
- * Field set as geth ≥ 1.16 emits it (with `blockTimestamp`).
+ * Renders a stored log. `removed` is false except in the notifications and filter changes that
+ * withdraw the logs of a block a reorganisation dropped. Field set as geth ≥ 1.16 emits it
+ * (with `blockTimestamp`).
  */
-export function formatLog([address, topics, data]: StoredLog, at: LogPosition): RpcLog {
+export function formatLog([address, topics, data]: StoredLog, at: LogPosition, removed = false): RpcLog {
   return {
     address: bytesToData(address),
     topics: topics.map(bytesToData),
@@ -40,6 +42,6 @@ export function formatLog([address, topics, data]: StoredLog, at: LogPosition): 
     blockHash: bytesToData(at.blockHash),
     blockTimestamp: bigIntToQuantity(at.blockTimestamp),
     logIndex: bigIntToQuantity(at.logIndex),
-    removed: false,
+    removed,
   };
 }

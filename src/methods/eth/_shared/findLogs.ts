@@ -1,0 +1,91 @@
+import { InvalidParamsError, LimitExceededError, ServerError } from '../../../rpc/errors.js';
+import type { RequestContext } from '../../../rpc/method.js';
+import type { EthContext } from '../../context.js';
+import { formatLog, type RpcLog } from './formatLog.js';
+import { headOf, throwIfAborted } from './head.js';
+import {
+  type CompiledLogFilter,
+  compileLogFilter,
+  type FilterBlock,
+  type LogFilterCriteria,
+  MAX_FILTER_ALTERNATIVES,
+  MAX_TOPIC_POSITIONS,
+} from './logFilter.js';
+import { blockNumberOf } from './resolveBlock.js';
+
+/** Where a block's logs sit, for formatting. */
+interface BlockPlace {
+  hash: Uint8Array;
+  number: bigint;
+  timestamp: bigint;
+}
+
+/** Appends the block's logs that match; throws once the result cap is passed. */
+async function collectBlock(ctx: EthContext, block: BlockPlace, filter: CompiledLogFilter, out: RpcLog[]): Promise<void> {
+  const maxResults = ctx.limits.getLogsMaxResults;
+  const [txHashes, receipts] = await Promise.all([ctx.chain.store.txHashes(block.hash), ctx.chain.store.receipts(block.hash)]);
+  if (!txHashes || !receipts) return;
+  let logIndex = 0;
+  receipts.forEach((receipt, txIndex) => {
+    for (const log of receipt.logs) {
+      if (filter.matches(log)) {
+        out.push(
+          formatLog(log, {
+            blockHash: block.hash,
+            blockNumber: block.number,
+            blockTimestamp: block.timestamp,
+            transactionHash: txHashes[txIndex],
+            transactionIndex: txIndex,
+            logIndex,
+          }),
+        );
+        if (out.length > maxResults) throw new LimitExceededError(`query returned more than ${maxResults} results`);
+      }
+      logIndex++;
+    }
+  });
+}
+
+async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined, req: RequestContext | undefined): Promise<bigint> {
+  return blockNumberOf(ctx, id ?? { kind: 'tag', tag: 'latest' }, req);
+}
+
+/**
+ * The logs of the chain that match `criteria`, under the getLogs limits: what eth_getLogs answers,
+ * and eth_getFilterLogs for a filter's criteria. See eth_getLogs (`getLogs.ts`) for the cases.
+ */
+export async function findLogs(ctx: EthContext, criteria: LogFilterCriteria, req: RequestContext | undefined): Promise<RpcLog[]> {
+  if (criteria.topics.length > MAX_TOPIC_POSITIONS) throw new InvalidParamsError('exceed max topics');
+  if (criteria.addresses.length > MAX_FILTER_ALTERNATIVES || criteria.topics.some((t) => t.length > MAX_FILTER_ALTERNATIVES)) {
+    throw new InvalidParamsError('exceed max addresses or topics per search position');
+  }
+  const filter = compileLogFilter(criteria.addresses, criteria.topics);
+  const store = ctx.chain.store;
+  const out: RpcLog[] = [];
+
+  if (criteria.blockHash) {
+    const header = await store.headerByHash(criteria.blockHash);
+    if (!header) throw new ServerError('unknown block');
+    if (filter.mayMatchBloom(header.logsBloom))
+      await collectBlock(ctx, { hash: header.hash(), number: header.number, timestamp: header.timestamp }, filter, out);
+    return out;
+  }
+
+  // Tags and the head check all read the request's one head snapshot.
+  const from = await resolveFilterBlock(ctx, criteria.fromBlock, req);
+  const to = await resolveFilterBlock(ctx, criteria.toBlock, req);
+  const head = (await headOf(ctx, req))?.number ?? 0n;
+  if (from > to) throw new InvalidParamsError('invalid block range params');
+  if (to > head) throw new InvalidParamsError('block range extends beyond current head block');
+  const maxBlockRange = ctx.limits.getLogsMaxBlockRange;
+  if (to - from + 1n > maxBlockRange) {
+    throw new LimitExceededError(`query exceeds max block range of ${maxBlockRange} blocks (asked for ${to - from + 1n})`);
+  }
+  for await (const place of store.canonicalBlooms(from, to)) {
+    if (filter.mayMatchBloom(place.logsBloom)) {
+      throwIfAborted(req); // the client went away: stop scanning
+      await collectBlock(ctx, place, filter, out);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,16 @@
+import { RawString } from '../../codec/schemas.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { filterOwner } from './subscriptions/filterOwner.js';
+
+/**
+ * `eth_getFilterChanges(id)`: what the filter collected since its last poll, then forgets it —
+ * block hashes for a block filter, logs for a log filter (removed ones first after a
+ * reorganisation). Polling renews the filter's deadline. An unknown id, an expired filter or
+ * another key's filter is -32000 `filter not found` (geth `eth/filters/api.go`).
+ */
+export const getFilterChanges = defineMethod({
+  name: 'eth_getFilterChanges',
+  params: [RawString],
+  handler: (ctx: EthContext, [id], req) => ctx.events.filters.takeChanges(filterOwner(req), id),
+});

@@ -1,0 +1,18 @@
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { LogFilterSchema } from './_shared/logFilter.js';
+import { filterOwner } from './subscriptions/filterOwner.js';
+import { liveLogFilter } from './subscriptions/liveLogFilter.js';
+
+/**
+ * `eth_newFilter(filter)`: a log filter polled with eth_getFilterChanges (matching logs of new
+ * blocks; after a reorganisation the dropped ones with `removed: true`) and read whole with
+ * eth_getFilterLogs. The filter object is eth_getLogs's, with its limits and texts; a numeric
+ * fromBlock/toBlock bounds the blocks it collects, as geth. Owned by the API key that made it;
+ * removed after `subscriptions.filterTimeoutMs` without a poll. geth `eth/filters/api.go` NewFilter.
+ */
+export const newFilter = defineMethod({
+  name: 'eth_newFilter',
+  params: [LogFilterSchema],
+  handler: (ctx: EthContext, [criteria], req) => ctx.events.filters.installLogs(filterOwner(req), criteria, liveLogFilter(criteria)),
+});

@@ -1,0 +1,42 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { rawHttp, type StartedServer, startServer, TEST_API_KEY } from '../helpers/rpcClient.js';
+import { toyNetwork } from '../helpers/toyMethods.js';
+
+/**
+ * Idle WebSocket connections are pinged every `transport.wsPingIntervalMs`: a client that answers
+ * (every WebSocket library does, by itself) stays connected while idle; one that does not answer
+ * (here: its socket stops reading, as a vanished peer's would) is cut at the next ping, and
+ * counted as `ping_timeout`.
+ */
+describe('WebSocket pings', () => {
+  let s: StartedServer;
+  beforeAll(async () => {
+    s = await startServer({ networks: [toyNetwork()], logger: false, limits: { wsPingIntervalMs: 100 } });
+  });
+  afterAll(() => s?.close());
+
+  const open = async () => {
+    const socket = new WebSocket(`${s.url.replace('http', 'ws')}/ws/v3/${TEST_API_KEY}`);
+    await new Promise((r) => socket.once('open', r));
+    return socket;
+  };
+
+  it('a client that answers pings stays connected while idle; one that does not is cut and counted', async () => {
+    const live = await open();
+    let pings = 0;
+    live.on('ping', () => pings++);
+    const dead = await open();
+    const deadClosed = new Promise<number>((r) => dead.once('close', (code) => r(code)));
+    (dead as unknown as { _socket: import('node:net').Socket })._socket.pause();
+    await sleep(600);
+    expect(pings).toBeGreaterThanOrEqual(3);
+    expect(live.readyState).toBe(WebSocket.OPEN);
+    (dead as unknown as { _socket: import('node:net').Socket })._socket.resume();
+    expect(await deadClosed).toBe(1006); // cut, no close frame
+    const metrics = (await rawHttp(`${s.url}/metrics`, { method: 'GET' })).text;
+    expect(metrics).toMatch(/^tracenode_websocket_closed_total\{reason="ping_timeout"\} 1$/m);
+    live.close();
+  });
+});
