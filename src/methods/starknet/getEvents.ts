@@ -15,8 +15,8 @@ import type { StarknetContext } from './context.js';
  * throws domain errors that `methods/errors.ts` maps to these codes.
  */
 
-/** A FELT, decoded to its 32-byte value (leading zeros and case do not matter). */
-const Felt = z.string().transform((s, ctx) => {
+/** A FELT, decoded to its 32-byte value (leading zeros and case do not matter); the subscriptions use it too. */
+export const Felt = z.string().transform((s, ctx) => {
   try {
     return feltToBytes(s);
   } catch (err) {
@@ -30,7 +30,7 @@ const Felt = z.string().transform((s, ctx) => {
  * `address`: one FELT, or (spec v0.10.1+) a list of FELTs. Written as one schema, not a zod
  * union, so that a bad felt reports its own message rather than "Invalid input".
  */
-const Addresses = z.unknown().transform((v, ctx): Uint8Array[] => {
+export const Addresses = z.unknown().transform((v, ctx): Uint8Array[] => {
   const items = Array.isArray(v) ? v : [v];
   const out: Uint8Array[] = [];
   items.forEach((item, i) => {
@@ -125,7 +125,8 @@ export const getEvents = defineMethod({
   },
 });
 
-function toRpcEvent(e: EmittedEvent): RpcEmittedEvent {
+/** An event as EMITTED_EVENT, as getEvents pages and the events subscription send it. */
+export function toRpcEvent(e: EmittedEvent): RpcEmittedEvent {
   return {
     from_address: e.fromAddress,
     keys: e.keys,
