@@ -26,6 +26,7 @@ const replaced: FixtureBlock = { ...chain[6], block_hash: '0x7e57ab1e5eed06', tr
 /** The fixture's sample filter on one contract and one selector (its Transfer events). */
 const SAMPLE = sampleFilters('mainnet').find((s) => s.name === 'address + keys[0]')!;
 const MAX_BLOCKS_BACK = 3;
+const MAX_PER_CONNECTION = 4;
 let upstream: StarknetUpstream;
 let serve: ServeCli | undefined;
 
@@ -49,6 +50,8 @@ beforeAll(async () => {
     '50',
     '--subscriptions.max-blocks-back',
     String(MAX_BLOCKS_BACK),
+    '--subscriptions.max-per-connection',
+    String(MAX_PER_CONNECTION),
   ]);
 });
 
@@ -210,7 +213,7 @@ describe('Starknet subscriptions', () => {
     late.close();
   });
 
-  it('errors: too many blocks back (68), unknown block (24), a tag the spec does not allow, too many keys (34); over HTTP none of them', async () => {
+  it('errors: too many blocks back (68), unknown block (24), a tag the spec does not allow, too many keys (34), the per-connection cap; over HTTP none of them', async () => {
     const ws = await openWs();
     const head = 6;
     expect(await ws.call('starknet_subscribeNewHeads', [{ block_number: head - MAX_BLOCKS_BACK }])).toEqual({
@@ -226,6 +229,14 @@ describe('Starknet subscriptions', () => {
       error: { code: 34, message: 'Too many keys provided in a filter' },
     });
     expect(await ws.call('starknet_subscribeEvents', { from_address: '0xzz' })).toMatchObject({ error: { code: -32602 } });
+    // The per-connection cap of eth_subscribe holds here too; an unsubscribe frees a place.
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_PER_CONNECTION; i++) ids.push((await ws.call(i % 2 ? 'starknet_subscribeEvents' : 'starknet_subscribeNewHeads')).result as string);
+    const over = { error: { code: -32005, message: `too many subscriptions on this connection (limit ${MAX_PER_CONNECTION})` } };
+    expect(await ws.call('starknet_subscribeNewHeads')).toEqual(over);
+    expect(await ws.call('starknet_subscribeEvents')).toEqual(over);
+    expect(await ws.call('starknet_unsubscribe', [ids[0]])).toEqual({ result: true });
+    expect((await ws.call('starknet_subscribeNewHeads')).result).toMatch(/^[0-9]+$/);
     ws.close();
     for (const method of ['starknet_subscribeNewHeads', 'starknet_subscribeEvents', 'starknet_unsubscribe']) {
       const r = await rawHttp(`${serve!.base}/v3/${KEY}`, {
