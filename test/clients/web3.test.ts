@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Address, encodeAbiParameters, type Hex, parseAbiItem, toEventSelector } from 'viem';
+import { type Address, encodeAbiParameters, parseAbiItem, toEventSelector } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Web3 } from 'web3';
 import { initDatadir } from '../../src/import/init.js';
