@@ -1,8 +1,8 @@
 import type { EventConstraints } from '../../../starknet/eventMatcher.js';
 import { hex64ToBytes } from '../../../starknet/felt.js';
 import { getEvents as queryEvents } from '../../../starknet/getEvents.js';
+import { toRpcEvent } from '../_shared/emittedEvent.js';
 import type { StarknetContext } from '../context.js';
-import { toRpcEvent } from '../getEvents.js';
 import { formatBlockHeader } from './blockHeader.js';
 import type { CatchUp } from './subscriptionHub.js';
 

@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../../starknet/eventRecord.js';
 import { feltsEqual } from '../../../starknet/felt.js';
 import type { StarknetStore, StoredBlock } from '../../../starknet/store.js';
-import { toRpcEvent } from '../getEvents.js';
+import { toRpcEvent } from '../_shared/emittedEvent.js';
 import { formatBlockHeader } from './blockHeader.js';
 
 /**
