@@ -5,6 +5,7 @@
  */
 import { DEFAULTS } from './options.js';
 import { type BenchReport, badCount, type CaseResult, SERVERS, type ServerName, type Transport } from './results.js';
+import type { SubscriptionsReport } from './subscriptions.js';
 import type { LoadResult } from './wsLoad.js';
 
 /** Requests per second, with fewer decimals as the number grows. */
@@ -203,6 +204,23 @@ export function renderTables(rep: BenchReport): string {
             ],
           ],
         ),
+    );
+  }
+  if (rep.subscriptions) {
+    const sub = rep.subscriptions;
+    const row = (kind: string, x: SubscriptionsReport['newHeads']) => [
+      kind,
+      `${fmtMs(x.fanOutP50Ms)} / ${fmtMs(x.fanOutP99Ms)} ms`,
+      `${fmtMs(x.minedToLastP50Ms)} / ${fmtMs(x.minedToLastP99Ms)} ms`,
+    ];
+    parts.push(
+      '### Subscriptions (bench/subscriptions.ts)\n\n' +
+        `serve --follow beside an anvil of its own; ${sub.clientsPerKind} WebSocket clients subscribed to newHeads and ${sub.clientsPerKind} to a logs filter, one subscription a socket; ${sub.blocks} blocks mined one at a time, one log each; every notification checked against what anvil mined.\n\n` +
+        mdTable(
+          ['subscription', 'first client → last client p50 / p99 (block imported → last client)', 'evm_mine answered → last client p50 / p99'],
+          [row('newHeads', sub.newHeads), row('logs', sub.logs)],
+        ) +
+        `\n\nMemory: RSS ${sub.idle.rssBeforeMiB} → ${sub.idle.rssAfterMiB} MiB with ${sub.idle.subscriptions} idle newHeads subscriptions on ${sub.idle.connections} sockets (${sub.idle.bytesPerSubscription} bytes a subscription, its share of the socket included).`,
     );
   }
   parts.push(

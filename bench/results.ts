@@ -8,6 +8,7 @@ import type { EvmPoolReport } from './evmPool.js';
 import type { FollowReport } from './follow.js';
 import type { MemoryChecks } from './memoryChecks.js';
 import type { PipelineCost } from './pipelineCosts.js';
+import type { SubscriptionsReport } from './subscriptions.js';
 import type { LoadResult } from './wsLoad.js';
 
 /** The servers of a run, in the order of the tables' error column. */
@@ -117,6 +118,8 @@ export interface BenchReport {
   memoryChecks?: MemoryChecks;
   /** Following the bench's anvil (bench/follow.ts). */
   follow?: FollowReport;
+  /** WebSocket subscribers of a following node (bench/subscriptions.ts). */
+  subscriptions?: SubscriptionsReport;
   targets: Target[];
   seconds: number;
 }

@@ -21,6 +21,7 @@ import { measurePipelineCosts } from './pipelineCosts.js';
 import { BENCH_DIR, buildTracenode, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
 import { fmtMs, fmtRps } from './report.js';
 import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
+import { measureSubscriptions } from './subscriptions.js';
 import { evaluateTargets } from './targets.js';
 import { checkAnswers } from './verify.js';
 import { openIdleSockets } from './wsLoad.js';
@@ -121,7 +122,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const wantPool = settings.only.length === 0 || settings.only.some((s) => 'evm pool'.includes(s.toLowerCase()));
   // The follow section (bench/follow.ts) too, with --only follow; it runs last (it mines on anvil).
   const wantFollow = settings.only.length === 0 || settings.only.some((s) => 'follow'.includes(s.toLowerCase()));
-  if (names.size === 0 && !wantPool && !wantFollow) throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
+  // The subscriptions section (bench/subscriptions.ts, an anvil of its own), with --only subscriptions.
+  const wantSubscriptions = settings.only.length === 0 || settings.only.some((s) => 'subscriptions'.includes(s.toLowerCase()));
+  if (names.size === 0 && !wantPool && !wantFollow && !wantSubscriptions)
+    throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
 
@@ -277,6 +281,17 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         log,
       });
     }
+    let subscriptions: BenchReport['subscriptions'];
+    if (wantSubscriptions) {
+      await tracenode.stop();
+      log('subscriptions: WebSocket clients of newHeads and logs on serve --follow, and idle subscriptions…');
+      subscriptions = await measureSubscriptions({
+        clients: mode === 'quick' ? 100 : 1000,
+        blocks: mode === 'quick' ? 10 : 50,
+        idleSubscriptions: mode === 'quick' ? 1000 : 10_000,
+        log,
+      });
+    }
     log('pipeline costs: in process, one control more at each step…');
     const pipelineCosts = await measurePipelineCosts({ messages: options.quick ? 2000 : 20_000, rounds: options.quick ? 3 : 7 });
 
@@ -307,6 +322,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(evmPool ? { evmPool } : {}),
       ...(memoryChecks ? { memoryChecks } : {}),
       ...(follow ? { follow } : {}),
+      ...(subscriptions ? { subscriptions } : {}),
       targets: [],
       seconds: 0,
     };

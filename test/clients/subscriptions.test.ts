@@ -3,22 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Contract, type Log as EthersLog, JsonRpcProvider, WebSocketProvider } from 'ethers';
-import {
-  type Address,
-  createPublicClient,
-  encodeAbiParameters,
-  type Hex,
-  http,
-  parseAbi,
-  parseAbiItem,
-  toEventSelector,
-  type Log as ViemLog,
-  webSocket,
-} from 'viem';
+import { type Address, createPublicClient, encodeAbiParameters, type Hex, http, type Log as ViemLog, webSocket } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
+import { TICK_ABI, TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
 import { initDatadir } from '../../src/import/init.js';
-import { type BareAnvil, startBareAnvil } from '../helpers/bareAnvil.js';
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
@@ -41,13 +31,6 @@ const FILTERS_PER_KEY = 20;
 let anvil: BareAnvil;
 let serve: ServeCli;
 let ticker: Address;
-
-/** `event Tick(uint256 indexed id, uint256 value)`, emitted by a contract that logs its calldata (id, value). */
-const TICK_ABI = parseAbi(['event Tick(uint256 indexed id, uint256 value)']);
-const TICK_TOPIC = toEventSelector(parseAbiItem('event Tick(uint256 indexed id, uint256 value)'));
-// Runtime: value = calldata[32:64] → memory[0:32]; LOG2(memory[0:32], TICK_TOPIC, calldata[0:32]); STOP.
-const RUNTIME = `6020356000526000357f${TICK_TOPIC.slice(2)}60206000a200`;
-const INITCODE = '0x6030600c60003960306000f3';
 
 const http_ = () => `${serve.base}/v3/${KEY_A}`;
 const ws_ = () => `${serve.base.replace('http://', 'ws://')}/ws/v3/${KEY_A}`;
@@ -207,7 +190,7 @@ beforeAll(async () => {
   const datadir = join(tmp.dir, 'data');
   await initDatadir(datadir, readFileSync(anvil.genesisPath, 'utf8'), testConfig());
   // The contract, deployed before tracenode starts following.
-  const deploy = await anvil.send({ data: `${INITCODE}${RUNTIME}`, gas: 0x100000n });
+  const deploy = await anvil.send({ data: TICK_INITCODE, gas: 0x100000n });
   await anvil.mine();
   ticker = ((await anvil.call('eth_getTransactionReceipt', [deploy])) as { contractAddress: Address }).contractAddress;
   serve = await startServeCli([

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWalletClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { genesisBlocks, makeAlloc, makeGenesis } from '../../scripts/anvil/anvilGenesis.js';
-import { startAnvil } from '../../scripts/anvil/anvilProcess.js';
-import { accountFor, CHAIN_ID, GAS_LIMIT } from '../../scripts/anvil/chainParams.js';
-import { rawResult } from './anvilPeer.js';
+import { genesisBlocks, makeAlloc, makeGenesis } from './anvilGenesis.js';
+import { startAnvil } from './anvilProcess.js';
+import { accountFor, CHAIN_ID, GAS_LIMIT } from './chainParams.js';
 
 /** An anvil on the computed genesis with nothing mined past block 1: for tests that make their own blocks. */
 export interface BareAnvil {
@@ -20,6 +19,18 @@ export interface BareAnvil {
   /** Mines one block with the base fee EIP-1559 gives it (anvil keeps a stale fee state across evm_revert). */
   mine(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** One JSON-RPC call to `url`; throws on an error answer. */
+async function rawResult(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const answer = (await res.json()) as { result?: unknown; error?: unknown };
+  if (answer.error !== undefined) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+  return answer.result;
 }
 
 /** EIP-1559's base fee of the block after `parent` (elasticity 2, change denominator 8). */
