@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Address, encodeAbiParameters, parseAbiItem, toEventSelector } from 'viem';
+import { type Address, encodeAbiParameters } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Web3 } from 'web3';
+import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
+import { TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
 import { initDatadir } from '../../src/import/init.js';
-import { type BareAnvil, startBareAnvil } from '../helpers/bareAnvil.js';
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
@@ -26,11 +27,6 @@ const KEY = 'web3-key';
 let anvil: BareAnvil;
 let serve: ServeCli;
 let ticker: Address;
-
-/** `event Tick(uint256 indexed id, uint256 value)` from a contract that logs its calldata (id, value). */
-const TICK_TOPIC = toEventSelector(parseAbiItem('event Tick(uint256 indexed id, uint256 value)'));
-const RUNTIME = `6020356000526000357f${TICK_TOPIC.slice(2)}60206000a200`;
-const INITCODE = '0x6030600c60003960306000f3';
 
 const ours = async (method: string, params: unknown[] = []) =>
   JSON.parse(
@@ -116,7 +112,7 @@ beforeAll(async () => {
   anvil = await startBareAnvil(join(tmp.dir, 'anvil'));
   const datadir = join(tmp.dir, 'data');
   await initDatadir(datadir, readFileSync(anvil.genesisPath, 'utf8'), testConfig());
-  const deploy = await anvil.send({ data: `${INITCODE}${RUNTIME}`, gas: 0x100000n });
+  const deploy = await anvil.send({ data: TICK_INITCODE, gas: 0x100000n });
   await anvil.mine();
   ticker = ((await anvil.call('eth_getTransactionReceipt', [deploy])) as { contractAddress: Address }).contractAddress;
   serve = await startServeCli([
