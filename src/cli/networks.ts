@@ -84,7 +84,9 @@ export async function openNetwork(
     await level.close();
   }
   if (kind === 'starknet') {
-    const ctx = await createStarknetContext(datadir, config);
+    const ctx = await createStarknetContext(datadir, config, (err) =>
+      logger?.warn({ network: name, reason: err instanceof Error ? err.message : String(err) }, 'starknet subscriptions: update failed'),
+    );
     // Following a Starknet upstream is light (no execution): it runs on the serving thread, on the
     // store the methods read, whose caches it keeps current.
     const follower =
@@ -94,6 +96,8 @@ export async function openNetwork(
             settings: config.follow,
             importSettings: config.import,
             log: (logger ?? silentLog).child({ network: name }),
+            // Each head it writes is announced to the network's subscriptions.
+            onHead: () => void ctx.events.headMoved(),
           });
     follower?.start();
     const health = async () => {
@@ -103,7 +107,14 @@ export async function openNetwork(
     };
     return {
       kind: 'starknet',
-      handle: { name, hostnames: [name], methods: starknetMethods as MethodTable<unknown>, context: ctx, health },
+      handle: {
+        name,
+        hostnames: [name],
+        methods: starknetMethods as MethodTable<unknown>,
+        context: ctx,
+        health,
+        subscriptionStats: () => ({ subscriptions: ctx.events.subscriptions.size, filters: 0 }),
+      },
       close: async () => {
         await follower?.stop();
         await ctx.close();

@@ -179,6 +179,11 @@ export const SETTINGS = {
       10_000,
       'Items (logs or block hashes) one filter may collect between polls, the getLogs result cap; past it the filter is removed and its next poll is `filter not found`.',
     ),
+    maxBlocksBack: setting(
+      positiveInt,
+      1024,
+      "Starknet subscriptions started from a past block_id replay at most this many blocks up to the head (error 68 past it): the Starknet WebSocket spec's limit, pathfinder's default.",
+    ),
   },
   execution: {
     gasCapFactor: setting(positiveInt, 10, "eth_call gas defaults to, and is capped at, this many times the block's gas limit (Infura's documented cap)."),

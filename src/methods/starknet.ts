@@ -3,6 +3,9 @@ import { toRpcError } from './errors.js';
 import { blockNumber } from './starknet/blockNumber.js';
 import type { StarknetContext } from './starknet/context.js';
 import { getEvents } from './starknet/getEvents.js';
+import { subscribeEvents } from './starknet/subscribeEvents.js';
+import { subscribeNewHeads } from './starknet/subscribeNewHeads.js';
+import { unsubscribe } from './starknet/unsubscribe.js';
 
 /**
  * The Starknet method table, and the context API the CLI builds networks with (re-exported from
@@ -18,6 +21,9 @@ export const starknetMethods: MethodTable<StarknetContext> = createMethodTable<S
   [
     blockNumber, // starknet_blockNumber
     getEvents, // starknet_getEvents
+    subscribeEvents, // starknet_subscribeEvents (WebSocket)
+    subscribeNewHeads, // starknet_subscribeNewHeads (WebSocket)
+    unsubscribe, // starknet_unsubscribe (WebSocket)
   ],
   toRpcError,
 );

@@ -174,6 +174,27 @@ export class StarknetTooManyKeysInFilterError extends RpcError {
   }
 }
 
+/** 66 INVALID_SUBSCRIPTION_ID (Starknet WebSocket spec): `starknet_unsubscribe` of an id this connection does not hold. */
+export class StarknetInvalidSubscriptionIdError extends RpcError {
+  static readonly code = 66;
+  override readonly name = 'StarknetInvalidSubscriptionIdError';
+  constructor() {
+    super(StarknetInvalidSubscriptionIdError.code, 'Invalid subscription id');
+  }
+}
+
+/**
+ * 68 TOO_MANY_BLOCKS_BACK (Starknet WebSocket spec): a subscription's `block_id` lies more than
+ * the limit below the head. The spec's text names 1024, its limit; the message names ours.
+ */
+export class StarknetTooManyBlocksBackError extends RpcError {
+  static readonly code = 68;
+  override readonly name = 'StarknetTooManyBlocksBackError';
+  constructor(limit: number) {
+    super(StarknetTooManyBlocksBackError.code, `Cannot go back more than ${limit} blocks`);
+  }
+}
+
 /** -32002 with HTTP 403: the key's allowlists refuse the request (Infura's text). */
 export class RejectedByKeySettingsError extends RpcError {
   static readonly code = -32002;

@@ -10,6 +10,26 @@ export type BlockStatus = (typeof IMPORTABLE_BLOCK_STATUSES)[number];
 /** Largest block number stored: keys hold 8 bytes, but numbers stay exact JS integers. */
 export const MAX_BLOCK_NUMBER = Number.MAX_SAFE_INTEGER - 1;
 
+/** One resource's price in a block header (the spec's RESOURCE_PRICE), felts as imported. */
+export interface ResourcePrice {
+  priceInFri: string;
+  priceInWei: string;
+}
+
+/**
+ * The rest of a block's header as the spec's BLOCK_HEADER has it, as given by the block's
+ * source; each is absent when the source did not give it (old NDJSON lines, old feeder blocks).
+ */
+export interface HeaderFields {
+  newRoot?: string;
+  sequencerAddress?: string;
+  starknetVersion?: string;
+  l1GasPrice?: ResourcePrice;
+  l2GasPrice?: ResourcePrice;
+  l1DataGasPrice?: ResourcePrice;
+  l1DaMode?: 'BLOB' | 'CALLDATA';
+}
+
 /** A block's header fields that the store keeps. Felts are the strings as imported. */
 export interface StarknetBlockHeader {
   number: number;
@@ -17,6 +37,8 @@ export interface StarknetBlockHeader {
   parentHash: string;
   timestamp: number;
   status: BlockStatus;
+  /** The other header fields; absent in a record written before they were stored. */
+  fields?: HeaderFields;
 }
 
 /** One event as emitted: contract address, keys and data, felts as imported. */

@@ -1,5 +1,5 @@
 import type { BatchOp, Level } from '../db/database.js';
-import type { BlockStatus, StarknetBlockHeader, StarknetBlockInput } from './block.js';
+import type { BlockStatus, HeaderFields, ResourcePrice, StarknetBlockHeader, StarknetBlockInput } from './block.js';
 import { decodeEventRecord, encodeEventRecord } from './eventRecord.js';
 import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
 import {
@@ -24,7 +24,10 @@ import {
  * as one that imported the final chain.
  */
 
-/** The JSON of a `B` value. */
+/**
+ * The JSON of a `B` value. `hdr` (the header fields new heads carry) was added within schema 1:
+ * a record written before has none, and reads as a block whose source gave none of them.
+ */
 export interface BlockRecord {
   hash: string;
   parent: string;
@@ -32,6 +35,51 @@ export interface BlockRecord {
   status: BlockStatus;
   txs: number;
   events: number;
+  hdr?: HeaderRecord;
+}
+
+/** A price as `[fri, wei]`. */
+type PriceRecord = [fri: string, wei: string];
+
+/** {@link HeaderFields} in a record: short names, absent fields left out. */
+interface HeaderRecord {
+  root?: string;
+  seq?: string;
+  ver?: string;
+  l1?: PriceRecord;
+  l2?: PriceRecord;
+  l1d?: PriceRecord;
+  da?: 'BLOB' | 'CALLDATA';
+}
+
+const toPrice = (p: ResourcePrice | undefined): PriceRecord | undefined => p && [p.priceInFri, p.priceInWei];
+const fromPrice = (p: PriceRecord | undefined): ResourcePrice | undefined => p && { priceInFri: p[0], priceInWei: p[1] };
+
+function headerRecord(f: HeaderFields): HeaderRecord {
+  return {
+    root: f.newRoot,
+    seq: f.sequencerAddress,
+    ver: f.starknetVersion,
+    l1: toPrice(f.l1GasPrice),
+    l2: toPrice(f.l2GasPrice),
+    l1d: toPrice(f.l1DataGasPrice),
+    da: f.l1DaMode,
+  };
+}
+
+/** The header fields of a record (undefined for a record that has none). */
+export function headerFieldsOf(record: BlockRecord): HeaderFields | undefined {
+  const h = record.hdr;
+  if (h === undefined) return undefined;
+  return {
+    newRoot: h.root,
+    sequencerAddress: h.seq,
+    starknetVersion: h.ver,
+    l1GasPrice: fromPrice(h.l1),
+    l2GasPrice: fromPrice(h.l2),
+    l1DataGasPrice: fromPrice(h.l1d),
+    l1DaMode: h.da,
+  };
 }
 
 /** A block turned into its batch, ready for `StarknetStore.commitBlock` or a branch switch. */
@@ -95,12 +143,13 @@ export function prepareBlock(block: StarknetBlockInput): PreparedBlock {
     status: block.status,
     txs: block.transactions.length,
     events,
+    hdr: headerRecord(block.fields ?? {}),
   };
   ops.push({ type: 'put', key: blockKey(block.number), value: utf8Encoder.encode(JSON.stringify(record)) });
   ops.push({ type: 'put', key: blockHashKey(hashBytes), value: encodeBlockNumber(block.number) });
   if (block.status === 'ACCEPTED_ON_L1') ops.push({ type: 'put', key: l1AcceptedKey(block.number), value: EMPTY });
-  const { number, hash, parentHash, timestamp, status } = block;
-  return { block: { number, hash, parentHash, timestamp, status }, hashBytes, ops, events };
+  const { number, hash, parentHash, timestamp, status, fields } = block;
+  return { block: { number, hash, parentHash, timestamp, status, fields }, hashBytes, ops, events };
 }
 
 /**

@@ -3,8 +3,10 @@ import { createInterface } from 'node:readline';
 import { SETTINGS } from '../config/settings.js';
 import {
   type BlockStatus,
+  type HeaderFields,
   IMPORTABLE_BLOCK_STATUSES,
   MAX_BLOCK_NUMBER,
+  type ResourcePrice,
   type StarknetBlockInput,
   type StarknetEventInput,
   type StarknetTransactionInput,
@@ -194,7 +196,36 @@ export function parseBlockJson(raw: unknown): StarknetBlockInput {
     });
     return { hash: txHash, events };
   });
-  return { number, hash, parentHash, timestamp, status: status as BlockStatus, transactions };
+  return { number, hash, parentHash, timestamp, status: status as BlockStatus, fields: headerFields(b), transactions };
+}
+
+/**
+ * The other BLOCK_HEADER fields, each checked when present and left out when absent (old
+ * blocks and NDJSON files without them import as before).
+ */
+function headerFields(b: Record<string, unknown>): HeaderFields {
+  const optional = <T>(key: string, read: (v: unknown, where: string) => T): T | undefined => (b[key] === undefined ? undefined : read(b[key], key));
+  const fields: HeaderFields = {
+    newRoot: optional('new_root', felt),
+    sequencerAddress: optional('sequencer_address', felt),
+    starknetVersion: optional('starknet_version', (v, where) => {
+      if (typeof v !== 'string' || v.length > 32) throw new Error(`${where}: want a version string`);
+      return v;
+    }),
+    l1GasPrice: optional('l1_gas_price', price),
+    l2GasPrice: optional('l2_gas_price', price),
+    l1DataGasPrice: optional('l1_data_gas_price', price),
+    l1DaMode: optional('l1_da_mode', (v, where) => {
+      if (v !== 'BLOB' && v !== 'CALLDATA') throw new Error(`${where}: want "BLOB" or "CALLDATA"`);
+      return v;
+    }),
+  };
+  return fields;
+}
+
+function price(v: unknown, where: string): ResourcePrice {
+  const p = object(v, where);
+  return { priceInFri: felt(p.price_in_fri, `${where}.price_in_fri`), priceInWei: felt(p.price_in_wei, `${where}.price_in_wei`) };
 }
 
 function object(v: unknown, where: string): Record<string, unknown> {

@@ -2,14 +2,16 @@ import { SETTINGS } from '../config/settings.js';
 import { type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import { MAX_BLOCK_NUMBER, type StarknetBlockHeader, type StarknetBlockInput } from './block.js';
-import { type BlockRecord, type PreparedBlock, prepareBlock, removalOps } from './blockOps.js';
+import { type BlockRecord, headerFieldsOf, type PreparedBlock, prepareBlock, removalOps } from './blockOps.js';
 import { NoBlocksError } from './errors.js';
+import { decodeEventRecord, type StoredEvent } from './eventRecord.js';
 import { trustedFeltToHex64 } from './felt.js';
 import {
   blockHashKey,
   blockKey,
   DATADIR_KIND_KEY,
   DATADIR_KIND_STARKNET,
+  eventKey,
   l1AcceptedKey,
   readBlockNumber,
   SN_PREFIX,
@@ -166,10 +168,18 @@ export class StarknetStore {
       status: r.status,
       transactionCount: r.txs,
       eventCount: r.events,
+      fields: headerFieldsOf(r),
     };
     if (this.blockCache.size >= this.blockCacheEntries) this.blockCache.clear();
     this.blockCache.set(number, block);
     return block;
+  }
+
+  /** Every event of stored block `number`, in emission order (none for an unknown block). */
+  async blockEvents(number: number): Promise<StoredEvent[]> {
+    if (!Number.isSafeInteger(number) || number < 0 || number > MAX_BLOCK_NUMBER) return [];
+    const values = await this.level.values({ gte: eventKey(number, 0), lt: eventKey(number + 1, 0) }).all();
+    return values.map(decodeEventRecord);
   }
 
   /** The number of the stored block with this hash (32-byte value), or undefined. */

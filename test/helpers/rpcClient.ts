@@ -101,6 +101,8 @@ export interface WsRpcClient extends RpcClient {
   readonly socket: WebSocket;
   /** Resolves when the socket closes, with the close code and reason. */
   readonly closed: Promise<{ code: number; reason: string }>;
+  /** Subscription notifications received (never taken as the reply to a call or `send`), in order. */
+  readonly notifications: unknown[];
 }
 
 /** Thrown by {@link wsClient} when the server answers the upgrade with an HTTP status (e.g. 401). */
@@ -265,13 +267,16 @@ export async function wsClient(baseUrl: string, key: string, opts: ClientOptions
     socket.once('error', reject);
   });
 
-  // Replies to call/batch are matched by id; everything else goes, in order, to `send` waiters.
+  // Replies to call/batch are matched by id; notifications are kept apart; everything else goes,
+  // in order, to `send` waiters.
   const pending = new Map<string, (text: string, body: unknown) => void>();
   const unmatched: string[] = [];
   const rawWaiters: Array<(text: string) => void> = [];
+  const notifications: unknown[] = [];
   socket.on('message', (data: WebSocket.RawData) => {
     const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
     const body = parseOrUndefined(text);
+    if (isNotification(body)) return void notifications.push(body);
     const resolver = pending.get(matchKey(body, pending) ?? '');
     if (resolver !== undefined) return resolver(text, body);
     const waiter = rawWaiters.shift();
@@ -314,6 +319,7 @@ export async function wsClient(baseUrl: string, key: string, opts: ClientOptions
     transport: 'ws',
     socket,
     closed,
+    notifications,
     call<T>(method: string, params?: unknown) {
       const id = nextId++;
       return byIds<JsonRpcResponse<T>>(method, [id], JSON.stringify(request(id, method, params)));
@@ -367,6 +373,11 @@ function request(id: number | undefined, method: string, params: unknown): Recor
 
 function encode(body: string | Uint8Array | object): string | Uint8Array {
   return typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+}
+
+/** A server-sent notification (a subscription's): a request object without an id. */
+function isNotification(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'method' in body && !('id' in body);
 }
 
 function parseOrUndefined(text: string): unknown {

@@ -1,6 +1,7 @@
 import { type Config, defaultConfig } from '../../config/settings.js';
 import type { EventLimits } from '../../starknet/getEvents.js';
 import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
+import { createStarknetEvents, type StarknetEvents } from './subscriptions/starknetEvents.js';
 
 /**
  * The context of the Starknet methods: what their handlers may use, and how the CLI builds it
@@ -13,6 +14,10 @@ export interface StarknetContext {
   store: StarknetStore;
   /** starknet_getEvents' page size and key limits (the `starknet` settings). */
   eventLimits: EventLimits;
+  /** The network's feed of head changes and its subscriptions (WebSocket). */
+  events: StarknetEvents;
+  /** How far back a subscription's `block_id` may lie (`subscriptions.maxBlocksBack`). */
+  maxBlocksBack: number;
 }
 
 /** A Starknet network's context plus what the server and CLI need around it. */
@@ -24,22 +29,34 @@ export interface StarknetNetworkContext extends StarknetContext {
 }
 
 /**
- * Opens a Starknet datadir for serving, with the `starknet` settings of `config` (event limits and
- * block cache; the CLI passes the loaded configuration, the defaults apply when omitted). Refuses
+ * Opens a Starknet datadir for serving, with the `starknet` and `subscriptions` settings of
+ * `config` (event limits, block cache, subscription limits; the CLI passes the loaded
+ * configuration, the defaults apply when omitted); `onError` hears of feed failures. Refuses
  * a datadir that is empty, of another kind (Ethereum) or of another schema version, with a message
  * saying what to run.
  */
-export async function createStarknetContext(datadir: string, config: Pick<Config, 'starknet'> = defaultConfig()): Promise<StarknetNetworkContext> {
+export async function createStarknetContext(
+  datadir: string,
+  config: Pick<Config, 'starknet' | 'subscriptions'> = defaultConfig(),
+  onError?: (err: unknown) => void,
+): Promise<StarknetNetworkContext> {
   const store = await openStarknetStore(datadir, { blockCacheEntries: config.starknet.blockCacheEntries });
+  const events = createStarknetEvents(store, config.subscriptions, onError);
   return {
     store,
     eventLimits: { maxChunkSize: config.starknet.maxChunkSize, maxKeyPositions: config.starknet.maxKeyPositions },
+    events,
+    maxBlocksBack: config.subscriptions.maxBlocksBack,
     async health() {
       const latest = await store.latestNumber();
       if (latest === undefined) return { ok: false };
       const block = await store.block(latest);
       return { ok: true, head: { number: latest, hash: block!.hash } };
     },
-    close: () => store.close(),
+    // The feed's pass or catch-up in progress ends before the database closes.
+    close: async () => {
+      await events.feed.exclusive(async () => undefined);
+      await store.close();
+    },
   };
 }

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { quoteValue } from '../../codec/quote.js';
 import { defineMethod } from '../../rpc/method.js';
 import { FeltError, feltToBytes } from '../../starknet/felt.js';
-import { type BlockRef, type BlockTag, type EmittedEvent, type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
+import { type BlockRef, type BlockTag, type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
+import { type RpcEmittedEvent, toRpcEvent } from './_shared/emittedEvent.js';
 import type { StarknetContext } from './context.js';
+
+export type { RpcEmittedEvent };
 
 /**
  * `starknet_getEvents`: a page of the events matching a filter.
@@ -15,8 +18,8 @@ import type { StarknetContext } from './context.js';
  * throws domain errors that `methods/errors.ts` maps to these codes.
  */
 
-/** A FELT, decoded to its 32-byte value (leading zeros and case do not matter). */
-const Felt = z.string().transform((s, ctx) => {
+/** A FELT, decoded to its 32-byte value (leading zeros and case do not matter); the subscriptions use it too. */
+export const Felt = z.string().transform((s, ctx) => {
   try {
     return feltToBytes(s);
   } catch (err) {
@@ -30,7 +33,7 @@ const Felt = z.string().transform((s, ctx) => {
  * `address`: one FELT, or (spec v0.10.1+) a list of FELTs. Written as one schema, not a zod
  * union, so that a bad felt reports its own message rather than "Invalid input".
  */
-const Addresses = z.unknown().transform((v, ctx): Uint8Array[] => {
+export const Addresses = z.unknown().transform((v, ctx): Uint8Array[] => {
   const items = Array.isArray(v) ? v : [v];
   const out: Uint8Array[] = [];
   items.forEach((item, i) => {
@@ -87,18 +90,6 @@ const Filter = z.strictObject({
 
 export type GetEventsParams = z.output<typeof Filter>;
 
-/** EMITTED_EVENT on the wire, in the spec's field order. */
-export interface RpcEmittedEvent {
-  from_address: string;
-  keys: string[];
-  data: string[];
-  block_hash: string;
-  block_number: number;
-  transaction_hash: string;
-  transaction_index: number;
-  event_index: number;
-}
-
 /** EVENTS_CHUNK; `continuation_token` present exactly when more events match. */
 export interface GetEventsResult {
   events: RpcEmittedEvent[];
@@ -124,16 +115,3 @@ export const getEvents = defineMethod({
     return page.continuationToken === undefined ? { events } : { events, continuation_token: page.continuationToken };
   },
 });
-
-function toRpcEvent(e: EmittedEvent): RpcEmittedEvent {
-  return {
-    from_address: e.fromAddress,
-    keys: e.keys,
-    data: e.data,
-    block_hash: e.blockHash,
-    block_number: e.blockNumber,
-    transaction_hash: e.transactionHash,
-    transaction_index: e.transactionIndex,
-    event_index: e.eventIndex,
-  };
-}
