@@ -12,7 +12,7 @@ import { traceMethods } from './traceMethods.js';
  * Every method an Ethereum network serves; anything else is -32601. Each group lists its methods
  * sorted by wire name:
  * - core: eth_blockNumber, eth_chainId, net_version, web3_clientVersion
- * - state: eth_getBalance, eth_getCode, eth_getProof, eth_getStorageAt, eth_getTransactionCount
+ * - state: eth_getAccountInfo, eth_getBalance, eth_getCode, eth_getProof, eth_getStorageAt, eth_getTransactionCount
  * - blocks: blocks, transactions, receipts, logs, uncles, fees, net_*, and the read-only refusals
  * - call: eth_call, eth_estimateGas
  * - trace: trace_block, trace_filter, trace_transaction

@@ -44,6 +44,7 @@ const CONTRACT_ARGUMENT: Readonly<Record<string, (params: unknown[]) => unknown>
   eth_call: (p) => field(p[0], 'to'),
   eth_estimateGas: (p) => field(p[0], 'to'),
   eth_getLogs: (p) => field(p[0], 'address'),
+  eth_getAccountInfo: (p) => p[0],
   eth_getBalance: (p) => p[0],
   eth_getCode: (p) => p[0],
   eth_getStorageAt: (p) => p[0],

@@ -70,7 +70,7 @@ describeWithAnvil('anvil-generated chain', () => {
     }
   });
 
-  it('eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt and eth_getProof equal anvil’s at every block', async () => {
+  it('eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getAccountInfo, eth_getStorageAt and eth_getProof equal anvil’s at every block', async () => {
     const expected = JSON.parse(readFileSync(peers().built.expectedPath, 'utf8'));
     const contracts = expected.contracts as Record<string, string>;
     const slots = expected.slots as Record<string, Record<string, string>>;
@@ -82,7 +82,12 @@ describeWithAnvil('anvil-generated chain', () => {
     for (let n = 1; n <= head; n++) {
       const block = `0x${n.toString(16)}`;
       for (const address of addresses) {
-        calls.push(['eth_getBalance', [address, block]], ['eth_getTransactionCount', [address, block]], ['eth_getCode', [address, block]]);
+        calls.push(
+          ['eth_getBalance', [address, block]],
+          ['eth_getTransactionCount', [address, block]],
+          ['eth_getCode', [address, block]],
+          ['eth_getAccountInfo', [address, block]],
+        );
         const name = Object.entries(contracts).find(([, a]) => a === address)?.[0];
         const keys = Object.values(slots[name ?? ''] ?? {});
         for (const key of keys) calls.push(['eth_getStorageAt', [address, key, block]]);
