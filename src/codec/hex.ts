@@ -51,9 +51,9 @@ export function dataToBytes(input: string): Uint8Array {
   return hexDigitsToBytes(digits);
 }
 
-/** Fixed-size data (address 20, hash 32): as {@link dataToBytes} plus a length check. */
-export function fixedDataToBytes(input: string, size: number, what: string): Uint8Array {
-  const bytes = dataToBytes(input);
+/** Fixed-size data (address 20, hash 32): as {@link dataToBytes} (or its result, `decoded`) plus a length check. */
+export function fixedDataToBytes(input: string, size: number, what: string, decoded?: Uint8Array): Uint8Array {
+  const bytes = decoded ?? dataToBytes(input);
   if (bytes.length !== size) throw new HexError(`hex string has length ${bytes.length * 2}, want ${size * 2} for ${what}`);
   return bytes;
 }

@@ -53,10 +53,28 @@ export const Quantity = hexSchema((s) => quantityToBigInt(s), '*hexutil.Big');
 export const Quantity64 = hexSchema((s) => quantityToBigInt(s, 64), 'hexutil.Uint64');
 /** Arbitrary-length data (`0x…`). */
 export const Data = hexSchema(dataToBytes, 'hexutil.Bytes');
+/**
+ * A fixed-size value (`common.Address`, `common.Hash`), decoded as geth's `UnmarshalFixedJSON`:
+ * a malformed hex string's error is wrapped as a JSON type error (`json: cannot unmarshal hex
+ * string without 0x prefix into Go value of type common.Hash`), a wrong length is not.
+ */
+function fixedSchema(size: number, what: string) {
+  return hexSchema((s) => {
+    let bytes: Uint8Array;
+    try {
+      bytes = dataToBytes(s);
+    } catch (err) {
+      if (err instanceof HexError) throw new HexError(`json: cannot unmarshal ${err.message} into Go value of type ${what}`);
+      throw err;
+    }
+    return fixedDataToBytes(s, size, what, bytes);
+  }, what);
+}
+
 /** A 20-byte address. */
-export const Address = hexSchema((s) => fixedDataToBytes(s, 20, 'common.Address'), 'common.Address');
+export const Address = fixedSchema(20, 'common.Address');
 /** A 32-byte hash. */
-export const Hash = hexSchema((s) => fixedDataToBytes(s, 32, 'common.Hash'), 'common.Hash');
+export const Hash = fixedSchema(32, 'common.Hash');
 
 /** A JSON string, left undecoded (for inputs whose errors are not `invalid argument i: …`). */
 export const RawString = decoderSchema((value): string => {

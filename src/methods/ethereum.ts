@@ -3,6 +3,7 @@ import { blockMethods } from './blocks.js';
 import { callMethods } from './callMethods.js';
 import type { EthContext } from './context.js';
 import { coreMethods } from './coreMethods.js';
+import { debugMethods } from './debugMethods.js';
 import { toRpcError } from './errors.js';
 import { stateMethods } from './stateMethods.js';
 import { subscriptionMethods } from './subscriptionMethods.js';
@@ -16,12 +17,13 @@ import { traceMethods } from './traceMethods.js';
  * - blocks: blocks, transactions, receipts, logs, uncles, fees, net_*, and the read-only refusals
  * - call: eth_call, eth_estimateGas
  * - trace: trace_block, trace_filter, trace_transaction
+ * - debug: debug_getRawBlock, debug_getRawHeader, debug_getRawReceipts, debug_getRawTransaction
  * - subscriptions and filters: eth_subscribe, eth_unsubscribe (WebSocket), eth_newFilter,
  *   eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs,
  *   eth_uninstallFilter
  * Domain errors the handlers' layers throw become wire errors through `toRpcError`.
  */
 export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>(
-  [...coreMethods, ...stateMethods, ...blockMethods, ...callMethods, ...traceMethods, ...subscriptionMethods],
+  [...coreMethods, ...stateMethods, ...blockMethods, ...callMethods, ...traceMethods, ...debugMethods, ...subscriptionMethods],
   toRpcError,
 );

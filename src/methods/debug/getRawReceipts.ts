@@ -1,0 +1,31 @@
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToUnpaddedBytes, concatBytes } from '@ethereumjs/util';
+import { BlockNumberOrHash } from '../../codec/blockId.js';
+import { bytesToData } from '../../codec/hex.js';
+import { ServerError } from '../../rpc/errors.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { logsBloom } from '../eth/_shared/bloom.js';
+import { rawTarget } from './_shared.js';
+
+/**
+ * `debug_getRawReceipts(block)`: each receipt of the block in its consensus encoding (EIP-2718:
+ * the transaction's type byte, then `rlp([status or post-state root, cumulative gas, bloom,
+ * logs])`; a legacy receipt is the RLP alone), the items of the block's receipts trie, as geth's
+ * `DebugAPI.GetRawReceipts`. https://github.com/ethereum/execution-apis (debug namespace)
+ */
+export const getRawReceipts = defineMethod({
+  name: 'debug_getRawReceipts',
+  params: [BlockNumberOrHash],
+  required: 1,
+  handler: async (ctx: EthContext, [id], req) => {
+    const block = await rawTarget(ctx, id, req);
+    const receipts = await ctx.chain.store.receipts(block.hash());
+    if (!receipts) throw new ServerError('receipts not found');
+    return receipts.map((r, i) => {
+      const body = RLP.encode([r.statusOrRoot, bigIntToUnpaddedBytes(r.cumulativeGasUsed), logsBloom(r.logs), r.logs]);
+      const type = block.transactions[i].type;
+      return bytesToData(type === 0 ? body : concatBytes(Uint8Array.of(type), body));
+    });
+  },
+});
