@@ -84,6 +84,31 @@ export abstract class FollowLoop {
     this.notify();
   }
 
+  /**
+   * The upstream's blocks from..to, batch by batch in order: `follow.batchBlocks` blocks a
+   * request, `follow.prefetchBatches` requests in flight, so network latency overlaps the caller's
+   * work on the batch before. Ends early when the follower stops.
+   */
+  protected async *prefetched<T>(from: number, to: number, fetch: (from: number, count: number) => Promise<T[]>): AsyncGenerator<T[]> {
+    const windows: Array<Promise<T[]>> = [];
+    let next = from;
+    const fill = () => {
+      while (windows.length < this.o.settings.prefetchBatches && next <= to && !this.stopped) {
+        const count = Math.min(this.o.settings.batchBlocks, to - next + 1);
+        const batch = fetch(next, count);
+        batch.catch(() => undefined); // awaited in order below (or abandoned when the caller stops)
+        windows.push(batch);
+        next += count;
+      }
+    };
+    fill();
+    while (windows.length > 0 && !this.stopped) {
+      const batch = await windows.shift()!;
+      fill();
+      yield batch;
+    }
+  }
+
   /** Checks that the upstream serves this chain, then follows it until `stop()`. */
   start(): void {
     this.loop ??= this.run();

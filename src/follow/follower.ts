@@ -92,22 +92,8 @@ export class Follower extends FollowLoop {
   /** Imports blocks from..to (the parent of `from` is our head), batches fetched ahead. */
   private async catchUp(from: bigint, to: bigint): Promise<void> {
     const progress = createProgress(Number(to - from + 1n), to - from >= 100n ? this.o.progress : undefined, this.o.importSettings.progressIntervalMs);
-    const windows: Array<Promise<Block[]>> = [];
-    let next = from;
-    const fill = () => {
-      while (windows.length < this.o.settings.prefetchBatches && next <= to && !this.stopped) {
-        const count = this.batchSize(next, to);
-        const p = this.fetchBlocks(next, count);
-        p.catch(() => undefined); // awaited in order below
-        windows.push(p);
-        next += BigInt(count);
-      }
-    };
-    fill();
     let imported = 0;
-    while (windows.length > 0 && !this.stopped) {
-      const blocks = await windows.shift()!;
-      fill();
+    for await (const blocks of this.prefetched(Number(from), Number(to), (n, count) => this.fetchBlocks(BigInt(n), count))) {
       for (const block of blocks) {
         if (this.stopped) return;
         const head = await this.chain.store.head();

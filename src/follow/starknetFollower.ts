@@ -133,23 +133,9 @@ export class StarknetFollower extends FollowLoop {
       EVENTS_UNIT,
       'follow',
     );
-    const windows: Array<Promise<StarknetBlockInput[]>> = [];
-    let next = from;
-    const fill = () => {
-      while (windows.length < this.o.settings.prefetchBatches && next <= to && !this.stopped) {
-        const count = Math.min(this.o.settings.batchBlocks, to - next + 1);
-        const p = this.fetchBlocks(next, count);
-        p.catch(() => undefined); // awaited in order below
-        windows.push(p);
-        next += count;
-      }
-    };
-    fill();
     let parent = parentHash;
     let imported = 0;
-    while (windows.length > 0 && !this.stopped) {
-      const blocks = await windows.shift()!;
-      fill();
+    for await (const blocks of this.prefetched(from, to, (n, count) => this.fetchBlocks(n, count))) {
       for (const block of blocks) {
         if (this.stopped) return;
         // The upstream reorganised while we fetched (the next round finds its new branch), or it

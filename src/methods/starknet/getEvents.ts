@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { quoteValue } from '../../codec/quote.js';
 import { defineMethod } from '../../rpc/method.js';
-import { FeltError, feltToBytes } from '../../starknet/felt.js';
-import { type BlockRef, type BlockTag, type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
+import { type BlockTag, type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
 import { type RpcEmittedEvent, toRpcEvent } from './_shared/emittedEvent.js';
+import { Addresses, blockIdSchema, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
 export type { RpcEmittedEvent };
@@ -18,32 +17,6 @@ export type { RpcEmittedEvent };
  * throws domain errors that `methods/errors.ts` maps to these codes.
  */
 
-/** A FELT, decoded to its 32-byte value (leading zeros and case do not matter); the subscriptions use it too. */
-export const Felt = z.string().transform((s, ctx) => {
-  try {
-    return feltToBytes(s);
-  } catch (err) {
-    if (!(err instanceof FeltError)) throw err;
-    ctx.addIssue({ code: 'custom', message: err.message });
-    return z.NEVER;
-  }
-});
-
-/**
- * `address`: one FELT, or (spec v0.10.1+) a list of FELTs. Written as one schema, not a zod
- * union, so that a bad felt reports its own message rather than "Invalid input".
- */
-export const Addresses = z.unknown().transform((v, ctx): Uint8Array[] => {
-  const items = Array.isArray(v) ? v : [v];
-  const out: Uint8Array[] = [];
-  items.forEach((item, i) => {
-    const r = Felt.safeParse(item);
-    if (r.success) out.push(r.data);
-    else ctx.addIssue({ code: 'custom', message: r.error.issues[0]?.message ?? 'invalid felt', path: Array.isArray(v) ? [i] : [] });
-  });
-  return out;
-});
-
 const BLOCK_TAGS: readonly BlockTag[] = ['latest', 'l1_accepted', 'pending', 'pre_confirmed'];
 
 /**
@@ -51,30 +24,7 @@ const BLOCK_TAGS: readonly BlockTag[] = ['latest', 'l1_accepted', 'pending', 'pr
  * accept the tags of every spec version: `latest` and `pending` (≤ 0.8), `l1_accepted` and
  * `pre_confirmed` (0.9+).
  */
-const BlockId = z.unknown().transform((v, ctx): BlockRef => {
-  const fail = (message: string) => {
-    ctx.addIssue({ code: 'custom', message });
-    return z.NEVER;
-  };
-  if (typeof v === 'string') {
-    return (BLOCK_TAGS as readonly string[]).includes(v)
-      ? { tag: v as BlockTag }
-      : fail(`unknown block tag ${quoteValue(v)}, want one of ${BLOCK_TAGS.join(', ')}`);
-  }
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-    const fields = Object.keys(v);
-    const o = v as Record<string, unknown>;
-    if (fields.length === 1 && fields[0] === 'block_hash') {
-      const r = Felt.safeParse(o.block_hash);
-      return r.success ? { hash: r.data } : fail(`block_hash: ${r.error.issues[0]?.message}`);
-    }
-    if (fields.length === 1 && fields[0] === 'block_number') {
-      const n = o.block_number;
-      return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? { number: n } : fail('block_number must be an integer ≥ 0');
-    }
-  }
-  return fail('invalid block id: want {"block_hash": felt}, {"block_number": integer} or a block tag');
-});
+const BlockId = blockIdSchema(BLOCK_TAGS);
 
 /** The filter object. Unknown fields are -32602; `null` is accepted for omitted optional fields. */
 const Filter = z.strictObject({

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { NotificationsUnsupportedError, StarknetTooManyKeysInFilterError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import { eventConstraints } from '../../starknet/eventMatcher.js';
+import { Addresses, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
-import { Addresses, Felt } from './getEvents.js';
 import { eventsCatchUp } from './subscriptions/catchUp.js';
 import { SubscriptionBlockId, startBlock } from './subscriptions/startBlock.js';
 

@@ -1,8 +1,6 @@
-import { z } from 'zod';
-import { quoteValue } from '../../../codec/quote.js';
 import { StarknetBlockNotFoundError, StarknetTooManyBlocksBackError } from '../../../rpc/errors.js';
+import { type BlockIdOf, blockIdSchema } from '../_shared/schemas.js';
 import type { StarknetContext } from '../context.js';
-import { Felt } from '../getEvents.js';
 
 /**
  * Where a Starknet subscription starts: its `block_id` (SUBSCRIPTION_BLOCK_ID of the WebSocket
@@ -11,29 +9,10 @@ import { Felt } from '../getEvents.js';
  */
 
 /** A decoded SUBSCRIPTION_BLOCK_ID. */
-export type SubscriptionBlockRef = { number: number } | { hash: Uint8Array } | { tag: 'latest' };
+export type SubscriptionBlockRef = BlockIdOf<'latest'>;
 
 /** SUBSCRIPTION_BLOCK_ID, as getEvents' BLOCK_ID without `pending` (nor the later tags). */
-export const SubscriptionBlockId = z.unknown().transform((v, ctx): SubscriptionBlockRef => {
-  const fail = (message: string) => {
-    ctx.addIssue({ code: 'custom', message });
-    return z.NEVER;
-  };
-  if (typeof v === 'string') return v === 'latest' ? { tag: 'latest' } : fail(`unknown block tag ${quoteValue(v)}, want latest`);
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-    const fields = Object.keys(v);
-    const o = v as Record<string, unknown>;
-    if (fields.length === 1 && fields[0] === 'block_hash') {
-      const r = Felt.safeParse(o.block_hash);
-      return r.success ? { hash: r.data } : fail(`block_hash: ${r.error.issues[0]?.message}`);
-    }
-    if (fields.length === 1 && fields[0] === 'block_number') {
-      const n = o.block_number;
-      return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? { number: n } : fail('block_number must be an integer ≥ 0');
-    }
-  }
-  return fail('invalid block id: want {"block_hash": felt}, {"block_number": integer} or "latest"');
-});
+export const SubscriptionBlockId = blockIdSchema(['latest'] as const);
 
 /**
  * The number of the block a subscription starts from: the head for `latest` or none (0 while
