@@ -20,6 +20,7 @@ import { encodeAbiParameters, type Hex } from 'viem';
 import WebSocket from 'ws';
 import { startBareAnvil } from '../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE, TICK_TOPIC } from '../scripts/anvil/tickContract.js';
+import { rpcResult } from './jsonRpc.js';
 import { API_KEY, rssMiB, runCommand, sleep, startServer, tracenodeArgs } from './processes.js';
 import { round } from './results.js';
 import { percentiles } from './wsLoad.js';
@@ -108,18 +109,10 @@ export async function measureSubscriptions(o: SubscriptionsInputs): Promise<Subs
       join(work, 'serve.log'),
     );
     const port = server.match[1];
-    const rpc = async (method: string, params: unknown[] = []) => {
-      const res = await fetch(`http://127.0.0.1:${port}/v3/${API_KEY}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      });
-      return ((await res.json()) as { result?: unknown }).result;
-    };
     const anvilHead = async () => Number((await anvil.call('eth_blockNumber')) as string);
     const caughtUp = async () => {
       const t0 = Date.now();
-      while (Number((await rpc('eth_blockNumber')) as string) < (await anvilHead())) {
+      while (Number((await rpcResult(`http://127.0.0.1:${port}/v3/${API_KEY}`, 'eth_blockNumber', [])) as string) < (await anvilHead())) {
         if (Date.now() - t0 > 60_000) throw new Error('subscriptions: tracenode did not catch up with anvil');
         await sleep(20);
       }

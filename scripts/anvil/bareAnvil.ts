@@ -47,6 +47,18 @@ function nextBaseFee(parent: { baseFeePerGas: string; gasUsed: string; gasLimit:
 }
 
 /**
+ * Mines one block on the anvil `call` talks to, with the base fee EIP-1559 gives it. anvil 1.7.1
+ * keeps its fee state across evm_revert and anvil_reorg, so the blocks it mines after one carry
+ * the base fee of the branch it left (seen: 7478637 where the parent gives 8545304), which
+ * tracenode refuses as geth would.
+ */
+export async function mineWithEip1559BaseFee(call: (method: string, params?: unknown[]) => Promise<unknown>): Promise<void> {
+  const parent = (await call('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: string; gasUsed: string; gasLimit: string };
+  await call('anvil_setNextBlockBaseFeePerGas', [`0x${nextBaseFee(parent).toString(16)}`]);
+  await call('evm_mine');
+}
+
+/**
  * Starts anvil on the same computed genesis as the scenario chains (alice and bob funded), with
  * mining on demand and a 12 s block interval (so no block repeats its parent's timestamp).
  * Transactions are signed (an impersonated one has no signature, and tracenode, which rebuilds
@@ -76,11 +88,7 @@ export async function startBareAnvil(dir: string): Promise<BareAnvil> {
     genesisPath,
     call,
     send: ({ to, data, gas }) => wallet.sendTransaction({ to, data, gas, chain: null }),
-    async mine() {
-      const parent = (await call('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: string; gasUsed: string; gasLimit: string };
-      await call('anvil_setNextBlockBaseFeePerGas', [`0x${nextBaseFee(parent).toString(16)}`]);
-      await call('evm_mine');
-    },
+    mine: () => mineWithEip1559BaseFee(call),
     stop: anvil.stop,
   };
 }

@@ -9,11 +9,13 @@ import WebSocket from 'ws';
 import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
 import { TICK_ABI, TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
 import { initDatadir } from '../../src/import/init.js';
+import { rawCall, untilCaughtUp } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Subscriptions and filters with real clients, on a chain that moves: `tracenode serve --follow`
@@ -36,32 +38,8 @@ const http_ = () => `${serve.base}/v3/${KEY_A}`;
 const ws_ = () => `${serve.base.replace('http://', 'ws://')}/ws/v3/${KEY_A}`;
 const ours = (method: string, params: unknown[] = [], key = KEY_A) => rawCall(`${serve.base}/v3/${key}`, method, params);
 
-async function rawCall(url: string, method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-  const r = await rawHttp(url, { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return JSON.parse(r.text);
-}
-
-async function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: still ${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))}`);
-    await sleep(50);
-  }
-}
-
 /** Waits until tracenode's latest block is anvil's. */
-async function caughtUp(): Promise<void> {
-  const theirs = ((await anvil.call('eth_getBlockByNumber', ['latest', false])) as { hash: string }).hash;
-  await until(
-    'caught up',
-    async () => ((await ours('eth_getBlockByNumber', ['latest', false])).result as { hash: string } | null)?.hash,
-    (h) => h === theirs,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}; serve said: ${serve.output().slice(-1500)}`);
-  });
-}
+const caughtUp = () => untilCaughtUp(anvil.url, http_(), () => `serve said: ${serve.output().slice(-1500)}`);
 
 /** Sends `Tick(id, value)` from alice (mined with the next block); resolves its hash. */
 async function tick(id: bigint, value: bigint): Promise<Hex> {

@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Address, encodeAbiParameters } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Web3 } from 'web3';
 import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
 import { initDatadir } from '../../src/import/init.js';
+import { untilCaughtUp } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
-import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * web3.js v4 subscriptions against `tracenode serve --follow` beside anvil: `subscribe('newBlockHeaders')`
@@ -28,35 +28,8 @@ let anvil: BareAnvil;
 let serve: ServeCli;
 let ticker: Address;
 
-const ours = async (method: string, params: unknown[] = []) =>
-  JSON.parse(
-    (
-      await rawHttp(`${serve.base}/v3/${KEY}`, {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      })
-    ).text,
-  ) as { result?: unknown };
-
-async function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: still ${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))}`);
-    await sleep(25);
-  }
-}
-
 /** Waits until tracenode's latest block is anvil's. */
-async function caughtUp(): Promise<void> {
-  const theirs = ((await anvil.call('eth_getBlockByNumber', ['latest', false])) as { hash: string }).hash;
-  await until(
-    'caught up',
-    async () => ((await ours('eth_getBlockByNumber', ['latest', false])).result as { hash: string } | null)?.hash,
-    (h) => h === theirs,
-  );
-}
+const caughtUp = () => untilCaughtUp(anvil.url, `${serve.base}/v3/${KEY}`);
 
 interface Head {
   hash: string;

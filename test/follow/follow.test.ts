@@ -5,6 +5,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { type Hex, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { mineWithEip1559BaseFee } from '../../scripts/anvil/bareAnvil.js';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
 import { accountFor } from '../../scripts/anvil/chainParams.js';
 import { type EthereumChain, openChain } from '../../src/chain/open.js';
@@ -78,29 +79,8 @@ afterAll(async () => {
 });
 
 const anvil = (method: string, params: unknown[] = []) => rawResult(built.anvil!.url, method, params);
-/** EIP-1559's base fee of the block after `parent` (elasticity 2, change denominator 8). */
-function nextBaseFee(parent: { baseFeePerGas: string; gasUsed: string; gasLimit: string }): bigint {
-  const base = BigInt(parent.baseFeePerGas);
-  const used = BigInt(parent.gasUsed);
-  const target = BigInt(parent.gasLimit) / 2n;
-  if (used === target) return base;
-  if (used > target) {
-    const delta = (base * (used - target)) / target / 8n;
-    return base + (delta > 1n ? delta : 1n);
-  }
-  return base - (base * (target - used)) / target / 8n;
-}
-
-/**
- * Mines a block with the base fee EIP-1559 gives it. anvil 1.7.1 keeps its fee state across
- * evm_revert and anvil_reorg, so the blocks it mines after one carry the base fee of the branch it
- * left (seen: 7478637 where the parent gives 8545304), which tracenode refuses as geth would.
- */
-async function mine(): Promise<void> {
-  const parent = (await anvil('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: string; gasUsed: string; gasLimit: string };
-  await anvil('anvil_setNextBlockBaseFeePerGas', [`0x${nextBaseFee(parent).toString(16)}`]);
-  await anvil('evm_mine');
-}
+/** Mines a block with the base fee EIP-1559 gives it (anvil keeps a stale one after evm_revert and anvil_reorg). */
+const mine = () => mineWithEip1559BaseFee(anvil);
 
 const anvilHead = async () => BigInt((await anvil('eth_blockNumber')) as string);
 

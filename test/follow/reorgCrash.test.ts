@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { mineWithEip1559BaseFee } from '../../scripts/anvil/bareAnvil.js';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
 import { openChain } from '../../src/chain/open.js';
 import { initDatadir } from '../../src/import/init.js';
@@ -28,18 +29,8 @@ let branchB: string[];
 
 const anvil = (method: string, params: unknown[] = []) => rawResult(built.anvil!.url, method, params);
 
-/** EIP-1559's next base fee (anvil keeps a stale one after evm_revert: see follow.test.ts). */
-async function mine(): Promise<void> {
-  const p = (await anvil('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: string; gasUsed: string; gasLimit: string };
-  const base = BigInt(p.baseFeePerGas);
-  const used = BigInt(p.gasUsed);
-  const target = BigInt(p.gasLimit) / 2n;
-  let next = base;
-  if (used > target) next = base + ((base * (used - target)) / target / 8n || 1n);
-  if (used < target) next = base - (base * (target - used)) / target / 8n;
-  await anvil('anvil_setNextBlockBaseFeePerGas', [`0x${next.toString(16)}`]);
-  await anvil('evm_mine');
-}
+/** A block with EIP-1559's base fee (anvil keeps a stale one after evm_revert). */
+const mine = () => mineWithEip1559BaseFee(anvil);
 
 async function hashes(from: bigint, to: bigint): Promise<string[]> {
   const out: string[] = [];

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
@@ -13,6 +12,7 @@ import { runCli, startServeCli } from '../helpers/cli.js';
 import { ANVIL_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * `tracenode serve --follow` as an operator runs it beside anvil: /health reports the upstream,
@@ -68,16 +68,6 @@ async function serveFollowing(name: string, url: string, extra: string[] = []): 
 async function health(base: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const r = await rawHttp(`${base}/health`, { method: 'GET' });
   return { status: r.status, body: JSON.parse(r.text) };
-}
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: still ${JSON.stringify(v)}`);
-    await sleep(50);
-  }
 }
 
 describe('serve --follow', () => {

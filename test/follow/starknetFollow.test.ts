@@ -6,7 +6,8 @@ import { openDatabase } from '../../src/db/database.js';
 import { StarknetFollower } from '../../src/follow/starknetFollower.js';
 import { Upstream } from '../../src/follow/upstream.js';
 import { STARKNET_CHAIN_ID_KEY } from '../../src/starknet/keys.js';
-import { openStarknetStore } from '../../src/starknet/store.js';
+import { openStarknetStore, type StarknetStore } from '../../src/starknet/store.js';
+import { rawCall } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
 import { rawHttp } from '../helpers/rpcClient.js';
@@ -22,6 +23,7 @@ import {
 } from '../helpers/starknetFixtures.js';
 import { linkedChain, StarknetUpstream } from '../helpers/starknetUpstream.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Following a Starknet upstream: a small upstream serves the real mainnet blocks of the fixtures
@@ -65,13 +67,7 @@ function linkedFilter(f: SampleFilter['filter']): SampleFilter['filter'] {
   return out;
 }
 
-async function rpc(base: string, method: string, params: unknown): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-  const r = await rawHttp(`${base}/v3/${KEY}`, {
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return JSON.parse(r.text);
-}
+const rpc = (base: string, method: string, params: unknown) => rawCall(`${base}/v3/${KEY}`, method, params);
 
 /** Every event of a filter, through pages of `chunk` events and their continuation tokens. */
 async function allEvents(base: string, filter: Record<string, unknown>, chunk: number): Promise<FixtureEvent[]> {
@@ -85,16 +81,6 @@ async function allEvents(base: string, filter: Record<string, unknown>, chunk: n
     token = page.continuation_token;
   } while (token !== undefined);
   return out;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: still ${JSON.stringify(v)}`);
-    await sleep(50);
-  }
 }
 
 /** Every key and value of a datadir, hex, in key order. */
@@ -205,14 +191,14 @@ describe('Starknet following: faults', () => {
   };
   const settings = { ...testConfig().follow, pollIntervalMs: 20, retryMaxMs: 100, maxReorgDepth: 2 };
 
+  /** A follower of `url` into `store`, with the fast settings above. */
+  const followerOf = (store: StarknetStore, url: string) =>
+    new StarknetFollower(store, new Upstream(url, { requestTimeoutMs: 2000 }), { settings, importSettings: testConfig().import, log: logger });
+
   async function following(name: string, blocks: FixtureBlock[]) {
     upstream.setChain(blocks);
     const store = await openStarknetStore(join(tmp.dir, name), { create: true });
-    const follower = new StarknetFollower(store, new Upstream(upstream.httpUrl, { requestTimeoutMs: 2000 }), {
-      settings,
-      importSettings: testConfig().import,
-      log: logger,
-    });
+    const follower = followerOf(store, upstream.httpUrl);
     follower.start();
     await until(
       'caught up',
@@ -266,11 +252,7 @@ describe('Starknet following: faults', () => {
     await follower.stop();
     const sepolia = await StarknetUpstream.start('0x534e5f5345504f4c4941');
     sepolia.setChain(chain.slice(0, 5));
-    const wrong = new StarknetFollower(store, new Upstream(sepolia.httpUrl, { requestTimeoutMs: 2000 }), {
-      settings,
-      importSettings: testConfig().import,
-      log: logger,
-    });
+    const wrong = followerOf(store, sepolia.httpUrl);
     await expect(wrong.runOnce()).rejects.toThrow("the upstream's chain id is 0x534e5f5345504f4c4941, this datadir followed 0x534e5f4d41494e");
     await sepolia.stop();
     await store.close();
@@ -294,11 +276,7 @@ describe('Starknet following: faults', () => {
     await first.store.close();
     upstream.l1Accepted = 2;
     const store = await openStarknetStore(join(tmp.dir, 'l1'));
-    const follower = new StarknetFollower(store, new Upstream(upstream.httpUrl, { requestTimeoutMs: 2000 }), {
-      settings,
-      importSettings: testConfig().import,
-      log: logger,
-    });
+    const follower = followerOf(store, upstream.httpUrl);
     follower.start();
     await until(
       'l1 at 2',

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { tempDir } from '../helpers/chains.js';
@@ -7,6 +6,7 @@ import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { eventsOf, type FixtureBlock, type FixtureEvent, fixtureBlocks, referenceMatch, sampleFilters } from '../helpers/starknetFixtures.js';
 import { linkedChain, StarknetUpstream } from '../helpers/starknetUpstream.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Starknet subscriptions (WebSocket spec v0.8) on a chain that moves: the fixture upstream serves
@@ -104,16 +104,6 @@ async function openWs(): Promise<{
   };
 }
 
-async function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: still ${JSON.stringify(v).slice(0, 500)}; serve said: ${serve?.output().slice(-1500)}`);
-    await sleep(25);
-  }
-}
-
 /**
  * A fixture block's BLOCK_HEADER, read from the fixture's JSON (the upstream's answer); the one
  * field mainnet's old blocks lack, l2_gas_price, is 0x1/0x1 as pathfinder stores it.
@@ -135,11 +125,14 @@ function expectedHeader(b: FixtureBlock): Record<string, unknown> {
 }
 
 const matching = (blocks: FixtureBlock[]): FixtureEvent[] => eventsOf(blocks).filter((e) => referenceMatch(SAMPLE.filter, e));
+/** {@link until} with serve's recent output in its error. */
+const untilServed = <T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean) =>
+  until(what, read, ok, 20_000, () => `serve said: ${serve?.output().slice(-1500)}`);
 const of = (notes: Note[], id: string) => notes.filter((n) => n.subscription_id === id);
 
 describe('Starknet subscriptions', () => {
   it('new heads and events through blocks 3→6 and a replaced block 6: exact headers, the matcher’s events, the reorganisation in between', async () => {
-    await until(
+    await untilServed(
       'following',
       async () => JSON.parse((await rawHttp(`${serve!.base}/health`, { method: 'GET' })).text).following,
       (s) => s === 'following',
@@ -151,7 +144,7 @@ describe('Starknet subscriptions', () => {
     expect([heads, events].every((id) => /^[1-9][0-9]*$/.test(id))).toBe(true);
     expect(heads).not.toBe(events);
     // From `latest`: block 3, the head when subscribing, comes first.
-    await until(
+    await untilServed(
       'block 3',
       () => of(ws.notes, heads).length,
       (n) => n === 1,
@@ -161,25 +154,25 @@ describe('Starknet subscriptions', () => {
     const fromOne = (await late.call('starknet_subscribeNewHeads', [{ block_number: 1 }])).result as string;
     const lateEvents = (await late.call('starknet_subscribeEvents', [SAMPLE.filter.address, SAMPLE.filter.keys, { block_hash: chain[2].block_hash }]))
       .result as string;
-    await until(
+    await untilServed(
       'catch-up 1..3',
       () => of(late.notes, fromOne).length,
       (n) => n === 3,
     );
 
     upstream.setChain(chain);
-    await until(
+    await untilServed(
       'block 6',
       () => of(ws.notes, heads).map((n) => n.result.block_number),
       (n) => n.at(-1) === 6,
     );
     upstream.setChain([...chain.slice(0, 6), replaced]);
-    await until(
+    await untilServed(
       'replacement',
       () => of(ws.notes, heads).map((n) => n.result.block_hash),
       (h) => h.at(-1) === replaced.block_hash,
     );
-    await until(
+    await untilServed(
       'replacement events',
       () => of(ws.notes, events).length,
       (n) => n === matching(chain.slice(3)).length + 1 + matching([replaced]).length,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.js';
 import { tempDir } from './chains.js';
 import { type EthTestServer, startEthServer } from './ethServer.js';
+import { until } from './until.js';
 
 /** A JSON-RPC answer as both peers send it. */
 export interface RawAnswer {
@@ -9,8 +10,8 @@ export interface RawAnswer {
   error?: { code: number; message: string; data?: string };
 }
 
-/** One plain JSON-RPC request over HTTP to any node (tracenode or anvil). */
-export async function rawCall(url: string, method: string, params: unknown[]): Promise<RawAnswer> {
+/** One plain JSON-RPC request over HTTP to any node (tracenode or anvil); `params` by position or by name. */
+export async function rawCall(url: string, method: string, params: unknown): Promise<RawAnswer> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -24,6 +25,21 @@ export async function rawResult(url: string, method: string, params: unknown[]):
   const answer = await rawCall(url, method, params);
   if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
   return answer.result;
+}
+
+/**
+ * Waits until the node at `oursUrl` serves as its latest block the block anvil (at `anvilUrl`)
+ * has as latest now; `detail` goes into the error past the deadline.
+ */
+export async function untilCaughtUp(anvilUrl: string, oursUrl: string, detail?: () => string): Promise<void> {
+  const theirs = ((await rawResult(anvilUrl, 'eth_getBlockByNumber', ['latest', false])) as { hash: string }).hash;
+  await until(
+    'caught up',
+    async () => ((await rawCall(oursUrl, 'eth_getBlockByNumber', ['latest', false])).result as { hash: string } | null)?.hash,
+    (h) => h === theirs,
+    20_000,
+    detail,
+  );
 }
 
 /** A peer pair for differential tests: a chain mined on anvil (still serving it) and tracenode serving its export. */
