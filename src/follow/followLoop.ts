@@ -53,6 +53,8 @@ export abstract class FollowLoop {
   protected readonly status_: FollowStatus;
   protected stopped = false;
   private wake: (() => void) | undefined;
+  /** A new head came while a round was running: the next sleep returns at once, so it is not missed. */
+  private woken = false;
   private loop: Promise<void> | undefined;
 
   constructor(
@@ -125,7 +127,7 @@ export abstract class FollowLoop {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.nudge();
     await this.loop;
     this.upstream.close();
   }
@@ -139,7 +141,7 @@ export abstract class FollowLoop {
         if (!checked) {
           await this.checkSameChain();
           checked = true;
-          this.subscribeNewHeads(() => this.wake?.());
+          this.subscribeNewHeads(() => this.nudge());
         }
         await this.syncOnce();
         if (lastProblem !== undefined) this.o.log.info({ upstream: this.upstream.shownUrl }, 'upstream: following again');
@@ -170,14 +172,26 @@ export abstract class FollowLoop {
     }
   }
 
+  private nudge(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
+      if (this.woken) {
+        this.woken = false;
+        resolve();
+        return;
+      }
+      const done = () => {
+        clearTimeout(timer);
+        this.woken = false;
+        this.wake = undefined;
+        resolve();
+      };
       const timer = setTimeout(done, ms);
       timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
       this.wake = done;
     });
   }
