@@ -104,6 +104,31 @@ export const SETTINGS = {
       'Follow an upstream node (geth, reth, anvil): a URL for the default network, or `name=URL,…` per network; `ws://` URLs get new heads pushed, `http://` ones are polled.',
       'URL',
     ),
+    redis: setting(
+      z
+        .string()
+        .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+        .optional(),
+      undefined,
+      'Count per-key rates and quotas in this Redis, shared by every replica behind a load balancer; unset: each process counts its own.',
+      'URL',
+    ),
+  },
+  redis: {
+    keyPrefix: setting(z.string().max(64), 'tracenode:', 'Every key this node writes starts with it, so one Redis can serve other programs too.'),
+    commandTimeoutMs: setting(
+      positiveInt,
+      100,
+      'A limiter command not answered by then counts the call locally: a stalled Redis must not stall every request (on a LAN it answers in well under 1 ms).',
+      'MS',
+    ),
+    connectTimeoutMs: setting(positiveInt, 2000, 'A connection attempt that takes longer is abandoned and retried.', 'MS'),
+    reconnectMaxMs: setting(
+      positiveInt,
+      2000,
+      'Reconnection attempts start 100 ms apart and grow to this, so a returning Redis is used again within it.',
+      'MS',
+    ),
   },
   transport: {
     httpMaxBodyBytes: setting(bytes, 5 * MiB, "geth's `defaultBodyLimit`: a larger body is HTTP 413."),

@@ -1,12 +1,14 @@
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { LimitExceededError } from '../rpc/errors.js';
 import type { KeyPolicy } from './keys.js';
+import type { LimitStore } from './limitStore.js';
 
 /**
  * Per-key request limits: a rate with a burst, a daily quota, and a cap on heavy calls in flight.
  * Every JSON-RPC call counts once, batch items included (Infura counts them so). Rates and quotas
- * are counted by rate-limiter-flexible, whose memory store this uses and whose Redis store can
- * share the counts between replicas; concurrency is counted in this process.
+ * are counted by rate-limiter-flexible: in this process, or with `--redis` in Redis, shared by
+ * every replica (`limitStore.ts`: and in this process while Redis is away); concurrency is counted
+ * in this process.
  *
  * - `rateLimit: { perSecond: N, burst: B }`: at most B calls in any window of B/N seconds, so a
  *   sustained N a second with bursts of up to B. Over it: HTTP 429, -32005
@@ -47,11 +49,11 @@ export interface KeyLimits {
 }
 
 /** Builds the limiters of every key; a key without limits gets a no-op. */
-export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now): KeyLimits {
+export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now, store?: LimitStore): KeyLimits {
   const rate = policy.rateLimit;
-  const rateLimiter = rate && new RateLimiterMemory({ keyPrefix: `rate:${policy.id}`, points: rate.burst, duration: rate.burst / rate.perSecond });
+  const rateLimiter = rate && limiter(store, { keyPrefix: `rate:${policy.id}`, points: rate.burst, duration: rate.burst / rate.perSecond });
   const quota = policy.dailyQuota;
-  const quotaLimiter = quota !== undefined ? new RateLimiterMemory({ keyPrefix: `day:${policy.id}`, points: quota, duration: 86_400 }) : undefined;
+  const quotaLimiter = quota !== undefined ? limiter(store, { keyPrefix: `day:${policy.id}`, points: quota, duration: 86_400 }) : undefined;
   const maxHeavy = policy.maxConcurrentHeavy;
   let heavy = 0;
   const release = () => {
@@ -113,9 +115,48 @@ export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now)
   };
 }
 
-async function consume(limiter: RateLimiterAbstract, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
+/** A counter of one key's calls: in this process, or in Redis with a local twin for its outages. */
+interface Limiter {
+  readonly local: RateLimiterAbstract;
+  readonly shared?: { readonly limiter: RateLimiterAbstract; readonly store: LimitStore };
+}
+
+function limiter(store: LimitStore | undefined, opts: { keyPrefix: string; points: number; duration: number }): Limiter {
+  const local = new RateLimiterMemory(opts);
+  if (store === undefined) return { local };
+  // Redis keys expire in whole seconds: a window of 0.2 s (burst 10 at 50/s) is counted in Redis
+  // as 1 s and 50 calls, the same rate with a larger burst.
+  const seconds = Math.max(1, Math.ceil(opts.duration));
+  const shared = new RateLimiterRedis({
+    storeClient: store.redis,
+    keyPrefix: `${store.prefix}${opts.keyPrefix}`,
+    points: Math.round((opts.points * seconds) / opts.duration),
+    duration: seconds,
+    // No insurance limiter: the fallback is chosen here, so that it is counted and logged.
+    rejectIfRedisNotReady: true,
+  });
+  return { local, shared: { limiter: shared, store } };
+}
+
+async function consume(l: Limiter, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
   try {
-    await limiter.consume(key);
+    const shared = l.shared;
+    if (shared?.store.usable()) {
+      try {
+        await shared.limiter.consume(key);
+        shared.store.answered();
+        return;
+      } catch (err) {
+        if (err instanceof RateLimiterRes) {
+          shared.store.answered();
+          throw err;
+        }
+        shared.store.fellBack(err);
+      }
+    } else if (shared !== undefined) {
+      shared.store.fellBack();
+    }
+    await l.local.consume(key);
   } catch (err) {
     if (err instanceof RateLimiterRes) throw refusal(err);
     throw err;

@@ -64,6 +64,8 @@ export interface MetricSources {
   workers?: () => ReadonlyArray<{ network: string } & EvmPoolStats>;
   /** Each network's live eth_subscribe subscriptions and installed filters. */
   subscriptions?: () => ReadonlyArray<{ network: string; subscriptions: number; filters: number }>;
+  /** The shared limit store (`--redis`), when configured. */
+  limitStore?: () => { up: boolean; fallbacks: number } | undefined;
 }
 
 /** An EVM worker pool's state and its jobs since start, by how they ended. */
@@ -216,6 +218,22 @@ export class NodeMetrics {
           ]),
       ),
     );
+    const limitStore = sources.limitStore;
+    if (limitStore !== undefined) {
+      register(
+        collected('tracenode_redis_up', 'Whether the shared limit store (--redis) answers: 1, or 0 while calls are counted in this process', 'gauge', () => [
+          { labels: {}, value: limitStore()?.up ? 1 : 0 },
+        ]),
+      );
+      register(
+        collected(
+          'tracenode_limit_local_fallback_total',
+          'Calls whose rate and quota were counted in this process because the shared limit store (--redis) was unreachable',
+          'counter',
+          () => [{ labels: {}, value: limitStore()?.fallbacks ?? 0 }],
+        ),
+      );
+    }
     this.refusals = new Counter({
       name: 'tracenode_refusals_total',
       help: 'Requests or calls refused before running: auth, policy (allowlists), rate, quota, concurrency, body (too large), transport',

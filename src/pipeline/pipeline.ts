@@ -6,6 +6,7 @@ import type { RequestContext, SessionInfo } from '../rpc/method.js';
 import { type AuthResult, authenticate, type Credentials } from './auth.js';
 import type { ClientGone } from './clientGone.js';
 import type { KeyPolicy, KeyRegistry } from './keys.js';
+import type { LimitStore } from './limitStore.js';
 import { createKeyLimits, isHeavyMethod, type KeyLimits, RateLimitedError } from './limits.js';
 import type { NodeMetrics, RefusalReason } from './metrics.js';
 import { callAllowed, sessionAllowed } from './policy.js';
@@ -63,6 +64,8 @@ export interface PipelineOptions {
   metrics: NodeMetrics;
   /** Logs one access line per message at info; undefined: no access log. */
   logger: Logger | undefined;
+  /** Where rates and quotas are counted when shared with other replicas (`--redis`). */
+  limitStore?: LimitStore;
 }
 
 /** The pipeline: authentication, sessions, and the per-message path. */
@@ -87,7 +90,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   const limits = (policy: KeyPolicy): KeyLimits => {
     let l = limitsOf.get(policy);
     if (l === undefined) {
-      l = createKeyLimits(policy);
+      l = createKeyLimits(policy, Date.now, opts.limitStore);
       limitsOf.set(policy, l);
     }
     return l;

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { type Config, defaultConfig } from '../config/settings.js';
 import { createLogger } from '../log/logger.js';
 import { KeyRegistry, openKeys } from '../pipeline/keys.js';
+import { connectLimitStore } from '../pipeline/limitStore.js';
 import { NodeMetrics } from '../pipeline/metrics.js';
 import { createPipeline, type Pipeline } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
@@ -84,6 +85,8 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   const keys = opts.keys instanceof KeyRegistry ? opts.keys : new KeyRegistry(openKeys([...opts.keys]));
   const selectNetwork = createNetworkSelector(opts.networks);
   const logger = opts.logger === true ? createLogger() : opts.logger || undefined;
+  const redisLog = logger ?? { info() {}, warn() {} };
+  const limitStore = config.server.redis === undefined ? undefined : connectLimitStore(config.server.redis, config.redis, redisLog);
   const metrics = new NodeMetrics({
     heads: () =>
       Promise.all(
@@ -95,8 +98,9 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     caches: () => opts.networks.flatMap((n) => Object.entries(n.cacheStats?.() ?? {}).map(([cache, stats]) => ({ network: n.name, cache, ...stats }))),
     workers: () => opts.networks.flatMap((n) => (n.evmStats ? [{ network: n.name, ...n.evmStats() }] : [])),
     subscriptions: () => opts.networks.flatMap((n) => (n.subscriptionStats ? [{ network: n.name, ...n.subscriptionStats() }] : [])),
+    limitStore: limitStore && (() => ({ up: limitStore.up(), fallbacks: limitStore.fallbacks() })),
   });
-  const pipeline = createPipeline({ keys, metrics, logger });
+  const pipeline = createPipeline({ keys, metrics, logger, limitStore });
   const httpLimits: DispatchLimits = {
     maxBatchItems: t.httpMaxBatchItems,
     maxMethodNameLength: t.maxMethodNameLength,
@@ -262,6 +266,7 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     server.closeIdleConnections();
     if (performance.now() >= deadline) server.closeAllConnections();
     await app.close();
+    await limitStore?.close();
   };
 
   return { app, pipeline, metrics, keys, shutdown };
