@@ -29,6 +29,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const m = await import('./cli/follow.js');
     return { run: m.runFollow, help: m.FOLLOW_HELP };
   },
+  snapshot: async () => {
+    const m = await import('./cli/snapshot.js');
+    return { run: m.runSnapshot, help: m.SNAPSHOT_HELP };
+  },
   serve: async () => {
     const m = await import('./cli/serve.js');
     return { run: m.runServe, help: m.SERVE_HELP };
@@ -50,6 +54,7 @@ Commands:
   reindex-traces  build the trace_filter index of blocks imported without it
   follow          catch a datadir up with an upstream node (geth, reth, anvil), then exit
   serve           serve the datadir over JSON-RPC (HTTP and WebSocket); --follow URL keeps it live
+  snapshot        write a consistent copy of a datadir, even while it is served (for a new replica)
   keys usage      today's calls per API key id and method, from a running node
 
 Run \`tracenode <command> --help\` for a command's options. Every setting can also come from a

@@ -14,6 +14,7 @@ import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
 import type { MethodTable } from '../rpc/method.js';
 import type { NetworkHandle } from '../transport/networks.js';
+import { listenControl } from './control.js';
 
 const silentLog = { child: () => silentLog, info() {}, warn() {}, error() {}, debug() {} };
 
@@ -100,6 +101,7 @@ export async function openNetwork(
             onHead: () => void ctx.events.headMoved(),
           });
     follower?.start();
+    const control = await listenControl(datadir, ctx.store.level, (logger ?? silentLog).child({ network: name }));
     const health = async () => {
       const own = await ctx.health();
       if (!follower || !own.head) return own;
@@ -116,6 +118,7 @@ export async function openNetwork(
         subscriptionStats: () => ({ subscriptions: ctx.events.subscriptions.size, filters: 0 }),
       },
       close: async () => {
+        await control?.close();
         await follower?.stop();
         await ctx.close();
       },
@@ -143,12 +146,14 @@ export async function openNetwork(
   headMoved = () => void events.headMoved();
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
   (handle.context as EthContext).evm.warm();
+  const control = await listenControl(datadir, chain.level, (logger ?? silentLog).child({ network: name }));
   return {
     kind: 'ethereum',
     handle,
     // Running EVM jobs finish (each within its deadline) and the workers close their database
     // handles before the chain closes its own.
     close: async () => {
+      await control?.close();
       await follower?.stop();
       events.close();
       upstream?.close();

@@ -1,0 +1,295 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
+import { initDatadir } from '../../src/import/init.js';
+import { rawResult } from '../helpers/anvilPeer.js';
+import { tempDir } from '../helpers/chains.js';
+import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
+import { describeWithFoundry } from '../helpers/foundry.js';
+import { describeWithProgram, onPath } from '../helpers/programs.js';
+import { freePort, startRedis, type TestRedis } from '../helpers/redis.js';
+import { rawHttp } from '../helpers/rpcClient.js';
+import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
+
+/**
+ * Scale-out as an operator deploys it, every part real and on 127.0.0.1: one anvil as the
+ * upstream, one Redis, three `tracenode serve --follow --redis` replicas, and HAProxy with
+ * deploy/haproxy.cfg (the file shipped for docker-compose and bare metal) checking /health.
+ * Replica 1 starts from genesis; replicas 2 and 3 from `tracenode snapshot` copies of replica 1
+ * taken while it serves under load and follows anvil mining.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const HAPROXY = onPath('haproxy');
+const withFoundry = describeWithFoundry(['anvil'], 'the replicas test');
+const describe = HAPROXY === undefined ? describeWithProgram(undefined, 'haproxy', 'the replicas test') : withFoundry;
+const tmp = tempDir('tracenode-replicas-');
+const KEY = 'limited-key';
+const OPEN = 'open-key';
+/** The limited key's rate: 50 calls a second over all replicas (windows of 1 s). */
+const RATE = 50;
+
+let built: BuiltChain;
+let redis: TestRedis;
+const replicas: ServeCli[] = [];
+let haproxy: ChildProcess | undefined;
+let lb = '';
+let haproxyOut = '';
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+async function post(
+  base: string,
+  key: string,
+  method: string,
+  params: unknown[] = [],
+): Promise<{ status: number; body: { result?: unknown; error?: { message: string } } }> {
+  const r = await rawHttp(`${base}/v3/${key}`, {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    agent,
+  });
+  return { status: r.status, body: JSON.parse(r.text) };
+}
+
+async function health(base: string): Promise<{ status: number; head?: { number: number; hash: string } }> {
+  const r = await rawHttp(`${base}/health`, { method: 'GET' });
+  return { status: r.status, head: JSON.parse(r.text).head };
+}
+
+async function anvilHead(): Promise<{ number: number; hash: string }> {
+  const b = (await rawResult(built.anvil!.url, 'eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
+  return { number: Number(b.number), hash: b.hash };
+}
+
+async function serveReplica(datadir: string): Promise<ServeCli> {
+  const serve = await startServeCli([
+    '--datadir',
+    datadir,
+    '--port',
+    '0',
+    '--keys-file',
+    join(tmp.dir, 'keys.yaml'),
+    '--log-level',
+    'warn',
+    '--follow',
+    built.anvil!.url,
+    '--follow.poll-interval-ms',
+    '100',
+    '--follow.health-max-lag-blocks',
+    '2',
+    '--redis',
+    redis.url,
+    '--redis.reconnect-max-ms',
+    '200',
+    // On a loaded 2-core test machine a Redis answer can take 100 ms (the default timeout).
+    '--redis.command-timeout-ms',
+    '2000',
+    '--execution.evm-workers',
+    '1',
+  ]);
+  replicas.push(serve);
+  return serve;
+}
+
+/**
+ * Sends `perSecond` calls a second of `method` through the balancer for `ms`, not waiting for
+ * answers to send the next; counts answers by outcome.
+ */
+async function load(key: string, method: string, perSecond: number, ms: number, during?: (elapsed: number) => void) {
+  const counts = { ok: 0, limited: 0, failed: [] as string[] };
+  const pending: Promise<void>[] = [];
+  const t0 = performance.now();
+  for (let i = 0; ; i++) {
+    const due = t0 + (i * 1000) / perSecond;
+    if (due - t0 >= ms) break;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    during?.(performance.now() - t0);
+    pending.push(
+      post(lb, key, method).then(
+        (r) => {
+          if (r.status === 200 && r.body.result !== undefined) counts.ok++;
+          else if (r.status === 429) counts.limited++;
+          else counts.failed.push(`${r.status} ${JSON.stringify(r.body)}`);
+        },
+        (err: Error) => {
+          counts.failed.push(err.message);
+        },
+      ),
+    );
+  }
+  await Promise.all(pending);
+  return counts;
+}
+
+async function metric(base: string, name: string): Promise<number> {
+  const text = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}
+
+describe('replicas behind HAProxy, limits in Redis', () => {
+  beforeAll(async () => {
+    writeFileSync(
+      join(tmp.dir, 'keys.yaml'),
+      `keys:\n  - key: ${KEY}\n    id: limited\n    rateLimit: { perSecond: ${RATE}, burst: ${RATE} }\n  - key: ${OPEN}\n    id: open\n`,
+    );
+    built = await buildAnvilChain({ outDir: join(tmp.dir, 'anvil'), scenario: 'state', keepRunning: true });
+    await rawResult(built.anvil!.url, 'anvil_setBlockTimestampInterval', [12]);
+    redis = await startRedis();
+  }, 180_000);
+
+  afterAll(async () => {
+    haproxy?.kill('SIGKILL');
+    for (const r of replicas) {
+      if (r.child.exitCode === null) r.child.kill('SIGTERM');
+      await r.exited;
+    }
+    await redis?.stop();
+    await built?.anvil?.stop();
+    agent.destroy();
+    tmp.cleanup();
+  });
+
+  it('snapshots taken while replica 1 serves under load and follows start replicas 2 and 3 at the same head', async () => {
+    const first = join(tmp.dir, 'r1');
+    await initDatadir(first, readFileSync(built.genesisPath, 'utf8'), testConfig());
+    const r1 = await serveReplica(first);
+    await until(
+      'replica 1 caught up',
+      () => health(r1.base),
+      (h) => h.status === 200,
+      60_000,
+    );
+    // Load on replica 1 and anvil mining a block every 100 ms while the snapshots are taken.
+    let stop = false;
+    let answered = 0;
+    const failures: string[] = [];
+    const loadLoop = (async () => {
+      while (!stop) {
+        const r = await post(r1.base, OPEN, 'eth_getBalance', ['0x0000000000000000000000000000000000000001', 'latest']).catch((e: Error) => ({
+          status: 0,
+          body: { result: undefined, error: { message: e.message } },
+        }));
+        if (r.status === 200 && r.body.result !== undefined) answered++;
+        else failures.push(JSON.stringify(r));
+      }
+    })();
+    const mining = (async () => {
+      while (!stop) {
+        await rawResult(built.anvil!.url, 'evm_mine', []);
+        await sleep(100);
+      }
+    })();
+    const shots = [];
+    for (const name of ['r2', 'r3']) shots.push(await runCli(['snapshot', '--datadir', first, join(tmp.dir, name)]));
+    stop = true;
+    await Promise.all([loadLoop, mining]);
+    for (const s of shots) {
+      expect(s.code, s.stderr).toBe(0);
+      expect(s.stdout).toMatch(/^snapshot: \S+ written: \d+ entries, [\d.]+ MiB in [\d.]+ s\n$/);
+    }
+    expect(failures).toEqual([]);
+    expect(answered).toBeGreaterThan(0);
+    for (const name of ['r2', 'r3']) await serveReplica(join(tmp.dir, name));
+    const head = await anvilHead();
+    for (const r of replicas) {
+      const h = await until(
+        'caught up',
+        () => health(r.base),
+        (x) => x.status === 200 && x.head?.number === head.number,
+        60_000,
+      );
+      expect(h.head).toEqual(head);
+    }
+  }, 150_000);
+
+  it('HAProxy with deploy/haproxy.cfg spreads calls over the three replicas', async () => {
+    const port = await freePort();
+    lb = `http://127.0.0.1:${port}`;
+    const env = { ...process.env, LISTEN: `127.0.0.1:${port}` } as Record<string, string>;
+    replicas.forEach((r, i) => {
+      env[`REPLICA${i + 1}`] = new URL(r.base).host;
+    });
+    haproxy = spawn(HAPROXY!, ['-db', '-f', join(ROOT, 'deploy/haproxy.cfg')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    haproxy.stdout!.on('data', (d) => (haproxyOut += d));
+    haproxy.stderr!.on('data', (d) => (haproxyOut += d));
+    await until(
+      'haproxy answering',
+      () => post(lb, OPEN, 'eth_chainId').catch(() => undefined),
+      (r) => r?.status === 200,
+      10_000,
+      () => haproxyOut,
+    );
+    const counts = await load(OPEN, 'eth_blockNumber', 150, 1000);
+    expect(counts).toEqual({ ok: 150, limited: 0, failed: [] });
+  });
+
+  it(`a key limited to ${RATE}/s, loaded at 200/s for 9.5 s through the balancer, gets ${RATE}/s ± 10 % in all`, async () => {
+    const counts = await load(KEY, 'eth_blockNumber', 200, 9_500);
+    expect(counts.failed).toEqual([]);
+    expect(counts.ok).toBeGreaterThanOrEqual(RATE * 10 * 0.9);
+    expect(counts.ok).toBeLessThanOrEqual(RATE * 10 * 1.1);
+    expect(counts.ok + counts.limited).toBe(1900);
+  });
+
+  it('Redis stopped: the replicas keep answering, each counting alone, and say so; Redis back: the shared limit holds again', async () => {
+    const seen = replicas.map((r) => r.output().length);
+    await redis.stop();
+    for (const r of replicas)
+      await until(
+        'redis down seen',
+        () => metric(r.base, 'tracenode_redis_up'),
+        (v) => v === 0,
+        10_000,
+      );
+    const alone = await load(KEY, 'eth_blockNumber', 200, 2_900);
+    expect(alone.failed).toEqual([]);
+    // Each replica allows the whole rate: three times the shared limit, bounded by the 200/s sent.
+    expect(alone.ok).toBeGreaterThan(RATE * 3 * 2);
+    for (const r of replicas) expect(await metric(r.base, 'tracenode_limit_local_fallback_total')).toBeGreaterThan(0);
+    // One line per replica for the outage, however many reconnection attempts it made.
+    const outage = replicas.map(
+      (r, i) =>
+        r
+          .output()
+          .slice(seen[i])
+          .split('\n')
+          .filter((l) => l.includes('redis: unreachable')).length,
+    );
+    expect(outage).toEqual([1, 1, 1]);
+    await redis.start();
+    for (const r of replicas)
+      await until(
+        'redis back',
+        () => metric(r.base, 'tracenode_redis_up'),
+        (v) => v === 1,
+        10_000,
+      );
+    const shared = await load(KEY, 'eth_blockNumber', 200, 2_900);
+    expect(shared.failed).toEqual([]);
+    expect(shared.ok).toBeGreaterThanOrEqual(RATE * 3 * 0.9);
+    expect(shared.ok).toBeLessThanOrEqual(RATE * 3 * 1.1);
+  });
+
+  it('kill -9 of a replica under load: at most the calls in flight on it fail, and HAProxy stops sending to it', async () => {
+    const victim = replicas[2];
+    let killedAt = 0;
+    const counts = await load(OPEN, 'eth_blockNumber', 200, 4_000, (elapsed) => {
+      if (killedAt === 0 && elapsed >= 1_000) {
+        killedAt = elapsed;
+        victim.child.kill('SIGKILL');
+      }
+    });
+    // At 200 calls a second answered in about a millisecond, a replica holds a few at most.
+    expect(counts.failed.length, counts.failed.join('\n')).toBeLessThanOrEqual(5);
+    expect(counts.ok + counts.failed.length).toBe(800);
+    const after = await load(OPEN, 'eth_blockNumber', 200, 1_000);
+    expect(after).toEqual({ ok: 200, limited: 0, failed: [] });
+  });
+});
