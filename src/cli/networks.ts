@@ -1,4 +1,5 @@
 import { bytesToHex } from '@ethereumjs/util';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type EthereumChain, openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
@@ -30,12 +31,14 @@ export async function createEthereumNetwork(
     follower?: { status(): FollowStatus };
     /** Pending transactions relayed from the followed node (default: none, refused). */
     pending?: PendingSource;
+    /** Block and log filters in Redis, shared by replicas (`--redis`). */
+    sharedFilters?: { redis: Redis; prefix: string };
   },
 ): Promise<NetworkHandle> {
   // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
   const onWorkerFailure = (reason: string, err?: unknown) =>
     opts.logger?.error({ network: opts.name, err: err instanceof Error ? err.message : err }, `EVM worker ${reason}`);
-  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending);
+  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending, opts.sharedFilters);
   return {
     name: opts.name,
     hostnames: opts.hostnames ?? [],
@@ -141,7 +144,10 @@ export async function openNetwork(
       config.follow.pollIntervalMs,
       (err) => logger?.debug({ network: name, reason: err instanceof Error ? err.message : String(err) }, 'pending transactions: upstream poll failed'),
     );
-  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower, pending });
+  // Filters in Redis: a connection of the network's own, failing fast while Redis is away.
+  const redis = config.server.redis === undefined ? undefined : filterConnection(config);
+  const sharedFilters = redis && { redis, prefix: `${config.redis.keyPrefix}${name}:` };
+  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower, pending, sharedFilters });
   const events = (handle.context as EthContext).events;
   headMoved = () => void events.headMoved();
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
@@ -157,8 +163,23 @@ export async function openNetwork(
       await follower?.stop();
       events.close();
       upstream?.close();
+      redis?.disconnect();
       await (handle.context as EthContext).evm.close();
       await chain.close();
     },
   };
+}
+
+/** The Redis connection of a network's filters: no offline queue, so a call fails at once while Redis is away. */
+function filterConnection(config: Config): Redis {
+  const redis = new Redis(config.server.redis!, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: config.redis.commandTimeoutMs,
+    connectTimeout: config.redis.connectTimeoutMs,
+    retryStrategy: (times) => Math.min(100 * times, config.redis.reconnectMaxMs),
+  });
+  // Outages are logged once by the limiters' connection; filter calls answer -32000 meanwhile.
+  redis.on('error', () => {});
+  return redis;
 }

@@ -4,7 +4,7 @@ import { StateReader } from '../state/stateReader.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
-import { type ChainEvents, createChainEvents } from './eth/subscriptions/chainEvents.js';
+import { type ChainEvents, type ChainEventsOptions, createChainEvents } from './eth/subscriptions/chainEvents.js';
 import type { PendingSource } from './eth/subscriptions/pendingRelay.js';
 
 /** The sections of the configuration an Ethereum network's methods and the layers below them read. */
@@ -65,7 +65,8 @@ export function ethLimits(rpc: Config['rpc']): EthLimits {
  * Builds the context of an opened chain from the configuration: state caches (`caches`), the EVM
  * workers that run calls and trace replays (`execution`, `tracing`), the trace service's cache, the
  * gas price oracle (`gasOracle`), the method limits (`rpc`) and the chain events that subscriptions
- * and filters read (`subscriptions`), with the pending transactions `pending` relays (none by default). Each part reads its settings here,
+ * and filters read (`subscriptions`), with the pending transactions `pending` relays (none by default), and block and log
+ * filters in Redis when `sharedFilters` is given. Each part reads its settings here,
  * once. Workers start on the first EVM job; `evm.close()` stops them (before the chain closes).
  */
 export async function createEthContext(
@@ -74,6 +75,7 @@ export async function createEthContext(
   config: EthContextConfig,
   onWorkerFailure?: (reason: string, err?: unknown) => void,
   pending?: PendingSource,
+  sharedFilters?: ChainEventsOptions['shared'],
 ): Promise<EthContext> {
   const state = new StateReader(chain.level, config.caches);
   const evm = createEvmService(chain, config, onWorkerFailure);
@@ -85,7 +87,7 @@ export async function createEthContext(
     evm,
     gasOracle: createGasOracle(chain.store, config.gasOracle),
     limits: ethLimits(config.rpc),
-    events: createChainEvents(chain.store, config.subscriptions, { pending }),
+    events: createChainEvents(chain.store, config.subscriptions, { pending, shared: sharedFilters }),
     clientVersion,
   };
 }

@@ -4,9 +4,9 @@ import { Agent } from 'node:http';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
+import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
+import { TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
 import { initDatadir } from '../../src/import/init.js';
-import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
@@ -34,7 +34,8 @@ const OPEN = 'open-key';
 /** The limited key's rate: 50 calls a second over all replicas (windows of 1 s). */
 const RATE = 50;
 
-let built: BuiltChain;
+let anvil: BareAnvil;
+let ticker: string;
 let redis: TestRedis;
 const replicas: ServeCli[] = [];
 let haproxy: ChildProcess | undefined;
@@ -62,7 +63,7 @@ async function health(base: string): Promise<{ status: number; head?: { number: 
 }
 
 async function anvilHead(): Promise<{ number: number; hash: string }> {
-  const b = (await rawResult(built.anvil!.url, 'eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
+  const b = (await anvil.call('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
   return { number: Number(b.number), hash: b.hash };
 }
 
@@ -77,7 +78,7 @@ async function serveReplica(datadir: string): Promise<ServeCli> {
     '--log-level',
     'warn',
     '--follow',
-    built.anvil!.url,
+    anvil.url,
     '--follow.poll-interval-ms',
     '100',
     '--follow.health-max-lag-blocks',
@@ -133,14 +134,27 @@ async function metric(base: string, name: string): Promise<number> {
   return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
 }
 
+/** eth_getFilterChanges calls a replica answered, from its /metrics. */
+async function pollCount(base: string): Promise<number> {
+  const text = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('tracenode_requests_total{') && l.includes('method="eth_getFilterChanges"'))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+
 describe('replicas behind HAProxy, limits in Redis', () => {
   beforeAll(async () => {
     writeFileSync(
       join(tmp.dir, 'keys.yaml'),
       `keys:\n  - key: ${KEY}\n    id: limited\n    rateLimit: { perSecond: ${RATE}, burst: ${RATE} }\n  - key: ${OPEN}\n    id: open\n`,
     );
-    built = await buildAnvilChain({ outDir: join(tmp.dir, 'anvil'), scenario: 'state', keepRunning: true });
-    await rawResult(built.anvil!.url, 'anvil_setBlockTimestampInterval', [12]);
+    anvil = await startBareAnvil(join(tmp.dir, 'anvil'));
+    // A contract that logs Tick(id, value), deployed before the replicas start.
+    const deploy = await anvil.send({ data: TICK_INITCODE, gas: 0x100000n });
+    await anvil.mine();
+    ticker = ((await anvil.call('eth_getTransactionReceipt', [deploy])) as { contractAddress: string }).contractAddress;
+    for (let i = 0; i < 5; i++) await anvil.mine();
     redis = await startRedis();
   }, 180_000);
 
@@ -151,14 +165,14 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       await r.exited;
     }
     await redis?.stop();
-    await built?.anvil?.stop();
+    await anvil?.stop();
     agent.destroy();
     tmp.cleanup();
   });
 
   it('snapshots taken while replica 1 serves under load and follows start replicas 2 and 3 at the same head', async () => {
     const first = join(tmp.dir, 'r1');
-    await initDatadir(first, readFileSync(built.genesisPath, 'utf8'), testConfig());
+    await initDatadir(first, readFileSync(anvil.genesisPath, 'utf8'), testConfig());
     const r1 = await serveReplica(first);
     await until(
       'replica 1 caught up',
@@ -182,7 +196,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     })();
     const mining = (async () => {
       while (!stop) {
-        await rawResult(built.anvil!.url, 'evm_mine', []);
+        await anvil.mine();
         await sleep(100);
       }
     })();
@@ -236,6 +250,96 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     expect(counts.ok).toBeGreaterThanOrEqual(RATE * 10 * 0.9);
     expect(counts.ok).toBeLessThanOrEqual(RATE * 10 * 1.1);
     expect(counts.ok + counts.limited).toBe(1900);
+  });
+
+  it('a log filter made through the balancer, polled 20 times across the replicas, returns each of 20 new logs exactly once', async () => {
+    const made = await post(lb, OPEN, 'eth_newFilter', [{ address: ticker, topics: [TICK_TOPIC] }]);
+    const id = made.body.result as string;
+    expect(id).toMatch(/^0x[0-9a-f]{32}$/);
+    const pollsBefore = await Promise.all(replicas.map((r) => pollCount(r.base)));
+    const got: Array<{ topics: string[]; blockHash: string; transactionHash: string; removed: boolean }> = [];
+    const sent: Array<{ hash: string; block: string }> = [];
+    for (let i = 0; i < 20; i++) {
+      const word = (n: number) => n.toString(16).padStart(64, '0');
+      const hash = await anvil.send({ to: ticker as `0x${string}`, data: `0x${word(i)}${word(1000 + i)}`, gas: 100_000n });
+      await anvil.mine();
+      sent.push({ hash, block: ((await anvil.call('eth_getTransactionReceipt', [hash])) as { blockHash: string }).blockHash });
+      const r = await post(lb, OPEN, 'eth_getFilterChanges', [id]);
+      expect(r.status).toBe(200);
+      got.push(...(r.body.result as typeof got));
+    }
+    // Replicas a block behind answer nothing yet: poll until each log has come (never twice).
+    await until(
+      'every log delivered',
+      async () => {
+        const r = await post(lb, OPEN, 'eth_getFilterChanges', [id]);
+        got.push(...(r.body.result as typeof got));
+        return got.length;
+      },
+      (n) => n >= 20,
+      20_000,
+    );
+    expect(got.map((l) => [BigInt(l.topics[1]), l.transactionHash, l.blockHash, l.removed])).toEqual(sent.map((s, i) => [BigInt(i), s.hash, s.block, false]));
+    // The polls went to every replica, not to one.
+    const polls = (await Promise.all(replicas.map((r) => pollCount(r.base)))).map((n, i) => n - pollsBefore[i]);
+    expect(polls.every((n) => n > 0)).toBe(true);
+
+    // A reorganisation, seen by every replica: branch A (two ticks) polled, then replaced by a
+    // longer branch B (one tick). The next polls give A's logs as removed, newest first, then B's.
+    const word = (n: number) => n.toString(16).padStart(64, '0');
+    const tick = async (n: number) => {
+      const hash = await anvil.send({ to: ticker as `0x${string}`, data: `0x${word(n)}${word(n)}`, gas: 100_000n });
+      await anvil.mine();
+      return { hash, block: ((await anvil.call('eth_getTransactionReceipt', [hash])) as { blockHash: string }).blockHash };
+    };
+    const allAtAnvilHead = async () => {
+      const head = await anvilHead();
+      for (const r of replicas)
+        await until(
+          'replica at head',
+          () => health(r.base),
+          (h) => h.head?.hash === head.hash,
+          20_000,
+        );
+    };
+    const snapshot = await anvil.call('evm_snapshot');
+    const branchA = [await tick(100), await tick(101)];
+    await allAtAnvilHead();
+    const seenA: typeof got = [];
+    await until(
+      'branch A delivered',
+      async () => {
+        seenA.push(...((await post(lb, OPEN, 'eth_getFilterChanges', [id])).body.result as typeof got));
+        return seenA.length;
+      },
+      (n) => n >= 2,
+      20_000,
+    );
+    expect(seenA.map((l) => [l.transactionHash, l.removed])).toEqual(branchA.map((t) => [t.hash, false]));
+    expect(await anvil.call('evm_revert', [snapshot])).toBe(true);
+    await anvil.mine();
+    const b = await tick(200);
+    await anvil.mine();
+    await allAtAnvilHead();
+    const afterReorg: typeof got = [];
+    await until(
+      'reorganisation delivered',
+      async () => {
+        afterReorg.push(...((await post(lb, OPEN, 'eth_getFilterChanges', [id])).body.result as typeof got));
+        return afterReorg.length;
+      },
+      (n) => n >= 3,
+      20_000,
+    );
+    expect(afterReorg.map((l) => [l.transactionHash, l.blockHash, l.removed])).toEqual([
+      [branchA[1].hash, branchA[1].block, true],
+      [branchA[0].hash, branchA[0].block, true],
+      [b.hash, b.block, false],
+    ]);
+    // Another key does not see it; uninstalled through one replica, it is gone on all.
+    expect((await post(lb, KEY, 'eth_getFilterChanges', [id])).body.error?.message).toBe('filter not found');
+    expect((await post(lb, OPEN, 'eth_uninstallFilter', [id])).body.result).toBe(true);
+    for (const r of replicas) expect((await post(r.base, OPEN, 'eth_getFilterChanges', [id])).body.error?.message).toBe('filter not found');
   });
 
   it('Redis stopped: the replicas keep answering, each counting alone, and say so; Redis back: the shared limit holds again', async () => {

@@ -14,8 +14,8 @@ import { FilterNotFoundError } from './subscriptions/filterStore.js';
 export const getFilterLogs = defineMethod({
   name: 'eth_getFilterLogs',
   params: [RawString],
-  handler: (ctx: EthContext, [id], req) => {
-    const filter = ctx.events.filters.get(filterOwner(req), id);
+  handler: async (ctx: EthContext, [id], req) => {
+    const filter = await ctx.events.filters.get(filterOwner(req), id);
     if (filter.kind !== 'logs') throw new FilterNotFoundError();
     return findLogs(ctx, filter.criteria, req);
   },

@@ -137,7 +137,8 @@ export class ChainFeed {
   }
 }
 
-function feedBlock(store: ChainStore, header: BlockHeader): FeedBlock {
+/** A block as the feed hands it out: its logs read from the store on first use. */
+export function feedBlock(store: ChainStore, header: BlockHeader): FeedBlock {
   const hash = header.hash();
   let headerJson: string | undefined;
   let logs: Promise<FeedLog[]> | undefined;

@@ -64,7 +64,26 @@ export interface LogFilter extends BaseFilter {
 
 export type Filter = BlockFilter | LogFilter | PendingFilter;
 
-export class FilterStore {
+/** What eth_getFilterLogs needs of a filter. */
+export type FilterView = { readonly kind: 'blocks' | 'pending' } | { readonly kind: 'logs'; readonly criteria: LogFilterCriteria };
+
+/**
+ * The polled filters of a network as the filter methods use them: this store (filters held in
+ * this process), or `SharedFilterStore` (in Redis, shared by replicas).
+ */
+export interface PolledFilters {
+  /** Filters held in this process. */
+  readonly size: number;
+  installBlocks(keyId: string): string | Promise<string>;
+  installLogs(keyId: string, criteria: LogFilterCriteria, live: LiveLogFilter): string | Promise<string>;
+  installPending(keyId: string, source: PendingSource): Promise<string>;
+  get(keyId: string, id: string): FilterView | Promise<FilterView>;
+  takeChanges(keyId: string, id: string): string[] | RpcLog[] | Promise<string[] | RpcLog[]>;
+  uninstall(keyId: string, id: string): boolean | Promise<boolean>;
+  close(): void;
+}
+
+export class FilterStore implements PolledFilters {
   private readonly filters = new Map<string, Filter>();
   private readonly perKey = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
