@@ -49,7 +49,7 @@ export async function createEthereumNetwork(
       if (!head) return { ok: false };
       const own = { number: Number(head.number), hash: bytesToHex(head.hash) };
       if (!opts.follower) return { ok: true, head: own };
-      return followHealth(own, opts.follower.status(), opts.config.follow.healthMaxLagBlocks);
+      return followHealth(own, opts.follower.status(), healthLimits(opts.config.follow));
     },
     // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
     head: () => chain.store.head(),
@@ -108,7 +108,7 @@ export async function openNetwork(
     const health = async () => {
       const own = await ctx.health();
       if (!follower || !own.head) return own;
-      return followHealth(own.head, follower.status(), config.follow.healthMaxLagBlocks);
+      return followHealth(own.head, follower.status(), healthLimits(config.follow));
     };
     return {
       kind: 'starknet',
@@ -182,4 +182,9 @@ function filterConnection(config: Config): Redis {
   // Outages are logged once by the limiters' connection; filter calls answer -32000 meanwhile.
   redis.on('error', () => {});
   return redis;
+}
+
+/** When a following network's /health turns 503 (`follow.healthMaxLagBlocks`, `follow.healthMaxSilenceMs`). */
+function healthLimits(follow: Config['follow']) {
+  return { maxLagBlocks: follow.healthMaxLagBlocks, maxSilenceMs: follow.healthMaxSilenceMs };
 }

@@ -303,6 +303,12 @@ export const SETTINGS = {
       5,
       '/health answers 503 when the upstream is more blocks ahead than this, so a load balancer routes around a lagging node.',
     ),
+    healthMaxSilenceMs: setting(
+      positiveInt,
+      10_000,
+      '/health answers 503 when no round with the upstream has succeeded for this long: the head may be stale and the lag unknown (a WebSocket upstream is asked every 2 s).',
+      'MS',
+    ),
   },
   import: {
     progressIntervalMs: setting(positiveInt, 1000, 'How often import (and reindex-traces) prints blocks/s, Mgas/s and ETA.'),

@@ -24,6 +24,8 @@ export interface FollowStatus {
   upstreamHead: bigint | undefined;
   /** Date.now() when the last block was written (or following started). */
   lastBlockAt: number;
+  /** Date.now() when the last round with the upstream ended well (or following started). */
+  lastContactAt: number;
   error?: string;
 }
 
@@ -61,7 +63,7 @@ export abstract class FollowLoop {
     protected readonly upstream: Upstream,
     protected readonly o: FollowLoopOptions,
   ) {
-    this.status_ = { upstream: upstream.shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now() };
+    this.status_ = { upstream: upstream.shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now(), lastContactAt: Date.now() };
   }
 
   /** Refuses an upstream that serves another chain ({@link FollowStoppedError}). */
@@ -149,6 +151,7 @@ export abstract class FollowLoop {
         backoff = FIRST_BACKOFF_MS;
         this.status_.state = 'following';
         this.status_.error = undefined;
+        this.status_.lastContactAt = Date.now();
         this.notify();
         // With new heads pushed, polling is only the fallback for a lost subscription.
         await this.sleep(this.upstream.isWebSocket ? Math.max(this.o.settings.pollIntervalMs, WS_FALLBACK_POLL_MS) : this.o.settings.pollIntervalMs);
@@ -199,11 +202,14 @@ export abstract class FollowLoop {
 
 /**
  * `/health` of a following network: unhealthy (503) while the upstream is more than `maxLagBlocks`
- * ahead or following stopped, so a load balancer sends the traffic elsewhere.
+ * ahead, while no round with the upstream has succeeded for `maxSilenceMs` (it may have moved on
+ * without us: the lag cannot be known), or when following stopped, so a load balancer sends the
+ * traffic to replicas that are current.
  */
-export function followHealth(head: { number: number; hash: string }, f: FollowStatus, maxLagBlocks: number) {
+export function followHealth(head: { number: number; hash: string }, f: FollowStatus, limits: { maxLagBlocks: number; maxSilenceMs: number }) {
   const lag = f.upstreamHead === undefined ? undefined : Math.max(0, Number(f.upstreamHead) - head.number);
-  const ok = f.state !== 'stopped' && lag !== undefined && lag <= maxLagBlocks;
+  const silentMs = Date.now() - f.lastContactAt;
+  const ok = f.state !== 'stopped' && lag !== undefined && lag <= limits.maxLagBlocks && silentMs <= limits.maxSilenceMs;
   return {
     ok,
     head,
@@ -211,6 +217,7 @@ export function followHealth(head: { number: number; hash: string }, f: FollowSt
     upstreamHead: f.upstreamHead === undefined ? null : Number(f.upstreamHead),
     lagBlocks: lag ?? null,
     secondsSinceLastBlock: Math.round((Date.now() - f.lastBlockAt) / 100) / 10,
+    secondsSinceUpstream: Math.round(silentMs / 100) / 10,
     following: f.state,
     ...(f.error ? { error: f.error } : {}),
   };

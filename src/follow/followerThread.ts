@@ -19,7 +19,7 @@ export class FollowerThread {
   private readonly stoppedP: Promise<void>;
 
   constructor(chain: EthereumChain, url: string, config: Config, log: FollowerLog, shownUrl: string, onHead?: (reorg: boolean) => void) {
-    this.last = { upstream: shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now() };
+    this.last = { upstream: shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now(), lastContactAt: Date.now() };
     const { script, entry } = workerModule(import.meta.url, 'followWorker');
     const data: FollowWorkerData = { entry, datadir: chain.datadir, url, config };
     this.worker = new Worker(script, { workerData: data });

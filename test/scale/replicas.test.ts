@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -35,6 +36,8 @@ const OPEN = 'open-key';
 const RATE = 50;
 
 let anvil: BareAnvil;
+/** Replica 2's link to anvil. */
+let link: CuttableProxy;
 let ticker: string;
 let redis: TestRedis;
 const replicas: ServeCli[] = [];
@@ -54,7 +57,12 @@ async function post(
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     agent,
   });
-  return { status: r.status, body: JSON.parse(r.text) };
+  try {
+    return { status: r.status, body: JSON.parse(r.text) };
+  } catch {
+    // HAProxy's own error pages are HTML (503 when no replica is up).
+    return { status: r.status, body: { error: { message: r.text.slice(0, 200) } } };
+  }
 }
 
 async function health(base: string): Promise<{ status: number; head?: { number: number; hash: string } }> {
@@ -67,7 +75,7 @@ async function anvilHead(): Promise<{ number: number; hash: string }> {
   return { number: Number(b.number), hash: b.hash };
 }
 
-async function serveReplica(datadir: string): Promise<ServeCli> {
+async function serveReplica(datadir: string, upstream = anvil.url): Promise<ServeCli> {
   const serve = await startServeCli([
     '--datadir',
     datadir,
@@ -78,11 +86,13 @@ async function serveReplica(datadir: string): Promise<ServeCli> {
     '--log-level',
     'warn',
     '--follow',
-    anvil.url,
+    upstream,
     '--follow.poll-interval-ms',
     '100',
     '--follow.health-max-lag-blocks',
     '2',
+    '--follow.health-max-silence-ms',
+    '3000',
     '--redis',
     redis.url,
     '--redis.reconnect-max-ms',
@@ -134,6 +144,52 @@ async function metric(base: string, name: string): Promise<number> {
   return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
 }
 
+/**
+ * A TCP proxy to anvil that the test can cut (every connection dropped, new ones refused) and
+ * restore: the upstream link of one replica, to make it fall behind.
+ */
+interface CuttableProxy {
+  url: string;
+  cut(): void;
+  restore(): void;
+  close(): void;
+}
+
+async function cuttableProxy(target: URL): Promise<CuttableProxy> {
+  let open = true;
+  const sockets = new Set<Socket>();
+  const server = createNetServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cut() {
+      open = false;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      open = true;
+    },
+    close() {
+      open = false;
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
 /** eth_getFilterChanges calls a replica answered, from its /metrics. */
 async function pollCount(base: string): Promise<number> {
   const text = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
@@ -160,6 +216,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
 
   afterAll(async () => {
     haproxy?.kill('SIGKILL');
+    link?.close();
     for (const r of replicas) {
       if (r.child.exitCode === null) r.child.kill('SIGTERM');
       await r.exited;
@@ -210,7 +267,9 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     }
     expect(failures).toEqual([]);
     expect(answered).toBeGreaterThan(0);
-    for (const name of ['r2', 'r3']) await serveReplica(join(tmp.dir, name));
+    link = await cuttableProxy(new URL(anvil.url));
+    await serveReplica(join(tmp.dir, 'r2'), link.url);
+    await serveReplica(join(tmp.dir, 'r3'));
     const head = await anvilHead();
     for (const r of replicas) {
       const h = await until(
@@ -379,6 +438,41 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     expect(shared.failed).toEqual([]);
     expect(shared.ok).toBeGreaterThanOrEqual(RATE * 3 * 0.9);
     expect(shared.ok).toBeLessThanOrEqual(RATE * 3 * 1.1);
+  });
+
+  it('a replica cut from the upstream is taken out once it cannot tell its lag, and put back when it has caught up', async () => {
+    const r2 = replicas[1];
+    const served = async () =>
+      (await rawHttp(`${r2.base}/metrics`, { method: 'GET' })).text
+        .split('\n')
+        .filter((l) => l.startsWith('tracenode_requests_total{') && l.includes('method="eth_chainId"'))
+        .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    link.cut();
+    for (let i = 0; i < 4; i++) await anvil.mine();
+    // Cut off, it cannot tell how far behind it is: after follow.health-max-silence-ms (3 s)
+    // without the upstream, /health is 503 and HAProxy takes it out.
+    await until(
+      'replica 2 unhealthy',
+      () => health(r2.base),
+      (h) => h.status === 503,
+      20_000,
+    );
+    await sleep(3_500); // three failed checks, 1 s apart
+    const before = await served();
+    expect(await load(OPEN, 'eth_chainId', 100, 1_000)).toEqual({ ok: 100, limited: 0, failed: [] });
+    expect(await served()).toBe(before);
+    link.restore();
+    const head = await anvilHead();
+    await until(
+      'replica 2 caught up',
+      () => health(r2.base),
+      (h) => h.status === 200 && h.head?.hash === head.hash,
+      30_000,
+    );
+    await sleep(2_500); // two good checks, 1 s apart
+    expect(await load(OPEN, 'eth_chainId', 99, 1_000)).toEqual({ ok: 99, limited: 0, failed: [] });
+    // Round robin over three replicas again: a third of the calls.
+    expect((await served()) - before).toBe(33);
   });
 
   it('kill -9 of a replica under load: at most the calls in flight on it fail, and HAProxy stops sending to it', async () => {
