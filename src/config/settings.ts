@@ -110,7 +110,7 @@ export const SETTINGS = {
         .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
         .optional(),
       undefined,
-      'Count per-key rates and quotas in this Redis, shared by every replica behind a load balancer; unset: each process counts its own.',
+      'Count per-key rates and quotas, and keep block and log filters, in this Redis, shared by every replica behind a load balancer; unset: each process keeps its own.',
       'URL',
     ),
   },
