@@ -4,6 +4,7 @@
  * which wraps them with the machine, the chain, the method and how to reproduce.
  */
 import { DEFAULTS } from './options.js';
+import type { ReplicasReport } from './replicas.js';
 import { type BenchReport, badCount, type CaseResult, SERVERS, type ServerName, type Transport } from './results.js';
 import type { SubscriptionsReport } from './subscriptions.js';
 import type { LoadResult } from './wsLoad.js';
@@ -221,6 +222,22 @@ export function renderTables(rep: BenchReport): string {
           [row('newHeads', sub.newHeads), row('logs', sub.logs)],
         ) +
         `\n\nMemory: RSS ${sub.idle.rssBeforeMiB} → ${sub.idle.rssAfterMiB} MiB with ${sub.idle.subscriptions} idle newHeads subscriptions on ${sub.idle.connections} sockets (${sub.idle.bytesPerSubscription} bytes a subscription, its share of the socket included).`,
+    );
+  }
+  if (rep.replicas) {
+    const r = rep.replicas;
+    const t = (x: ReplicasReport['storage']['direct']) => `${fmtRps(x.rps)} (${fmtMs(x.p50Ms)} / ${fmtMs(x.p99Ms)} ms)${x.errors ? `, ${x.errors} bad` : ''}`;
+    parts.push(
+      '### Several replicas behind HAProxy (bench/replicas.ts)\n\n' +
+        `Copies of the bench datadir (tracenode snapshot: ${r.snapshot.mib} MiB in ${r.snapshot.seconds} s, ${r.snapshot.mibPerSecond} MiB/s), each served with --redis and one EVM worker; HAProxy with deploy/haproxy.cfg. HTTP keep-alive, req/s (p50 / p99). Replicas, HAProxy, Redis and the load generator share this machine's cores: throughput cannot grow with replicas here; the per-request costs below are what carry over to a larger host.\n\n` +
+        mdTable(
+          ['path', 'eth_getStorageAt latest', 'eth_call (balanceOf)'],
+          [
+            ['straight to one replica', t(r.storage.direct), t(r.call.direct)],
+            ...r.storage.viaBalancer.map((x, i) => [`HAProxy, ${i + 1} replica${i ? 's' : ''}`, t(x), t(r.call.viaBalancer[i])]),
+          ],
+        ) +
+        `\n\nPer request, one connection, p50: the balancer's hop ${r.balancerHopUs} µs; a rate limit counted in Redis ${r.redisLimiterUs} µs (counted in the process: ${r.localLimiterUs} µs). RSS of the replicas after the load: ${r.rssMiB.join(', ')} MiB.`,
     );
   }
   parts.push(

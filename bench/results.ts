@@ -8,6 +8,7 @@ import type { EvmPoolReport } from './evmPool.js';
 import type { FollowReport } from './follow.js';
 import type { MemoryChecks } from './memoryChecks.js';
 import type { PipelineCost } from './pipelineCosts.js';
+import type { ReplicasReport } from './replicas.js';
 import type { SubscriptionsReport } from './subscriptions.js';
 import type { LoadResult } from './wsLoad.js';
 
@@ -120,6 +121,8 @@ export interface BenchReport {
   follow?: FollowReport;
   /** WebSocket subscribers of a following node (bench/subscriptions.ts). */
   subscriptions?: SubscriptionsReport;
+  /** Several replicas behind HAProxy, limits in Redis (bench/replicas.ts). */
+  replicas?: ReplicasReport;
   targets: Target[];
   seconds: number;
 }

@@ -19,6 +19,7 @@ import { measureMemoryChecks } from './memoryChecks.js';
 import { type BenchOptions, DEFAULTS } from './options.js';
 import { measurePipelineCosts } from './pipelineCosts.js';
 import { BENCH_DIR, buildTracenode, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
+import { measureReplicas } from './replicas.js';
 import { fmtMs, fmtRps } from './report.js';
 import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
 import { measureSubscriptions } from './subscriptions.js';
@@ -124,7 +125,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const wantFollow = settings.only.length === 0 || settings.only.some((s) => 'follow'.includes(s.toLowerCase()));
   // The subscriptions section (bench/subscriptions.ts, an anvil of its own), with --only subscriptions.
   const wantSubscriptions = settings.only.length === 0 || settings.only.some((s) => 'subscriptions'.includes(s.toLowerCase()));
-  if (names.size === 0 && !wantPool && !wantFollow && !wantSubscriptions)
+  // The replicas section (bench/replicas.ts: Redis and HAProxy from Debian's packages), with --only replicas.
+  const wantReplicas = settings.only.length === 0 || settings.only.some((s) => 'replicas'.includes(s.toLowerCase()));
+  if (names.size === 0 && !wantPool && !wantFollow && !wantSubscriptions && !wantReplicas)
     throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
@@ -292,6 +295,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         log,
       });
     }
+    let replicas: BenchReport['replicas'];
+    if (wantReplicas) {
+      await tracenode.stop();
+      log('replicas: snapshots of the datadir, 1, 2 and 3 replicas behind HAProxy, the balancer hop and the Redis limiter…');
+      const b = e.bench;
+      replicas = await measureReplicas({
+        datadir: chain.datadir,
+        storageBody: requestBody('eth_getStorageAt', [b.token, balanceSlot(b.holder), 'latest']),
+        viewBody: requestBody('eth_call', [{ to: b.token, data: b.balanceOfCalldata }, 'latest']),
+        connections: settings.connections,
+        durationS: settings.durationS,
+        probeS: settings.probeS,
+        log,
+      });
+    }
     log('pipeline costs: in process, one control more at each step…');
     const pipelineCosts = await measurePipelineCosts({ messages: options.quick ? 2000 : 20_000, rounds: options.quick ? 3 : 7 });
 
@@ -323,6 +341,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(memoryChecks ? { memoryChecks } : {}),
       ...(follow ? { follow } : {}),
       ...(subscriptions ? { subscriptions } : {}),
+      ...(replicas ? { replicas } : {}),
       targets: [],
       seconds: 0,
     };

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
@@ -7,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
+import { type HaproxyProcess, startHaproxy } from '../../scripts/lib/services.js';
 import { initDatadir } from '../../src/import/init.js';
 import { tempDir } from '../helpers/chains.js';
 import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
@@ -41,9 +41,8 @@ let link: CuttableProxy;
 let ticker: string;
 let redis: TestRedis;
 const replicas: ServeCli[] = [];
-let haproxy: ChildProcess | undefined;
+let haproxy: HaproxyProcess | undefined;
 let lb = '';
-let haproxyOut = '';
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 async function post(
@@ -215,7 +214,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
   }, 180_000);
 
   afterAll(async () => {
-    haproxy?.kill('SIGKILL');
+    await haproxy?.stop();
     link?.close();
     for (const r of replicas) {
       if (r.child.exitCode === null) r.child.kill('SIGTERM');
@@ -285,19 +284,17 @@ describe('replicas behind HAProxy, limits in Redis', () => {
   it('HAProxy with deploy/haproxy.cfg spreads calls over the three replicas', async () => {
     const port = await freePort();
     lb = `http://127.0.0.1:${port}`;
-    const env = { ...process.env, LISTEN: `127.0.0.1:${port}` } as Record<string, string>;
+    const env: Record<string, string> = { LISTEN: `127.0.0.1:${port}` };
     replicas.forEach((r, i) => {
       env[`REPLICA${i + 1}`] = new URL(r.base).host;
     });
-    haproxy = spawn(HAPROXY!, ['-db', '-f', join(ROOT, 'deploy/haproxy.cfg')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    haproxy.stdout!.on('data', (d) => (haproxyOut += d));
-    haproxy.stderr!.on('data', (d) => (haproxyOut += d));
+    haproxy = startHaproxy(HAPROXY!, join(ROOT, 'deploy/haproxy.cfg'), env);
     await until(
       'haproxy answering',
       () => post(lb, OPEN, 'eth_chainId').catch(() => undefined),
       (r) => r?.status === 200,
       10_000,
-      () => haproxyOut,
+      () => haproxy!.output(),
     );
     const counts = await load(OPEN, 'eth_blockNumber', 150, 1000);
     expect(counts).toEqual({ ok: 150, limited: 0, failed: [] });

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/**
+ * Redis and HAProxy from Debian's packages, started on 127.0.0.1 at ports chosen at run time, for
+ * the tests and the bench of several replicas (test/scale, bench/replicas.ts).
+ */
+
+/** A TCP port free right now on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until `text()` satisfies `ok`, polling every 25 ms; throws with the output past `timeoutMs`. */
+async function waitFor(what: string, text: () => string, ok: (t: string) => boolean, timeoutMs: number): Promise<void> {
+  const t0 = Date.now();
+  while (!ok(text())) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not ready after ${timeoutMs} ms: ${text().slice(-500)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A Redis without persistence; `stop()` and `start()` again keep the port. */
+export interface RedisProcess {
+  readonly port: number;
+  readonly url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts redis-server; with `password`, clients must authenticate (the URL carries it). */
+export async function startRedis(password?: string): Promise<RedisProcess> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    ...(password === undefined ? [] : ['--requirepass', password]),
+  ];
+  const redis: RedisProcess = {
+    port,
+    url: password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${password}@127.0.0.1:${port}`,
+    async start() {
+      const c = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = c;
+      let out = '';
+      c.stdout?.on('data', (d) => {
+        out += d;
+      });
+      await waitFor(
+        'redis-server',
+        () => out,
+        (o) => o.includes('Ready to accept connections'),
+        10_000,
+      );
+    },
+    async stop() {
+      const c = child;
+      child = undefined;
+      if (c === undefined || c.exitCode !== null) return;
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGKILL');
+      await exited;
+    },
+  };
+  await redis.start();
+  return redis;
+}
+
+/** HAProxy running `config` with `env` (the variables the file reads). */
+export interface HaproxyProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function startHaproxy(haproxy: string, config: string, env: Record<string, string>): HaproxyProcess {
+  const child = spawn(haproxy, ['-db', '-f', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  return {
+    child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
