@@ -1,4 +1,4 @@
-import type { Block, BlockHeader } from '@ethereumjs/block';
+import { Block, type BlockHeader } from '@ethereumjs/block';
 import type { EVM } from '@ethereumjs/evm';
 import type { DB } from '@ethereumjs/util';
 import type { EthereumChain } from '../chain/open.js';
@@ -76,12 +76,14 @@ export interface ReplayedTx {
 
 /**
  * Replays `block` (as trace_transaction does) and records the state diff of transaction `only`,
- * or of every transaction when `only` is undefined.
+ * or of every transaction when `only` is undefined. With `only`, the transactions after it are
+ * not run: the block is replayed up to it (the header is the same, so is the context).
  */
 export async function replayWithDiffs(chain: EthereumChain, stateDb: DB<string, string | Uint8Array>, block: Block, only?: number): Promise<ReplayedTx[]> {
   const changes: Array<AccountChange[] | undefined> = [];
   let failure: { err: unknown } | undefined;
-  const trees = await replayBlock(chain, stateDb, block, (vm) => {
+  const upTo = only === undefined ? block : new Block(block.header, block.transactions.slice(0, only + 1), [], undefined, {});
+  const trees = await replayBlock(chain, stateDb, upTo, (vm) => {
     const recorder = recordStateChanges(vm.stateManager);
     let index = 0;
     let watching = false;
