@@ -52,7 +52,7 @@ export async function traceCalls(engine: CallEngine, header: BlockHeader, calls:
     {
       flavour: PARITY_EVMS,
       state: (state) => {
-        changes = recordStateChanges(state);
+        if (calls.some((c) => c.stateDiff)) changes = recordStateChanges(state);
       },
       before: (evm) => {
         recorders.get(evm)?.begin();

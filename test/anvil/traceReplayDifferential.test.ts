@@ -340,6 +340,19 @@ describeWithAnvil('ad-hoc traces vs anvil on an anvil-mined chain', () => {
     expect((await err('trace_replayTransaction', [hash, 'trace']))?.code).toBe(-32602);
     expect((await err('trace_callMany', [[[{ to: DEV }]]]))?.code).toBe(-32602);
     expect(await err('trace_replayTransaction', [`0x${'ab'.repeat(32)}`, ['trace']])).toEqual({ code: -32001, message: 'transaction not found' });
+    // an invalid message is eth_call's error, in trace_call and in any call of trace_callMany
+    const broke = { from: '0x00000000000000000000000000000000c0ffee03', to: DEV, value: '0x1' };
+    const ethCallError = await err('eth_call', [broke, 'latest']);
+    expect(ethCallError?.message).toMatch(/^err: insufficient funds for gas \* price \+ value/);
+    expect(await err('trace_call', [broke, ['trace']])).toEqual(ethCallError);
+    expect(
+      await err('trace_callMany', [
+        [
+          [{ to: DEV }, ['trace']],
+          [broke, ['trace']],
+        ],
+      ]),
+    ).toEqual(ethCallError);
     expect(await rpc(ours, 'trace_replayBlockTransactions', ['0xffff', ['trace']])).toBeNull();
     expect(await rpc(ours, 'trace_replayBlockTransactions', ['0x0', ['trace']])).toEqual([]);
   });
