@@ -96,10 +96,10 @@ export const TraceTypeList = z.unknown().transform((value, ctx): Set<TraceTypeNa
     return z.NEVER;
   }
   const out = new Set<TraceTypeName>();
-  for (const [i, item] of value.entries()) {
+  for (const item of value) {
     if (typeof item !== 'string' || !(TRACE_TYPES as readonly string[]).includes(item)) {
       const shown = typeof item === 'string' ? `variant \`${item.slice(0, 64)}\`` : `type: ${jsonType(item)}`;
-      ctx.addIssue({ code: 'custom', path: [i], message: `unknown ${shown}, expected one of ${TRACE_TYPES.map((t) => `\`${t}\``).join(', ')}` });
+      ctx.addIssue({ code: 'custom', message: `unknown ${shown}, expected one of ${TRACE_TYPES.map((t) => `\`${t}\``).join(', ')}` });
       return z.NEVER;
     }
     out.add(item as TraceTypeName);
@@ -114,7 +114,7 @@ export const TraceIndexList = z.unknown().transform((value, ctx): number[] => {
     return z.NEVER;
   }
   const out: number[] = [];
-  for (const [i, item] of value.entries()) {
+  for (const item of value) {
     let n: number | undefined;
     if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) n = item;
     else if (typeof item === 'string') {
@@ -124,7 +124,6 @@ export const TraceIndexList = z.unknown().transform((value, ctx): number[] => {
     if (n === undefined) {
       ctx.addIssue({
         code: 'custom',
-        path: [i],
         message: `invalid index ${typeof item === 'string' ? JSON.stringify(item.slice(0, 66)) : jsonType(item)}: expected a hex quantity or a non-negative integer`,
       });
       return z.NEVER;

@@ -336,9 +336,19 @@ describeWithAnvil('ad-hoc traces vs anvil on an anvil-mined chain', () => {
       message: 'trace type vmTrace is not supported; ask for "trace" and/or "stateDiff"',
     });
     expect((await err('trace_call', [{ to: DEV }, ['trace', 'vmTrace']]))?.code).toBe(-32004);
-    expect((await err('trace_replayTransaction', [hash, ['foo']]))?.code).toBe(-32602);
-    expect((await err('trace_replayTransaction', [hash, 'trace']))?.code).toBe(-32602);
-    expect((await err('trace_callMany', [[[{ to: DEV }]]]))?.code).toBe(-32602);
+    expect(await err('trace_replayTransaction', [hash, ['foo']])).toEqual({
+      code: -32602,
+      message: 'invalid argument 1: unknown variant `foo`, expected one of `vmTrace`, `trace`, `stateDiff`',
+    });
+    expect(await err('trace_replayTransaction', [hash, 'trace'])).toEqual({
+      code: -32602,
+      message: 'invalid argument 1: invalid type: string, expected a sequence',
+    });
+    expect(await err('trace_callMany', [[[{ to: DEV }]]])).toEqual({ code: -32602, message: 'invalid argument 0: 0: expected a [call, traceTypes] pair' });
+    expect(await err('trace_get', [hash, ['x']])).toEqual({
+      code: -32602,
+      message: 'invalid argument 1: invalid index "x": expected a hex quantity or a non-negative integer',
+    });
     expect(await err('trace_replayTransaction', [`0x${'ab'.repeat(32)}`, ['trace']])).toEqual({ code: -32001, message: 'transaction not found' });
     // an invalid message is eth_call's error, in trace_call and in any call of trace_callMany
     const broke = { from: '0x00000000000000000000000000000000c0ffee03', to: DEV, value: '0x1' };
