@@ -124,6 +124,39 @@ describe('ad-hoc tracing on the execution-apis chain', () => {
   });
 });
 
+describe('trace_call limits: eth_call’s gas cap and deadline', () => {
+  const datadir = tempDir();
+  let chain: EthereumChain;
+  let ctx: EthContext;
+  beforeAll(async () => {
+    chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), datadir.dir);
+    ctx = await createEthContext(chain, 'test', testConfig({ execution: { callTimeoutMs: 300 } }));
+  });
+  afterAll(async () => {
+    await ctx?.evm.close();
+    await chain?.close();
+    datadir.cleanup();
+  });
+  const LOOP = { '0x00000000000000000000000000000000000000c0': { code: '0x5b600056' } }; // JUMPDEST PUSH1 0 JUMP
+
+  it('a gas above the cap is lowered to it: the root frame gets 10 × the block gas limit − 21,000', async () => {
+    const header = (await chain.store.headerByNumber(10n))!;
+    const result = (await call(ctx, 'trace_call', [{ to: '0x00000000000000000000000000000000000000aa', gas: '0xffffffffffff' }, ['trace'], '0xa'])) as Replayed;
+    expect((result.trace[0] as { action: { gas: string } }).action.gas).toBe(q(header.gasLimit * 10n - 21_000n));
+  });
+
+  it('a call past the deadline fails as eth_call does (CallTimeoutError → -32000 execution aborted)', async () => {
+    const started = performance.now();
+    await expect(call(ctx, 'trace_call', [{ to: '0x00000000000000000000000000000000000000c0' }, ['trace'], 'latest', LOOP])).rejects.toThrow(
+      'execution aborted (timeout = 0.3s)',
+    );
+    await expect(call(ctx, 'eth_call', [{ to: '0x00000000000000000000000000000000000000c0' }, 'latest', LOOP])).rejects.toThrow(
+      'execution aborted (timeout = 0.3s)',
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
 describe('ad-hoc tracing on the demo chain (London: SELFDESTRUCT deletes)', () => {
   const fixture = tempDir();
   const datadir = tempDir();
