@@ -4,9 +4,9 @@ import type { TraceTypes } from '../../tracing/parityResults.js';
 
 /**
  * What the ad-hoc trace methods share: the trace types they accept. `vmTrace` is refused
- * (docs/methods.md#ad-hoc-tracing): its per-opcode record (memory and stack deltas, storage
- * writes, gas costs as OpenEthereum computed them) cannot be checked against an independent source
- * here (anvil serves an empty one, Infura none), so it is not offered rather than offered inexact.
+ * (docs/methods.md#ad-hoc-tracing): its per-opcode record (costs, gas left, pushed stack items,
+ * memory and storage writes) needs an every-opcode hook and has corner cases not built here, so it
+ * is not offered rather than offered inexact (Infura does not offer it either).
  */
 export function traceTypes(types: ReadonlySet<TraceTypeName>): TraceTypes {
   if (types.has('vmTrace')) {
