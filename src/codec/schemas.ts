@@ -81,3 +81,54 @@ export const RawString = decoderSchema((value): string => {
   if (typeof value !== 'string') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
   return value;
 });
+
+/** A Parity trace type (OpenEthereum's and reth's `TraceType`). */
+export type TraceTypeName = 'trace' | 'vmTrace' | 'stateDiff';
+const TRACE_TYPES: readonly TraceTypeName[] = ['vmTrace', 'trace', 'stateDiff'];
+
+/**
+ * The trace types of ad-hoc Parity tracing: a list of `trace`, `vmTrace`, `stateDiff` (repeats
+ * allowed, a set in reth), with serde's texts for anything else as reth answers them.
+ */
+export const TraceTypeList = z.unknown().transform((value, ctx): Set<TraceTypeName> => {
+  if (!Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: `invalid type: ${jsonType(value)}, expected a sequence` });
+    return z.NEVER;
+  }
+  const out = new Set<TraceTypeName>();
+  for (const item of value) {
+    if (typeof item !== 'string' || !(TRACE_TYPES as readonly string[]).includes(item)) {
+      const shown = typeof item === 'string' ? `variant \`${item.slice(0, 64)}\`` : `type: ${jsonType(item)}`;
+      ctx.addIssue({ code: 'custom', message: `unknown ${shown}, expected one of ${TRACE_TYPES.map((t) => `\`${t}\``).join(', ')}` });
+      return z.NEVER;
+    }
+    out.add(item as TraceTypeName);
+  }
+  return out;
+});
+
+/** trace_get's trace address: a list of indexes, each a hex quantity or a JSON integer (reth's `Index`). */
+export const TraceIndexList = z.unknown().transform((value, ctx): number[] => {
+  if (!Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: `invalid type: ${jsonType(value)}, expected a sequence` });
+    return z.NEVER;
+  }
+  const out: number[] = [];
+  for (const item of value) {
+    let n: number | undefined;
+    if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) n = item;
+    else if (typeof item === 'string') {
+      const parsed = Quantity64.safeParse(item);
+      if (parsed.success && parsed.data <= BigInt(Number.MAX_SAFE_INTEGER)) n = Number(parsed.data);
+    }
+    if (n === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `invalid index ${typeof item === 'string' ? JSON.stringify(item.slice(0, 66)) : jsonType(item)}: expected a hex quantity or a non-negative integer`,
+      });
+      return z.NEVER;
+    }
+    out.push(n);
+  }
+  return out;
+});

@@ -181,6 +181,11 @@ export const SETTINGS = {
       undefined,
       'No range cap by default: the address index makes wide ranges cheap. reth caps at 100 because it scans.',
     ),
+    traceCallManyMaxCalls: setting(
+      positiveInt,
+      100,
+      'One trace_callMany runs its calls on one EVM worker under one eth_call deadline; a longer list is -32005 rather than a timeout.',
+    ),
   },
   subscriptions: {
     maxPerConnection: setting(

@@ -1,5 +1,6 @@
 import type { BlockHeader } from '@ethereumjs/block';
-import type { Common } from '@ethereumjs/common';
+import type { Common, StateManagerInterface } from '@ethereumjs/common';
+import type { EVM } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
@@ -8,7 +9,7 @@ import { blockContext } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
 import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
-import { EvmPool } from './evmPool.js';
+import { type EvmFlavour, EvmPool } from './evmPool.js';
 import { Forks } from './forks.js';
 import { callMessage } from './message.js';
 import { overriddenState, precompileEdits } from './stateOverrides.js';
@@ -31,6 +32,18 @@ import { type PreparedCall, runMessage } from './transition.js';
 export interface CallOverrides {
   state?: AccountOverride[];
   block?: BlockOverrides;
+}
+
+/** What watches the runs of {@link CallEngine.runSequence}. */
+export interface SequenceObserver {
+  /** The EVMs the sequence runs on (set up once with the observer's hooks). */
+  flavour: EvmFlavour;
+  /** The state the sequence runs on, before anything reads it. */
+  state(state: StateManagerInterface): void;
+  /** Before each run. */
+  before(evm: EVM): void;
+  /** After each run, with its result and position. */
+  after(evm: EVM, result: CallResult, index: number): Promise<void>;
 }
 
 /** What the engine needs from an opened chain. */
@@ -142,6 +155,36 @@ export class CallEngine {
       }
       return searchGasLimit(attempt, hi, this.errorRatio, transferGas);
     });
+  }
+
+  /**
+   * Runs calls one after another on the state after `header` with the state overrides applied,
+   * each on the state the previous left, each settled as a transaction (fees refunded and paid to
+   * the coinbase), on an EVM of `observer.flavour`, under one deadline: the engine of ad-hoc
+   * tracing (trace_call, trace_callMany), which the observer records. A message-validation
+   * failure of any call throws for the whole sequence.
+   */
+  async runSequence(header: BlockHeader, requests: readonly CallRequest[], overrides: CallOverrides, observer: SequenceObserver): Promise<CallResult[]> {
+    const prepared = requests.map((request) => this.prepare(header, request, overrides));
+    const first = prepared[0];
+    if (first === undefined) return [];
+    const state = await overriddenState(this.reads, first.ctx.header.stateRoot, first.state);
+    observer.state(state);
+    return this.evms.withEvm(
+      first.ctx.fork.common,
+      first.precompileEdits,
+      async (evm) => {
+        const results: CallResult[] = [];
+        for (const [i, call] of prepared.entries()) {
+          observer.before(evm);
+          const result = await runMessage(evm, this.store, this.reads, { ...call, state: [] }, call.msg.gasLimit, { state, settle: true });
+          await observer.after(evm, result, i);
+          results.push(result);
+        }
+        return results;
+      },
+      observer.flavour,
+    );
   }
 
   /**

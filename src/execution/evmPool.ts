@@ -35,6 +35,15 @@ interface DeadlineGuard {
   hooks: OpcodeHooks;
 }
 
+/**
+ * EVMs set up for one purpose (hooks that stay attached, such as a tracer's), pooled apart from
+ * the plain ones: `setup` runs once on each new EVM of the flavour.
+ */
+export interface EvmFlavour {
+  key: string;
+  setup(evm: EVM): void;
+}
+
 /** The EVMs of one chain. Safe for concurrent use. */
 export class EvmPool {
   private readonly idle = new Map<string, EVM[]>();
@@ -66,16 +75,16 @@ export class EvmPool {
    * Runs `fn` with an EVM for `common`'s fork, under the deadline. With precompile edits (state
    * overrides that move or replace precompiles) the EVM is a private one with the edited map.
    */
-  async withEvm<T>(common: Common, edits: PrecompileEdit[], fn: (evm: EVM) => Promise<T>): Promise<T> {
-    const key = common.hardfork();
+  async withEvm<T>(common: Common, edits: PrecompileEdit[], fn: (evm: EVM) => Promise<T>, flavour?: EvmFlavour): Promise<T> {
+    const key = flavour === undefined ? common.hardfork() : `${common.hardfork()}/${flavour.key}`;
     if (edits.length > 0) {
       // Rare: a private EVM with the edited precompile map.
-      const evm = await this.newEvm(common, edits);
+      const evm = await this.newEvm(common, edits, flavour);
       const guard = this.guards.get(evm)!;
       guard.deadline = performance.now() + this.timeoutMs;
       return fn(evm);
     }
-    const evm = this.idle.get(key)?.pop() ?? (await this.newEvm(common, []));
+    const evm = this.idle.get(key)?.pop() ?? (await this.newEvm(common, [], flavour));
     const release = () => {
       const list = this.idle.get(key) ?? [];
       if (list.length < this.poolSize) list.push(evm);
@@ -99,7 +108,7 @@ export class EvmPool {
     }
   }
 
-  private async newEvm(common: Common, edits: PrecompileEdit[]): Promise<EVM> {
+  private async newEvm(common: Common, edits: PrecompileEdit[], flavour?: EvmFlavour): Promise<EVM> {
     const customPrecompiles = edits.map((e) =>
       e.fn === undefined ? { address: `0x${e.address}` as const } : { address: `0x${e.address}` as const, function: e.fn },
     );
@@ -117,6 +126,7 @@ export class EvmPool {
       if (++guard.jumps % TIMEOUT_CHECK_EVERY_JUMPS === 0 && performance.now() > guard.deadline) throw new CallTimeoutError(timeoutMs);
     });
     this.guards.set(evm, guard);
+    flavour?.setup(evm);
     return evm;
   }
 }

@@ -1,3 +1,4 @@
+import type { Common } from '@ethereumjs/common';
 import { type EVM, EVMError, type EVMResult } from '@ethereumjs/evm';
 import { Account, Address, bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
@@ -9,6 +10,7 @@ import { type CallResult, checksum, MessageError } from './callResult.js';
 import { pointEvmAt, warmAddresses } from './ethereumjsInternals.js';
 import { type FailedFrame, gethErrorText, type PrecompileContext } from './evmErrors.js';
 import { floorDataGas, intrinsicGas, type Message } from './message.js';
+import type { OverlayState } from './overlayDb.js';
 import { overriddenState, type PrecompileEdit } from './stateOverrides.js';
 
 /**
@@ -29,15 +31,33 @@ export interface PreparedCall {
   precompileEdits: PrecompileEdit[];
 }
 
+/** How a run treats its state (ad-hoc tracing: calls in sequence, with the fees a transaction pays). */
+export interface RunOptions {
+  /** Run on this state (the overridden state a previous run left) instead of a fresh overlay. */
+  state?: OverlayState;
+  /**
+   * End as a transaction does: the unused gas refunded to the sender, the tip (gas used × the
+   * effective tip, nothing when the call pays no fee) to the coinbase, as geth's state transition.
+   */
+  settle?: boolean;
+}
+
 /**
  * geth's state transition for one message with `gasLimit` (pre-Amsterdam rules) on `evm`, over
  * the state after `prepared.ctx.header` with the state overrides applied. Reverts and EVM failures
  * are results; message-validation failures throw {@link MessageError}.
  */
-export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCache, prepared: PreparedCall, gasLimit: bigint): Promise<CallResult> {
+export async function runMessage(
+  evm: EVM,
+  store: ChainStore,
+  reads: StateReadCache,
+  prepared: PreparedCall,
+  gasLimit: bigint,
+  opts: RunOptions = {},
+): Promise<CallResult> {
   const { ctx, msg } = prepared;
   const { common, params } = ctx.fork;
-  const sm = await overriddenState(reads, ctx.header.stateRoot, prepared.state);
+  const sm = opts.state ?? (await overriddenState(reads, ctx.header.stateRoot, prepared.state));
   const from = new Address(msg.from);
 
   // preCheck: fee fields (London), blobs, authorizations
@@ -165,6 +185,7 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
   let used = peak - refund;
   if (used < floor) used = floor;
   if (peak < floor) peak = floor;
+  if (opts.settle) await settleFees(sm, common, ctx, msg, gasLimit, used);
 
   const err = exec.exceptionError;
   if (!err) return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak };
@@ -179,6 +200,25 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
     peakGasUsed: peak,
     failure: { kind: 'halt', message, outOfGas: message === 'out of gas' },
   };
+}
+
+/** The end of a transaction's state transition: refund of the unused gas, the tip to the coinbase. */
+async function settleFees(sm: OverlayState, common: Common, ctx: BlockContext, msg: Message, gasLimit: bigint, used: bigint): Promise<void> {
+  const from = new Address(msg.from);
+  const sender = (await sm.getAccount(from)) ?? new Account();
+  sender.balance += (gasLimit - used) * msg.gasPrice;
+  await sm.putAccount(from, sender);
+  if (msg.feeCap === 0n && msg.tipCap === 0n && msg.gasPrice === 0n) return;
+  let tip = msg.gasPrice;
+  if (common.isActivatedEIP(1559)) {
+    tip = msg.feeCap - (ctx.baseFee ?? 0n);
+    if (tip > msg.tipCap) tip = msg.tipCap;
+    if (tip < 0n) tip = 0n;
+  }
+  const coinbase = new Address(ctx.coinbase);
+  const account = (await sm.getAccount(coinbase)) ?? new Account();
+  account.balance += used * tip;
+  await sm.putAccount(coinbase, account);
 }
 
 /** A message-validation failure of a run with `gasLimit`. */

@@ -27,6 +27,8 @@ export interface EthLimits {
   traceFilterMaxResults: number;
   /** Widest trace_filter block range, or undefined for none. */
   traceFilterMaxBlocks: bigint | undefined;
+  /** Most calls in one trace_callMany (-32005 above). */
+  traceCallManyMaxCalls: number;
 }
 
 /** What Ethereum method handlers may use. Built once per network by the CLI. */
@@ -58,6 +60,7 @@ export function ethLimits(rpc: Config['rpc']): EthLimits {
     feeHistoryMaxBlocks: BigInt(rpc.feeHistoryMaxBlocks),
     traceFilterMaxResults: rpc.traceFilterMaxResults,
     traceFilterMaxBlocks: rpc.traceFilterMaxBlocks === undefined ? undefined : BigInt(rpc.traceFilterMaxBlocks),
+    traceCallManyMaxCalls: rpc.traceCallManyMaxCalls,
   };
 }
 

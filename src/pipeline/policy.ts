@@ -50,6 +50,11 @@ const CONTRACT_ARGUMENT: Readonly<Record<string, (params: unknown[]) => unknown>
   eth_getStorageAt: (p) => p[0],
   eth_getTransactionCount: (p) => p[0],
   eth_getProof: (p) => p[0],
+  trace_call: (p) => field(p[0], 'to'),
+  // every call of the list; a pair without `to` (a creation) refuses the whole request
+  trace_callMany: (p) => (Array.isArray(p[0]) ? p[0].map((pair) => (Array.isArray(pair) ? (field(pair[0], 'to') ?? null) : 0)) : 0),
+  // the target is inside the signed bytes, which the pipeline does not decode: refused
+  trace_rawTransaction: () => null,
 };
 
 const field = (value: unknown, name: string): unknown =>
@@ -58,8 +63,9 @@ const field = (value: unknown, name: string): unknown =>
 /**
  * Whether one call passes the key's method and contract allowlists. For the contract-checked
  * methods every address the call targets must be allowed: a call without a target (a contract
- * creation, a log filter over every contract) is refused. Params that do not have the method's
- * shape are let through: the method answers them with -32602.
+ * creation, a log filter over every contract) is refused; so is trace_rawTransaction, whose
+ * target is inside the signed bytes. Params that do not have the method's shape are let through:
+ * the method answers them with -32602.
  */
 export function callAllowed(policy: KeyPolicy, method: string, params: unknown): boolean {
   const allow = policy.allow;
@@ -75,6 +81,7 @@ export function callAllowed(policy: KeyPolicy, method: string, params: unknown):
   const targets = Array.isArray(target) ? target : [target];
   if (targets.length === 0) return false;
   for (const t of targets) {
+    if (t === undefined || t === null) return false; // a call without a target in a list
     if (typeof t !== 'string') return true; // malformed: the method's own validation answers
     if (!contracts.has(t.toLowerCase())) return false;
   }

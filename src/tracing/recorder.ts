@@ -61,30 +61,29 @@ interface OpenFrame {
   selfdestruct?: SelfdestructNode;
 }
 
-interface OpenTx {
-  tx: TypedTransaction;
-  txIndex: number;
-  root?: CallFrame;
-  stack: OpenFrame[];
-}
-
 const EMPTY = new Uint8Array(0);
 
 /**
- * Attaches a recorder to a VM. Attach once per VM, before it runs the blocks to trace; the
- * listeners stay for the VM's lifetime (a VM is cheap: replays create one per block).
+ * Records the frames of one run at a time on a bare EVM: `begin()` before the run, `end()` after
+ * it gives the root frame (undefined when no message ran). Messages outside begin/end (system
+ * calls) are ignored. Attach once per EVM; the listeners stay for the EVM's lifetime, so EVMs that
+ * carry one are kept apart from the plain ones (the `step`-free hooks cost little, but some).
  */
-export function attachRecorder(vm: VM): TraceRecorder {
-  const evm = vm.evm as EVM;
-  let trees: TxCallTree[] = [];
-  let open: OpenTx | undefined;
-  let txCount = 0;
+export interface FrameRecorder {
+  begin(): void;
+  end(): CallFrame | undefined;
+}
+
+/** Attaches a {@link FrameRecorder} to an EVM. */
+export function attachFrameRecorder(evm: EVM): FrameRecorder {
+  let stack: OpenFrame[] | undefined;
+  let root: CallFrame | undefined;
   // The frame kind of the opcode now executing, consumed by the message it opens.
   let pendingKind: FrameKind | undefined;
 
   const onOpcode = (code: number, runState: RunStateView): void => {
     if (code === SELFDESTRUCT) {
-      const top = open?.stack[open.stack.length - 1];
+      const top = stack?.[stack.length - 1];
       if (!top) return;
       const [beneficiary] = runState.stack.peek(1);
       top.selfdestruct = {
@@ -99,20 +98,14 @@ export function attachRecorder(vm: VM): TraceRecorder {
   };
 
   // Wraps the handlers of the frame-opening opcodes and SELFDESTRUCT (the EVM rebuilds its table
-  // on a hardfork change, so the hooks are re-ensured before each transaction).
+  // on a hardfork change, so the hooks are re-ensured before each run).
   const hooks = hookOpcodes<RunStateView>(evm, OPCODE_NAMES, onOpcode, () => {
     pendingKind = undefined;
   });
 
-  vm.events.on('beforeTx', (tx: TypedTransaction) => {
-    hooks.ensure();
-    open = { tx, txIndex: txCount++, stack: [] };
-    pendingKind = undefined;
-  });
-
   evm.events.on('beforeMessage', (message: Message) => {
-    if (!open) return;
-    const parent = open.stack[open.stack.length - 1];
+    if (!stack) return;
+    const parent = stack[stack.length - 1];
     const kind: FrameKind = parent === undefined ? (message.to ? 'call' : 'create') : (pendingKind ?? inferKind(message, parent.message));
     pendingKind = undefined;
     const isCreate = kind === 'create' || kind === 'create2';
@@ -132,13 +125,12 @@ export function attachRecorder(vm: VM): TraceRecorder {
       children: [],
     };
     if (parent) parent.frame.children.push(frame);
-    else open.root = frame;
-    open.stack.push({ frame, message });
+    else root ??= frame;
+    stack.push({ frame, message });
   });
 
   evm.events.on('afterMessage', (result: EVMResult) => {
-    if (!open) return;
-    const top = open.stack.pop();
+    const top = stack?.pop();
     if (!top) return;
     const { frame, message } = top;
     const exec = result.execResult;
@@ -152,10 +144,41 @@ export function attachRecorder(vm: VM): TraceRecorder {
     if (top.selfdestruct && frame.error === undefined) frame.children.push(top.selfdestruct);
   });
 
+  return {
+    begin() {
+      hooks.ensure();
+      stack = [];
+      root = undefined;
+      pendingKind = undefined;
+    },
+    end() {
+      const out = root;
+      stack = undefined;
+      root = undefined;
+      return out;
+    },
+  };
+}
+
+/**
+ * Attaches a recorder to a VM. Attach once per VM, before it runs the blocks to trace; the
+ * listeners stay for the VM's lifetime (a VM is cheap: replays create one per block).
+ */
+export function attachRecorder(vm: VM): TraceRecorder {
+  const frames = attachFrameRecorder(vm.evm as EVM);
+  let trees: TxCallTree[] = [];
+  let txCount = 0;
+  let open: { tx: TypedTransaction; txIndex: number } | undefined;
+
+  vm.events.on('beforeTx', (tx: TypedTransaction) => {
+    open = { tx, txIndex: txCount++ };
+    frames.begin();
+  });
+
   vm.events.on('afterTx', () => {
     if (!open) return;
     const { tx, txIndex } = open;
-    const root = open.root ?? syntheticRoot(tx);
+    const root = frames.end() ?? syntheticRoot(tx);
     trees.push({ txHash: tx.hash(), txIndex, root });
     open = undefined;
   });
@@ -171,7 +194,7 @@ export function attachRecorder(vm: VM): TraceRecorder {
       trees = [];
       open = undefined;
       txCount = 0;
-      pendingKind = undefined;
+      frames.end();
     },
   };
 }

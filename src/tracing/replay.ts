@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type BatchDBOp, bytesToHex, type DB, type EncodingOpts, ValueEncoding } from '@ethereumjs/util';
-import { createVM, runBlock } from '@ethereumjs/vm';
+import { createVM, runBlock, type VM } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
@@ -62,9 +62,15 @@ class ReplayOverlay implements DB<string, string | Uint8Array> {
 /**
  * Executes `block` on its parent's state and returns the call tree of every transaction. Nothing
  * is written: trie writes go to a per-replay overlay over `stateDb` (the serving node's
- * read-only, LRU-cached trie database). Throws when the parent is unknown.
+ * read-only, LRU-cached trie database). Throws when the parent is unknown. `observe` sees the VM
+ * before it runs (more recorders: the state diffs of ad-hoc tracing).
  */
-export async function replayBlock(chain: EthereumChain, stateDb: DB<string, string | Uint8Array>, block: Block): Promise<TxCallTree[]> {
+export async function replayBlock(
+  chain: EthereumChain,
+  stateDb: DB<string, string | Uint8Array>,
+  block: Block,
+  observe?: (vm: VM) => void,
+): Promise<TxCallTree[]> {
   if (block.transactions.length === 0) return [];
   const parent = await chain.store.headerByHash(block.header.parentHash);
   if (!parent) throw new Error(`cannot replay block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
@@ -79,6 +85,7 @@ export async function replayBlock(chain: EthereumChain, stateDb: DB<string, stri
   const stateManager = new MerkleStateManager({ common, trie, caches: new Caches() });
   const vm = await createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
   const recorder = attachRecorder(vm);
+  observe?.(vm);
   await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
   return recorder.take();
 }

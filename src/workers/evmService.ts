@@ -5,6 +5,7 @@ import type { Config } from '../config/settings.js';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
+import type { ReplayedTx, TraceCallItem, TracedRun } from '../tracing/adHoc.js';
 import type { TxCallTree } from '../tracing/callTree.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
@@ -25,8 +26,17 @@ export interface CallRunner {
   estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
 }
 
+/** Ad-hoc Parity tracing (tracing/adHoc.ts) in the workers. */
+export interface AdHocRunner {
+  /** Calls traced in sequence at a block: the gas cap, deadline and queue of eth_call. */
+  traceCalls(header: BlockHeader, calls: TraceCallItem[], overrides?: CallOverrides, job?: JobOptions): Promise<TracedRun[]>;
+  /** A stored block replayed with the state diff of transaction `only` (all when undefined): the replays' deadline. */
+  replayDiffs(block: Block, only?: number, job?: JobOptions): Promise<ReplayedTx[]>;
+}
+
 export interface EvmService {
   readonly calls: CallRunner;
+  readonly adHoc: AdHocRunner;
   /** Replays a stored block with the tracer (trace_block, trace_transaction, trace_filter). */
   replay(block: Block, job?: JobOptions): Promise<TxCallTree[]>;
   stats(): PoolStats;
@@ -72,6 +82,12 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
         pool.run({ kind: 'call', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<CallResult>,
       estimateGas: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
+    },
+    adHoc: {
+      traceCalls: (header, calls, overrides = {}, job = {}) =>
+        pool.run({ kind: 'traceCalls', block: header.hash(), calls, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<TracedRun[]>,
+      replayDiffs: (block, only, job = {}) =>
+        pool.run({ kind: 'replayDiffs', block: block.hash(), only }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<ReplayedTx[]>,
     },
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
     stats: () => pool.stats(),

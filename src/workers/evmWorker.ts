@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import { createCallEngine } from '../execution/callEngine.js';
 import { StateReader } from '../state/stateReader.js';
+import { replayWithDiffs, traceCalls } from '../tracing/adHoc.js';
 import { replayBlock } from '../tracing/replay.js';
 import { encodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
@@ -10,8 +11,8 @@ import { setThreadNice } from './threads.js';
 /**
  * An EVM worker: opens the network's database itself (LevelDB shared between the threads of the
  * process), keeps its own chain store, state caches and pooled EVMs, and runs the jobs the pool
- * sends it one at a time: eth_call, eth_estimateGas (the whole search) and block replays for
- * tracing. The deadline of a call starts when the job starts here.
+ * sends it one at a time: eth_call, eth_estimateGas (the whole search), block replays for
+ * tracing and ad-hoc Parity tracing (traced call sequences, replays with state diffs). The deadline of a call starts when the job starts here.
  */
 
 const data = workerData as EvmWorkerData;
@@ -26,9 +27,15 @@ async function run(job: EvmJob): Promise<unknown> {
     if (!block) throw new Error('block to replay not found');
     return replayBlock(chain, state.db, block);
   }
+  if (job.kind === 'replayDiffs') {
+    const block = await chain.store.blockByHash(job.block);
+    if (!block) throw new Error('block to replay not found');
+    return replayWithDiffs(chain, state.db, block, job.only);
+  }
   const header = await chain.store.headerByHash(job.block);
   if (!header) throw new Error('block of the call not found');
   const overrides = { state: job.state, block: job.blockOverrides };
+  if (job.kind === 'traceCalls') return traceCalls(engine, header, job.calls, overrides);
   return job.kind === 'call' ? engine.call(header, job.request, overrides) : engine.estimateGas(header, job.request, overrides);
 }
 

@@ -28,6 +28,9 @@ const methods = createMethodTable<unknown>([
   echo('test_echo'),
   echo('eth_getBalance'),
   echo('eth_blockNumber'),
+  echo('trace_call'),
+  echo('trace_callMany'),
+  echo('trace_rawTransaction'),
   {
     name: 'eth_call',
     async call(_ctx, params) {
@@ -177,6 +180,49 @@ const CASES: Case[] = [
   { name: 'contracts: another contract', key: 'contract-key', method: 'eth_getBalance', params: [OTHER, 'latest'], status: 403, error: REJECTED },
   { name: 'contracts: eth_call creating a contract', key: 'contract-key', method: 'eth_call', params: [{ data: '0x00' }, 0], status: 403, error: REJECTED },
   { name: 'contracts: a method they do not restrict', key: 'contract-key', method: 'eth_blockNumber', params: [], status: 200 },
+  { name: 'contracts: trace_call to it', key: 'contract-key', method: 'trace_call', params: [{ to: CONTRACT }, ['trace']], status: 200 },
+  { name: 'contracts: trace_call to another', key: 'contract-key', method: 'trace_call', params: [{ to: OTHER }, ['trace']], status: 403, error: REJECTED },
+  {
+    name: 'contracts: trace_callMany, every call to it',
+    key: 'contract-key',
+    method: 'trace_callMany',
+    params: [
+      [
+        [{ to: CONTRACT }, ['trace']],
+        [{ to: CONTRACT }, []],
+      ],
+    ],
+    status: 200,
+  },
+  {
+    name: 'contracts: trace_callMany with a creation',
+    key: 'contract-key',
+    method: 'trace_callMany',
+    params: [
+      [
+        [{ to: CONTRACT }, ['trace']],
+        [{ data: '0x00' }, []],
+      ],
+    ],
+    status: 403,
+    error: REJECTED,
+  },
+  {
+    name: 'contracts: trace_callMany with another contract',
+    key: 'contract-key',
+    method: 'trace_callMany',
+    params: [[[{ to: OTHER }, ['trace']]]],
+    status: 403,
+    error: REJECTED,
+  },
+  {
+    name: 'contracts: trace_rawTransaction (target not visible)',
+    key: 'contract-key',
+    method: 'trace_rawTransaction',
+    params: ['0x00', ['trace']],
+    status: 403,
+    error: REJECTED,
+  },
   { name: 'combination: both pass', key: 'combo-key', headers: () => ({ origin: 'https://app.example.com' }), status: 200 },
   {
     name: 'combination: origin passes, method does not',
