@@ -35,7 +35,11 @@ export async function runSnapshot(argv: string[]): Promise<number> {
   if (existsSync(controlSocketPath(datadir))) {
     done = await requestSnapshot(datadir, out, progress);
   } else {
-    const level = await openDatabase(datadir);
+    const level = await openDatabase(datadir).catch((err: Error) => {
+      // Locked with no control socket: served by a process too old for snapshots, or one whose
+      // socket path was too long (it logged that at start).
+      throw new Error(`${err.message} (served by a process without a control socket at ${controlSocketPath(datadir)}?)`);
+    });
     try {
       done = await snapshotDatabase(level, out, progress);
     } finally {
