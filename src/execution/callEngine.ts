@@ -1,5 +1,6 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import type { EVM } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
@@ -142,6 +143,25 @@ export class CallEngine {
       }
       return searchGasLimit(attempt, hi, this.errorRatio, transferGas);
     });
+  }
+
+  /**
+   * Runs a call as {@link call} does, on an EVM built for this run alone (plain @ethereumjs/evm:
+   * no fast paths, not pooled, so hooks never outlive it) that `instrument` may hook first:
+   * debug_traceCall's tracers. `instrument` sees the prepared call; the run's deadline is the
+   * tracer's, not `execution.callTimeoutMs`.
+   */
+  async instrumentedCall(
+    header: BlockHeader,
+    request: CallRequest,
+    overrides: CallOverrides,
+    instrument: (evm: EVM, prepared: PreparedCall) => Promise<void>,
+  ): Promise<{ result: CallResult; evm: EVM; prepared: PreparedCall }> {
+    const prepared = this.prepare(header, request, overrides);
+    const evm = await this.evms.plainEvm(prepared.ctx.fork.common, prepared.precompileEdits);
+    await instrument(evm, prepared);
+    const result = await runMessage(evm, this.store, this.reads, prepared, prepared.msg.gasLimit);
+    return { result, evm, prepared };
   }
 
   /**

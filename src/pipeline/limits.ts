@@ -24,7 +24,7 @@ export const LIMITS_DOC = 'docs/operators.md#limits';
 
 /** Methods that run the EVM or scan many blocks: the ones `maxConcurrentHeavy` counts. */
 export function isHeavyMethod(method: string): boolean {
-  return method === 'eth_call' || method === 'eth_estimateGas' || method === 'eth_getLogs' || method.startsWith('trace_');
+  return method === 'eth_call' || method === 'eth_estimateGas' || method === 'eth_getLogs' || method.startsWith('trace_') || method.startsWith('debug_trace');
 }
 
 /** A refusal with the seconds a client should wait, for the Retry-After header. */

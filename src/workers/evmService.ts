@@ -6,6 +6,7 @@ import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
 import type { TxCallTree } from '../tracing/callTree.js';
+import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
 import { type JobOptions, type PoolStats, WorkerPool } from './pool.js';
@@ -29,6 +30,8 @@ export interface EvmService {
   readonly calls: CallRunner;
   /** Replays a stored block with the tracer (trace_block, trace_transaction, trace_filter). */
   replay(block: Block, job?: JobOptions): Promise<TxCallTree[]>;
+  /** geth's debug tracers (debug_trace*). */
+  readonly debug: DebugTraceRunner;
   stats(): PoolStats;
   /** Starts every worker now (serving), instead of on the first jobs. */
   warm(): void;
@@ -73,6 +76,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
       estimateGas: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
     },
+    debug: debugTraceRunner((job, opts) => pool.run(job, opts), config.tracing),
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
     stats: () => pool.stats(),
     warm: () => pool.warm(),

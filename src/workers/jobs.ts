@@ -1,11 +1,13 @@
 import type { Config } from '../config/settings.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from '../execution/callArgs.js';
+import type { DebugTraceJob } from './debugJobs.js';
 
 /** The work an EVM worker does, addressed by block hash (each worker reads the chain itself). */
 export type EvmJob =
   | { kind: 'call'; block: Uint8Array; request: CallRequest; state?: AccountOverride[]; blockOverrides?: BlockOverrides }
   | { kind: 'estimateGas'; block: Uint8Array; request: CallRequest; state?: AccountOverride[]; blockOverrides?: BlockOverrides }
-  | { kind: 'replay'; block: Uint8Array };
+  | { kind: 'replay'; block: Uint8Array }
+  | DebugTraceJob;
 
 /** What the main thread tells a worker when it starts it. */
 export interface EvmWorkerData {
