@@ -21,6 +21,8 @@ const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tes
  *   anvil counts from 0 in each transaction. Ours is checked against the receipt.
  * - A precompile's failure: geth's error text (`mismatched versioned hash` for the point
  *   evaluation precompile); anvil says `precompiled failed`.
+ * - 4byteTracer: geth leaves out calls to precompiles, anvil counts them; both are checked
+ *   against the selectors of anvil's own call tree.
  * - prestateTracer: current geth adds `codeHash` to accounts with code (anvil does not; ours is
  *   checked to be the keccak of the code); geth drops accounts that did not exist before the
  *   transaction (no balance, nonce or code), anvil lists them.
@@ -121,6 +123,33 @@ describeWithAnvil('debug tracers vs anvil on an anvil-mined chain', () => {
       changed += Object.keys(got.post).length;
     }
     expect(changed).toBeGreaterThan(80);
+  });
+
+  it('4byteTracer of every transaction equals the selectors of anvil’s call tree; anvil also counts precompile calls', async () => {
+    const { ours, theirs } = peers();
+    let selectors = 0;
+    for (const hash of hashes()) {
+      const tree = (await rpc(theirs, 'debug_traceTransaction', [hash, { tracer: 'callTracer' }])) as CallFrame;
+      const count = (withPrecompiles: boolean): Record<string, number> => {
+        const ids: Record<string, number> = {};
+        const visit = (f: CallFrame): void => {
+          const input = f.input as string;
+          const callKind = ['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL'].includes(f.type as string);
+          if (callKind && input.length >= 10 && (withPrecompiles || !isPrecompile(f.to))) {
+            const key = `${input.slice(0, 10)}-${(input.length - 10) / 2}`;
+            ids[key] = (ids[key] ?? 0) + 1;
+          }
+          for (const c of f.calls ?? []) visit(c);
+        };
+        visit(tree);
+        return ids;
+      };
+      const got = (await rpc(ours, 'debug_traceTransaction', [hash, { tracer: '4byteTracer' }])) as Record<string, number>;
+      expect(got, hash).toEqual(count(false));
+      expect(await rpc(theirs, 'debug_traceTransaction', [hash, { tracer: '4byteTracer' }]), hash).toEqual(count(true));
+      selectors += Object.keys(got).length;
+    }
+    expect(selectors).toBeGreaterThan(40);
   });
 
   it('debug_traceCall of every transaction’s call on its parent block equals anvil’s (callTracer, prestateTracer)', async () => {
