@@ -99,6 +99,45 @@ describe('debug_traceCall', () => {
     expect(got.returnValue).toBe(`0x${'2a'.padStart(64, '0')}`);
   });
 
+  it('a CALL costs the access and the gas handed over; the callee logs at depth 2, its running off the end as STOP; return data follows the call', async () => {
+    const CALLEE = '0x00000000000000000000000000000000000ca11e';
+    // PUSH1 0 ×5 (retSize, retOffset, argsSize, argsOffset, value), PUSH20 callee, GAS, CALL, STOP
+    const caller = `0x6000600060006000600073${CALLEE.slice(2)}5af100`;
+    for (const [callee, calleeOps, calleeGas] of [
+      [RETURN_42, ['PUSH1', 'PUSH1', 'MSTORE', 'PUSH1', 'PUSH1', 'RETURN'], 18],
+      ['0x6001', ['PUSH1', 'STOP'], 3], // PUSH1 1, then past the end: geth's STOP
+    ] as const) {
+      const got = await result('debug_traceCall', [
+        { to: TARGET },
+        'latest',
+        { enableReturnData: true, stateOverrides: { [TARGET]: { code: caller }, [CALLEE]: { code: callee } } },
+      ]);
+      const logs = got.structLogs as Array<{ pc: number; op: string; gas: number; gasCost: number; depth: number; stack: string[]; returnData?: string }>;
+      const at = logs.findIndex((l) => l.op === 'CALL');
+      const g = logs[at].gas;
+      // Cold callee: 2600 (EIP-2929); all but a 64th of the rest goes to the callee (EIP-150).
+      const available = g - 2600;
+      const handed = available - Math.floor(available / 64);
+      expect(logs[at].gasCost).toBe(2600 + handed);
+      const inner = logs.slice(at + 1, at + 1 + calleeOps.length);
+      expect(inner.map((l) => [l.op, l.depth])).toEqual(calleeOps.map((op) => [op, 2]));
+      expect(inner[0].gas).toBe(handed);
+      const last = logs[at + 1 + calleeOps.length];
+      expect(last).toEqual({
+        pc: 33,
+        op: 'STOP',
+        gas: g - 2600 - calleeGas,
+        gasCost: 0,
+        depth: 1,
+        stack: ['0x1'],
+        ...(calleeGas === 18 ? { returnData: `0x${'2a'.padStart(64, '0')}` } : {}),
+      });
+      expect(logs).toHaveLength(at + 2 + calleeOps.length);
+      // 5 PUSH1, PUSH20, GAS: 3·6 + 2 before the CALL.
+      expect(got.gas).toBe(21_000 + 20 + 2600 + calleeGas);
+    }
+  });
+
   it('block overrides reach the EVM (NUMBER)', async () => {
     const got = await result('debug_traceCall', [
       { to: TARGET },
