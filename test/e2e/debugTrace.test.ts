@@ -138,6 +138,30 @@ describe('debug_traceCall', () => {
     }
   });
 
+  it('callTracer: a CALL whose value the caller cannot pay is a frame with geth’s error and no gas used', async () => {
+    const CALLEE = '0x00000000000000000000000000000000000ca11e';
+    // PUSH1 0 ×4 (retSize, retOffset, argsSize, argsOffset), PUSH1 1 (value), PUSH20 callee, GAS, CALL, STOP
+    const caller = `0x600060006000600060017300000000000000000000000000000000000ca11e5af100`;
+    const overrides = { stateOverrides: { [TARGET]: { code: caller, balance: '0x0' }, [CALLEE]: { code: RETURN_42 } } };
+    const logs = (await result('debug_traceCall', [{ to: TARGET }, 'latest', overrides])).structLogs as Array<{ op: string; gasCost: number }>;
+    // CALL's cost: cold access 2600, value transfer 9000, and the gas it would hand over.
+    const handed = logs.find((l) => l.op === 'CALL')!.gasCost - 2600 - 9000;
+    const got = await result('debug_traceCall', [{ to: TARGET }, 'latest', { ...overrides, tracer: 'callTracer' }]);
+    expect(got.calls).toEqual([
+      {
+        type: 'CALL',
+        from: TARGET,
+        to: CALLEE,
+        gas: `0x${(handed + 2300).toString(16)}`, // with the value stipend, as geth
+        gasUsed: '0x0',
+        input: '0x',
+        error: 'insufficient balance for transfer',
+        value: '0x1',
+      },
+    ]);
+    expect(got.error).toBeUndefined();
+  });
+
   it('block overrides reach the EVM (NUMBER)', async () => {
     const got = await result('debug_traceCall', [
       { to: TARGET },

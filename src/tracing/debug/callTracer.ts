@@ -2,7 +2,7 @@ import { EVMError, type EVMResult, type Message } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { type FailedFrame, gethErrorText, type PrecompileContext } from '../../execution/evmErrors.js';
 import { decodeRevertReason } from '../../execution/revert.js';
-import { addressKey, type FrameType, type RunStateView, type Tracer, type TxEnd, type TxStart, wordToAddress } from './tracer.js';
+import { addressKey, type FrameType, type RunStateView, type StillbornFrame, type Tracer, type TxEnd, type TxStart, wordToAddress } from './tracer.js';
 
 /**
  * geth's `callTracer` (ethereum/go-ethereum `eth/tracers/native/call.go`): the transaction's call
@@ -121,6 +121,27 @@ export class CallTracer implements Tracer {
     if (parent && !this.options.onlyTopCall) parent.calls.push(frame);
   }
 
+  /** A call that failed before it started (insufficient balance, call depth): a frame with the error and no gas used. */
+  stillborn(f: StillbornFrame): void {
+    const frame = this.stack[this.stack.length - 1];
+    if (!frame || this.options.onlyTopCall) return;
+    frame.calls.push({
+      type: f.type,
+      from: f.from,
+      to: f.to,
+      value: f.value,
+      gas: f.gas,
+      gasUsed: 0n,
+      input: f.input,
+      output: undefined,
+      error: f.error,
+      revertReason: undefined,
+      calls: [],
+      logs: [],
+      aliveLogs: 0,
+    });
+  }
+
   opcode(code: number, runState: RunStateView): void {
     const frame = this.stack[this.stack.length - 1];
     if (!frame) return;
@@ -231,6 +252,12 @@ export class FourByteTracer implements Tracer {
     const to = (message._codeAddress ?? message.to)?.bytes;
     if (!to || this.precompiles.has(addressKey(to))) return;
     const key = `${bytesToHex(message.data.subarray(0, 4))}-${message.data.length - 4}`;
+    this.ids[key] = (this.ids[key] ?? 0) + 1;
+  }
+
+  stillborn(f: StillbornFrame): void {
+    if (f.type === 'CREATE' || f.type === 'CREATE2' || f.input.length < 4 || !f.to || this.precompiles.has(addressKey(f.to))) return;
+    const key = `${bytesToHex(f.input.subarray(0, 4))}-${f.input.length - 4}`;
     this.ids[key] = (this.ids[key] ?? 0) + 1;
   }
 

@@ -1,7 +1,17 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { CallError } from '../../execution/callResult.js';
 import { type OpcodeEntry, opcodeTable } from '../../execution/ethereumjsInternals.js';
-import { FRAME_OPCODES, type FrameType, type RunStateView, type StateView, type Tracer, type TxEnd, type TxStart } from './tracer.js';
+import {
+  FRAME_OPCODES,
+  type FrameType,
+  type RunStateView,
+  type StateView,
+  type StillbornFrame,
+  type Tracer,
+  type TxEnd,
+  type TxStart,
+  wordToAddress,
+} from './tracer.js';
 
 /**
  * Drives one {@link Tracer} at a time over an @ethereumjs EVM: the EVM's `beforeMessage` /
@@ -33,6 +43,8 @@ export class TraceHarness {
   private ticks = 0;
   private pending: FrameType | undefined;
   private depth = 0;
+  /** Messages entered so far (a frame opcode that enters none failed before it started). */
+  private entered = 0;
   private readonly codes: Set<number>;
   private readonly wrapped = new WeakSet<object>();
   constructor(
@@ -46,6 +58,7 @@ export class TraceHarness {
       const kind = this.depth === 0 ? (message.to ? 'CALL' : 'CREATE') : (this.pending ?? 'CALL');
       this.pending = undefined;
       this.depth++;
+      this.entered++;
       t.enter?.(message, kind);
     });
     evm.events.on('afterMessage', (result: EVMResult) => {
@@ -136,10 +149,17 @@ export class TraceHarness {
         if (frame) this.pending = frame;
         if (t.opcode && this.now && t.opcodes?.includes(code)) return t.opcode(code, runState, this.now);
       };
+      const frameType = FRAME_OPCODES.get(code);
       const wrapped = entry.opcodeInfo.isAsync
         ? async (runState: RunStateView, common: unknown) => {
             await before(runState);
-            return original(runState, common);
+            if (!frameType || !this.tracer?.stillborn) return original(runState, common);
+            // A frame opcode that starts no message failed before it began (geth still traces it).
+            const entered = this.entered;
+            const frame = stillborn(frameType, runState);
+            const out = await original(runState, common);
+            if (this.entered === entered && frame) this.tracer?.stillborn?.(frame);
+            return out;
           }
         : (runState: RunStateView, common: unknown) => {
             void before(runState);
@@ -148,5 +168,36 @@ export class TraceHarness {
       this.wrapped.add(wrapped);
       entry.opHandler = wrapped as OpcodeEntry['opHandler'];
     }
+  }
+}
+
+/** The call depth limit (geth's `CallCreateDepth`). */
+const MAX_DEPTH = 1024;
+const CALL_STIPEND = 2300n;
+
+/**
+ * What a frame opcode is about to open, read before its handler pops the stack, in case it fails
+ * before a message starts: the two reasons @ethereumjs/evm returns early, with geth's texts.
+ */
+function stillborn(type: FrameType, rs: RunStateView): StillbornFrame | undefined {
+  const gas = rs.messageGasLimit;
+  if (gas === undefined || gas < 0n) return undefined;
+  const from = rs.interpreter.getAddress().bytes;
+  const error = rs.env.depth >= MAX_DEPTH ? 'max call depth exceeded' : 'insufficient balance for transfer';
+  const read = (offset: bigint, size: bigint): Uint8Array => (size === 0n ? new Uint8Array(0) : rs.memory.read(Number(offset), Number(size)).slice());
+  try {
+    if (type === 'CREATE' || type === 'CREATE2') {
+      const [value, offset, size] = rs.stack.peek(3);
+      return { type, from, to: undefined, value, gas, input: read(offset, size), error };
+    }
+    if (type === 'CALL' || type === 'CALLCODE') {
+      const [, to, value, offset, size] = rs.stack.peek(5);
+      return { type, from, to: wordToAddress(to), value, gas: value > 0n ? gas + CALL_STIPEND : gas, input: read(offset, size), error };
+    }
+    const [, to, offset, size] = rs.stack.peek(4);
+    const value = type === 'DELEGATECALL' ? rs.interpreter.getCallValue() : undefined;
+    return { type, from, to: wordToAddress(to), value, gas, input: read(offset, size), error };
+  } catch {
+    return undefined;
   }
 }

@@ -86,9 +86,25 @@ export interface StateView {
 export interface RunStateView {
   stack: { peek(n?: number): bigint[]; length: number };
   memory: { read(offset: number, length: number): Uint8Array };
-  interpreter: { getAddress(): Address; getSelfBalance(): bigint; isStatic(): boolean };
+  interpreter: { getAddress(): Address; getSelfBalance(): bigint; isStatic(): boolean; getCallValue(): bigint };
+  env: { depth: number };
   messageGasLimit?: bigint;
   returnBytes: Uint8Array;
+}
+
+/**
+ * A frame that failed before it started: geth opens and closes it (its tracers see it), while
+ * @ethereumjs/evm returns before making a message (insufficient balance, call depth).
+ */
+export interface StillbornFrame {
+  type: FrameType;
+  from: Uint8Array;
+  /** The callee (the code address for CALLCODE/DELEGATECALL); undefined for a creation. */
+  to: Uint8Array | undefined;
+  value: bigint | undefined;
+  gas: bigint;
+  input: Uint8Array;
+  error: string;
 }
 
 /** What the harness hands a tracer for each event. */
@@ -102,6 +118,7 @@ export interface Tracer {
   opcode?(code: number, runState: RunStateView, now: StateView): Promise<void> | void;
   enter?(message: Message, kind: FrameType): void;
   exit?(result: EVMResult): void;
+  stillborn?(frame: StillbornFrame): void;
   endTx(end: TxEnd, after: StateView): Promise<void>;
   /** geth's JSON answer of the transaction. */
   result(): unknown;
