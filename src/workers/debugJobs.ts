@@ -1,12 +1,15 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
+import { bytesToHex } from '@ethereumjs/util';
+import { LRUCache } from 'lru-cache';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from '../execution/callArgs.js';
 import type { CallEngine, CallOverrides } from '../execution/callEngine.js';
 import type { StateReader } from '../state/stateReader.js';
-import { type TxTraceResult, traceBlock, traceCall } from '../tracing/debug/run.js';
+import { TraceTimeoutError } from '../tracing/debug/harness.js';
+import { type BlockTraceOutput, type TxTraceResult, traceBlock, traceCall } from '../tracing/debug/run.js';
 import type { DebugTraceOptions, TracerSpec } from '../tracing/debug/tracer.js';
-import type { JobOptions } from './pool.js';
+import { JobAbortedError, type JobOptions } from './pool.js';
 
 /**
  * The EVM workers' debug_trace* jobs: a stored block's transactions (all, or one by index) or a
@@ -61,19 +64,55 @@ export interface DebugTraceRunner {
  * (`debugTimeoutMs`, geth's 5 s), the longest one a request may ask for (`debugMaxTimeoutMs`) and
  * the bound on an answer (`debugMaxResultBytes`). A job's watchdog is the replay watchdog plus the
  * timeout of each traced transaction (geth's timeout is per transaction).
+ *
+ * A stored block's traces depend on the block and the tracer only, so answers are kept in a cache
+ * bounded by their JSON bytes (`debugCacheBytes`), and identical requests under way share one
+ * replay, as the trace service does for trace_*: an explorer asking the same transaction again
+ * gets it without a replay. Failures (a timeout) are not kept; calls are never cached.
  */
 export function debugTraceRunner(run: (job: DebugTraceJob, opts: JobOptions) => Promise<unknown>, settings: Config['tracing']): DebugTraceRunner {
-  const options = (trace: DebugTraceRequest): DebugTraceOptions => ({
-    tracer: trace.tracer,
-    timeoutMs: Math.min(trace.timeoutMs ?? settings.debugTimeoutMs, settings.debugMaxTimeoutMs),
-    maxResultBytes: settings.debugMaxResultBytes,
-  });
+  const options = (trace: DebugTraceRequest): DebugTraceOptions => {
+    // geth's deadline has passed before the trace starts: that is its error whatever is cached.
+    if (trace.timeoutMs !== undefined && trace.timeoutMs <= 0) throw new TraceTimeoutError();
+    return {
+      tracer: trace.tracer,
+      timeoutMs: Math.min(trace.timeoutMs ?? settings.debugTimeoutMs, settings.debugMaxTimeoutMs),
+      maxResultBytes: settings.debugMaxResultBytes,
+    };
+  };
+  const cache = new LRUCache<string, BlockTraceOutput>({ maxSize: settings.debugCacheBytes, sizeCalculation: (o) => Math.max(1, o.bytes) });
+  const inFlight = new Map<string, Promise<BlockTraceOutput>>();
+  const replay = (block: Block, txIndex: number | undefined, opts: DebugTraceOptions, job: JobOptions): Promise<BlockTraceOutput> => {
+    const traced = txIndex === undefined ? block.transactions.length : 1;
+    const watchdogMs = settings.replayTimeoutMs + Math.max(0, opts.timeoutMs) * traced;
+    return run({ kind: 'debugTraceBlock', block: block.hash(), txIndex, trace: opts }, { ...job, watchdogMs }) as Promise<BlockTraceOutput>;
+  };
   return {
-    traceBlock: (block, txIndex, trace, job = {}) => {
+    traceBlock: async (block, txIndex, trace, job = {}) => {
       const opts = options(trace);
-      const traced = txIndex === undefined ? block.transactions.length : 1;
-      const watchdogMs = settings.replayTimeoutMs + Math.max(0, opts.timeoutMs) * traced;
-      return run({ kind: 'debugTraceBlock', block: block.hash(), txIndex, trace: opts }, { ...job, watchdogMs }) as Promise<TxTraceResult[]>;
+      const key = `${bytesToHex(block.hash())}:${txIndex ?? '*'}:${JSON.stringify(opts.tracer)}`;
+      const hit = cache.get(key);
+      if (hit) return hit.results;
+      let promise = inFlight.get(key);
+      const shared = promise !== undefined;
+      if (!promise) {
+        promise = replay(block, txIndex, opts, job);
+        inFlight.set(key, promise);
+        promise.then(
+          (out) => {
+            inFlight.delete(key);
+            if (out.bytes <= settings.debugCacheBytes) cache.set(key, out);
+          },
+          () => inFlight.delete(key),
+        );
+      }
+      try {
+        return (await promise).results;
+      } catch (err) {
+        // The request that started the replay went away; this one still wants it.
+        if (shared && err instanceof JobAbortedError && !job.signal?.aborted) return (await replay(block, txIndex, opts, job)).results;
+        throw err;
+      }
     },
     traceCall: (header, request, overrides, trace, job = {}) => {
       const opts = options(trace);

@@ -43,6 +43,12 @@ export interface TxTraceResult {
   result: unknown;
 }
 
+/** A block's traces and the bytes of their JSON (what a cache of answers counts). */
+export interface BlockTraceOutput {
+  results: TxTraceResult[];
+  bytes: number;
+}
+
 /** The tracer a spec names. `budget`: the bytes its answer may still use. */
 function createTracer(spec: TracerSpec, budget: number): Tracer {
   switch (spec.name) {
@@ -85,8 +91,8 @@ export async function traceBlock(
   block: Block,
   txIndex: number | undefined,
   opts: DebugTraceOptions,
-): Promise<TxTraceResult[]> {
-  if (block.transactions.length === 0) return [];
+): Promise<BlockTraceOutput> {
+  if (block.transactions.length === 0) return { results: [], bytes: 2 };
   const parent = await chain.store.headerByHash(block.header.parentHash);
   if (!parent) throw new Error(`cannot trace block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
   const common = chain.common.copy();
@@ -161,7 +167,7 @@ export async function traceBlock(
     harness.detach();
   }
   if (failure !== undefined) throw named(failure, opts);
-  return results;
+  return { results, bytes: used };
 }
 
 /** Traces a call on the state after `header` with the request's overrides (debug_traceCall). */
