@@ -101,7 +101,7 @@ export function debugTraceRunner(run: (job: DebugTraceJob, opts: JobOptions) => 
         promise.then(
           (out) => {
             inFlight.delete(key);
-            if (!out.timedOut && out.bytes <= settings.debugCacheBytes) cache.set(key, out);
+            if (out.bytes <= settings.debugCacheBytes) cache.set(key, out);
           },
           () => inFlight.delete(key),
         );

@@ -152,31 +152,6 @@ describeWithAnvil('debug tracers vs anvil on an anvil-mined chain', () => {
     expect(selectors).toBeGreaterThan(40);
   });
 
-  it('a block trace answers a transaction past the timeout with geth’s error and traces the others', async () => {
-    const { ours } = peers();
-    const head = peers().built.blocks.at(-1)!.number;
-    let timedOut = 0;
-    let traced = 0;
-    for (let n = 1; n <= head; n++) {
-      const block = `0x${n.toString(16)}`;
-      // 1 ns: a transaction is stopped at its first deadline check (a sub-call, or 1,024 JUMP/JUMPI).
-      const got = (await rpc(ours, 'debug_traceBlockByNumber', [block, { tracer: 'callTracer', timeout: '1ns' }])) as Array<Record<string, unknown>>;
-      for (const entry of got) {
-        if ('error' in entry) {
-          expect(entry, block).toEqual({ txHash: entry.txHash, error: 'execution timeout' });
-          timedOut++;
-        } else {
-          expect(entry.result, block).toEqual(await rpc(ours, 'debug_traceTransaction', [entry.txHash, { tracer: 'callTracer' }]));
-          traced++;
-        }
-      }
-      const hashes = ((await rpc(ours, 'eth_getBlockByNumber', [block, false])) as { transactions: string[] }).transactions;
-      expect(got.map((e) => e.txHash)).toEqual(hashes);
-    }
-    expect(timedOut).toBeGreaterThan(0);
-    expect(traced).toBeGreaterThan(0);
-  });
-
   it('debug_traceCall of every transaction’s call on its parent block equals anvil’s (callTracer, prestateTracer)', async () => {
     const { ours, theirs } = peers();
     let compared = 0;

@@ -24,7 +24,7 @@ import { overriddenState } from '../../execution/stateOverrides.js';
 import type { StateReadCache } from '../../state/readCache.js';
 import { ReplayOverlay } from '../replay.js';
 import { CallTracer, FourByteTracer } from './callTracer.js';
-import { TraceHarness, TraceTimeoutError } from './harness.js';
+import { TraceHarness } from './harness.js';
 import { PrestateTracer } from './prestateTracer.js';
 import { StructLogger, TraceTooLargeError } from './structLogger.js';
 import { type DebugTraceOptions, type StateView, stateView, type Tracer, type TracerSpec, type TxStart } from './tracer.js';
@@ -47,8 +47,6 @@ export interface TxTraceResult {
 export interface BlockTraceOutput {
   results: TxTraceResult[];
   bytes: number;
-  /** Some transaction ran past the timeout (its entry is an error): not an answer to keep. */
-  timedOut: boolean;
 }
 
 /** The tracer a spec names. `budget`: the bytes its answer may still use. */
@@ -86,10 +84,6 @@ function named(err: unknown, opts: DebugTraceOptions): unknown {
 /**
  * Traces the transactions of `block` (only the one at `txIndex` when given), each with a fresh
  * tracer, on the state after its parent. Throws when the parent is unknown.
- *
- * As geth, a whole-block trace answers a transaction that ran past the timeout with its `error`
- * and goes on with the next ones: the block runs again, that transaction untraced, and tracing
- * resumes after it. A single transaction's timeout is the request's error.
  */
 export async function traceBlock(
   chain: EthereumChain,
@@ -98,49 +92,21 @@ export async function traceBlock(
   txIndex: number | undefined,
   opts: DebugTraceOptions,
 ): Promise<BlockTraceOutput> {
-  if (block.transactions.length === 0) return { results: [], bytes: 2, timedOut: false };
+  if (block.transactions.length === 0) return { results: [], bytes: 2 };
   const parent = await chain.store.headerByHash(block.header.parentHash);
   if (!parent) throw new Error(`cannot trace block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
-  const results: TxTraceResult[] = [];
-  const progress = { used: 0 };
-  let after = -1;
-  for (;;) {
-    const timedOut = await replayTraced(chain, stateDb, parent.stateRoot, block, txIndex, after, opts, results, progress);
-    if (timedOut === undefined) return { results, bytes: progress.used, timedOut: after >= 0 };
-    if (txIndex !== undefined) throw new TraceTimeoutError();
-    const entry = { txHash: bytesToHex(block.transactions[timedOut].hash()), error: 'execution timeout' };
-    results.push(entry as unknown as TxTraceResult);
-    progress.used += resultBytes(entry);
-    after = timedOut;
-  }
-}
-
-/**
- * One run of the block on `root` (its parent's state), tracing the transactions after index
- * `after` (and only `txIndex` when given) into `results`. Returns the index of a traced
- * transaction that ran past the timeout (the run stops there), or undefined when done.
- */
-async function replayTraced(
-  chain: EthereumChain,
-  stateDb: DB<string, string | Uint8Array>,
-  root: Uint8Array,
-  block: Block,
-  txIndex: number | undefined,
-  after: number,
-  opts: DebugTraceOptions,
-  results: TxTraceResult[],
-  progress: { used: number },
-): Promise<number | undefined> {
   const common = chain.common.copy();
-  const trie = new MerklePatriciaTrie({ db: new ReplayOverlay(stateDb), root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
+  const trie = new MerklePatriciaTrie({ db: new ReplayOverlay(stateDb), root: parent.stateRoot, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
   const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
   const vm = await createVM({ common, stateManager: sm, blockchain: evmBlockchain(chain.store) as never });
   const evm = vm.evm as EVM;
   const harness = new TraceHarness(evm, tracerOpcodes(opts.tracer));
   const view = stateView(sm);
+  const results: TxTraceResult[] = [];
   let index = -1;
   let logsBefore = 0;
   let traced = false;
+  let used = 0;
   let stop = false;
   let failure: unknown;
   let current: Tracer | undefined;
@@ -148,12 +114,12 @@ async function replayTraced(
   vm.events.on('beforeTx', (tx: TypedTransaction, resolve?: (result?: unknown) => void) => {
     if (stop) throw STOP;
     index++;
-    traced = index > after && (txIndex === undefined || index === txIndex);
+    traced = txIndex === undefined || index === txIndex;
     if (!traced) {
       resolve?.();
       return;
     }
-    const tracer = createTracer(opts.tracer, opts.maxResultBytes - progress.used);
+    const tracer = createTracer(opts.tracer, opts.maxResultBytes - used);
     current = tracer;
     harness.begin(tracer, txStart(tx, block.header, evm, logsBefore), view, view, opts.timeoutMs).then(
       () => resolve?.(),
@@ -180,8 +146,8 @@ async function replayTraced(
       harness
         .end({ gasUsed: event.totalGasSpent, result: { execResult: event.execResult } as EVMResult }, view)
         .then((result) => {
-          progress.used += current?.size?.() ?? resultBytes(result);
-          if (progress.used > opts.maxResultBytes) throw tooLarge(opts.maxResultBytes);
+          used += current?.size?.() ?? resultBytes(result);
+          if (used > opts.maxResultBytes) throw tooLarge(opts.maxResultBytes);
           results.push({ txHash: bytesToHex(event.transaction.hash()), result });
           if (txIndex !== undefined) stop = true;
         })
@@ -196,14 +162,12 @@ async function replayTraced(
   try {
     await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
   } catch (err) {
-    if (err instanceof TraceTimeoutError && traced) return index;
     if (err !== STOP) throw named(err, opts);
   } finally {
     harness.detach();
   }
-  if (failure instanceof TraceTimeoutError && traced) return index;
   if (failure !== undefined) throw named(failure, opts);
-  return undefined;
+  return { results, bytes: used };
 }
 
 /** Traces a call on the state after `header` with the request's overrides (debug_traceCall). */
