@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { rawResult as rpc, usePeerPair } from '../helpers/anvilPeer.js';
+import { rawCall, rawResult as rpc, usePeerPair } from '../helpers/anvilPeer.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 
 const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tests (debug tracers)');
@@ -150,6 +150,30 @@ describeWithAnvil('debug tracers vs anvil on an anvil-mined chain', () => {
       selectors += Object.keys(got).length;
     }
     expect(selectors).toBeGreaterThan(40);
+  });
+
+  it('a block trace with a transaction past the timeout fails whole with geth’s error, as geth’s native tracers do', async () => {
+    const { ours } = peers();
+    const head = peers().built.blocks.at(-1)!.number;
+    let failed = 0;
+    let answered = 0;
+    for (let n = 1; n <= head; n++) {
+      const block = `0x${n.toString(16)}`;
+      const hashes = ((await rpc(ours, 'eth_getBlockByNumber', [block, false])) as { transactions: string[] }).transactions;
+      // 1 ns: a transaction is stopped at its first deadline check (a sub-call, or 1,024 JUMP/JUMPI).
+      const answers = await Promise.all(hashes.map((h) => rawCall(ours, 'debug_traceTransaction', [h, { tracer: 'callTracer', timeout: '1ns' }])));
+      const whole = await rawCall(ours, 'debug_traceBlockByNumber', [block, { tracer: 'callTracer', timeout: '1ns' }]);
+      if (answers.some((a) => a.error)) {
+        for (const a of answers) if (a.error) expect(a.error).toEqual({ code: -32000, message: 'execution timeout' });
+        expect(whole.error, block).toEqual({ code: -32000, message: 'execution timeout' });
+        failed++;
+      } else {
+        expect(whole.result, block).toEqual(hashes.map((txHash, i) => ({ txHash, result: answers[i].result })));
+        answered++;
+      }
+    }
+    expect(failed).toBeGreaterThan(0);
+    expect(answered).toBeGreaterThan(0);
   });
 
   it('debug_traceCall of every transaction’s call on its parent block equals anvil’s (callTracer, prestateTracer)', async () => {

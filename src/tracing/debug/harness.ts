@@ -21,8 +21,8 @@ import {
  * step runs (it slows every opcode down). Outside a traced transaction (the block's other
  * transactions) the hooks return at once.
  *
- * The deadline (geth's `timeout`) is checked every {@link CHECK_EVERY} JUMP/JUMPI and steps;
- * past it, the run is aborted with geth's `execution timeout`.
+ * The deadline (geth's `timeout`) is checked at every sub-call and every {@link CHECK_EVERY}
+ * JUMP/JUMPI and steps; past it, the run is aborted with geth's `execution timeout`.
  */
 
 const CHECK_EVERY = 1024;
@@ -55,6 +55,8 @@ export class TraceHarness {
     evm.events.on('beforeMessage', (message: Message) => {
       const t = this.tracer;
       if (!t) return;
+      // Each sub-call is a deadline check too (a transaction of many short calls has few jumps).
+      if (this.depth > 0 && performance.now() > this.deadline) throw new TraceTimeoutError();
       const kind = this.depth === 0 ? (message.to ? 'CALL' : 'CREATE') : (this.pending ?? 'CALL');
       this.pending = undefined;
       this.depth++;
