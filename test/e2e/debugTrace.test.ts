@@ -183,6 +183,10 @@ describe('debug_traceCall', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it('the block is required, as geth’s (a struct, not a pointer)', async () => {
+    expect((await call('debug_traceCall', [{ to: TARGET }])).error).toEqual({ code: -32602, message: 'missing value for required argument 1' });
+  });
+
   it('pending is refused as geth refuses it', async () => {
     expect((await call('debug_traceCall', [{ to: TARGET }, 'pending'])).error).toEqual({ code: -32000, message: 'tracing on top of pending is not supported' });
   });

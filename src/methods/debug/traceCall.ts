@@ -9,7 +9,7 @@ import { defaultConfig, requestedTimeout, resolveTracer, TraceCallConfigParam } 
 
 /**
  * `debug_traceCall(callObject, block, traceCallConfig?)`: runs a call as eth_call runs it (same
- * gas cap, fee rules and state; block parameter as eth_call's, default `latest`) under one of
+ * gas cap, fee rules and state; the block parameter is required, as geth's is) under one of
  * geth's tracers, with the trace config of debug_traceTransaction plus `stateOverrides` and
  * `blockOverrides` (eth_call's). `pending` is refused as geth refuses it; `txIndex` (the state in
  * the middle of the block) is not served. geth's `API.TraceCall` (ethereum/go-ethereum
@@ -18,7 +18,7 @@ import { defaultConfig, requestedTimeout, resolveTracer, TraceCallConfigParam } 
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
   params: [CallObject, BlockNumberOrHash, TraceCallConfigParam],
-  required: 1,
+  required: 2,
   handler: async (ctx: EthContext, [request, block, config], req) => {
     if (block?.kind === 'tag' && block.tag === 'pending') throw new ServerError('tracing on top of pending is not supported');
     const header = await resolveBlock(ctx, block, req);
