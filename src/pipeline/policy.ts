@@ -50,6 +50,7 @@ const CONTRACT_ARGUMENT: Readonly<Record<string, (params: unknown[]) => unknown>
   eth_getStorageAt: (p) => p[0],
   eth_getTransactionCount: (p) => p[0],
   eth_getProof: (p) => p[0],
+  debug_traceCall: (p) => field(p[0], 'to'),
 };
 
 const field = (value: unknown, name: string): unknown =>

@@ -177,6 +177,14 @@ const CASES: Case[] = [
   { name: 'contracts: another contract', key: 'contract-key', method: 'eth_getBalance', params: [OTHER, 'latest'], status: 403, error: REJECTED },
   { name: 'contracts: eth_call creating a contract', key: 'contract-key', method: 'eth_call', params: [{ data: '0x00' }, 0], status: 403, error: REJECTED },
   { name: 'contracts: a method they do not restrict', key: 'contract-key', method: 'eth_blockNumber', params: [], status: 200 },
+  {
+    name: 'contracts: debug_traceCall to another',
+    key: 'contract-key',
+    method: 'debug_traceCall',
+    params: [{ to: OTHER }, 'latest'],
+    status: 403,
+    error: REJECTED,
+  },
   { name: 'combination: both pass', key: 'combo-key', headers: () => ({ origin: 'https://app.example.com' }), status: 200 },
   {
     name: 'combination: origin passes, method does not',
