@@ -15,7 +15,7 @@ import type { KeyPolicy } from './keys.js';
  * - `dailyQuota: Q`: at most Q calls per UTC day. Over it: HTTP 429, -32005
  *   `daily request count exceeded, request rate limited`, backing off until midnight UTC.
  * - `maxConcurrentHeavy: C`: at most C heavy calls (eth_call, eth_estimateGas, eth_getLogs,
- *   trace_*) in progress for the key; one more is refused at once with HTTP 429, -32005
+ *   trace_*, debug_trace*) in progress for the key; one more is refused at once with HTTP 429, -32005
  *   `project ID concurrent request limit exceeded` rather than queued without bound.
  */
 
