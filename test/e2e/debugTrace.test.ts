@@ -183,6 +183,35 @@ describe('debug_traceCall', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it('prestateTracer diffMode of a paying call: the sender pays gas used × price, the coinbase gets the tip above the base fee', async () => {
+    const SENDER = '0x00000000000000000000000000000000005e4de7';
+    const price = 1_000_000_000n;
+    const funds = 10n ** 18n;
+    const latest = await result('eth_getBlockByNumber', ['latest', false]);
+    const baseFee = BigInt(latest.baseFeePerGas as string);
+    const coinbase = latest.miner as string;
+    const minerBefore = BigInt((await result('eth_getBalance', [coinbase, 'latest'])) as unknown as string);
+    const got = (await result('debug_traceCall', [
+      { from: SENDER, to: TARGET, gasPrice: `0x${price.toString(16)}`, gas: '0x186a0' },
+      'latest',
+      {
+        tracer: 'prestateTracer',
+        tracerConfig: { diffMode: true },
+        stateOverrides: { [SENDER]: { balance: `0x${funds.toString(16)}` }, [TARGET]: { code: RETURN_42 } },
+      },
+    ])) as { pre: Record<string, unknown>; post: Record<string, unknown> };
+    const used = 21_018n; // 21,000 + the six opcodes of RETURN_42 (18)
+    const hex = (v: bigint) => `0x${v.toString(16)}`;
+    expect(got.post).toEqual({
+      [SENDER]: { balance: hex(funds - used * price), nonce: 1 },
+      [coinbase]: { balance: hex(minerBefore + used * (price - baseFee)) },
+    });
+    expect(got.pre).toEqual({
+      [SENDER]: { balance: hex(funds) },
+      ...(minerBefore > 0n ? { [coinbase]: { balance: hex(minerBefore) } } : {}),
+    });
+  });
+
   it('the block is required, as geth’s (a struct, not a pointer)', async () => {
     expect((await call('debug_traceCall', [{ to: TARGET }])).error).toEqual({ code: -32602, message: 'missing value for required argument 1' });
   });
