@@ -21,6 +21,7 @@ import type { AccountOverride, BlockOverrides, CallRequest } from '../../executi
 import type { CallEngine } from '../../execution/callEngine.js';
 import { CallError, type CallResult } from '../../execution/callResult.js';
 import { overriddenState } from '../../execution/stateOverrides.js';
+import type { PreparedCall } from '../../execution/transition.js';
 import type { StateReadCache } from '../../state/readCache.js';
 import { ReplayOverlay } from '../replay.js';
 import { CallTracer, FourByteTracer } from './callTracer.js';
@@ -183,7 +184,7 @@ export async function traceCall(
   let harness: TraceHarness | undefined;
   let result: CallResult;
   let evm: EVM;
-  let prepared: Parameters<Parameters<CallEngine['instrumentedCall']>[3]>[1];
+  let prepared: PreparedCall;
   try {
     ({ result, evm, prepared } = await engine.instrumentedCall(header, request, overrides, async (e, p) => {
       harness = new TraceHarness(e, tracer.opcodes ?? []);
