@@ -268,6 +268,26 @@ export const SETTINGS = {
       60_000,
       "A block replay's worker is replaced after this long: a full mainnet block replays in seconds, so this only catches a stuck worker.",
     ),
+    debugTimeoutMs: setting(
+      positiveInt,
+      5000,
+      "geth's default debug_trace* `timeout` (5 s): a traced transaction running longer fails with `execution timeout`.",
+    ),
+    debugMaxTimeoutMs: setting(
+      positiveInt,
+      30_000,
+      'A longer debug_trace* `timeout` is lowered to this: each traced transaction holds an EVM worker at most this long.',
+    ),
+    debugCacheBytes: setting(
+      bytes,
+      32 * MiB,
+      'debug_trace* answers of stored blocks kept (by their JSON bytes), so asking again for a transaction costs no replay: a replay runs at ~6 Mgas/s, seconds for a full block.',
+    ),
+    debugMaxResultBytes: setting(
+      bytes,
+      64 * MiB,
+      'One debug_trace* answer at most (its JSON): the struct logs of ~250,000 opcodes with stacks. Larger answers are refused with -32000, naming this setting; geth has no bound (its `limit` option only truncates).',
+    ),
   },
   gasOracle: {
     blocks: setting(positiveInt, 20, "geth's `--gpo.blocks`."),

@@ -188,6 +188,25 @@ export class CallEngine {
   }
 
   /**
+   * Runs a call as {@link call} does, on an EVM built for this run alone (plain @ethereumjs/evm:
+   * no fast paths, not pooled, so hooks never outlive it) that `instrument` may hook first:
+   * debug_traceCall's tracers. `instrument` sees the prepared call; the run's deadline is the
+   * tracer's, not `execution.callTimeoutMs`.
+   */
+  async instrumentedCall(
+    header: BlockHeader,
+    request: CallRequest,
+    overrides: CallOverrides,
+    instrument: (evm: EVM, prepared: PreparedCall) => Promise<void>,
+  ): Promise<{ result: CallResult; evm: EVM; prepared: PreparedCall }> {
+    const prepared = this.prepare(header, request, overrides);
+    const evm = await this.evms.plainEvm(prepared.ctx.fork.common, prepared.precompileEdits);
+    await instrument(evm, prepared);
+    const result = await runMessage(evm, this.store, this.reads, prepared, prepared.msg.gasLimit);
+    return { result, evm, prepared };
+  }
+
+  /**
    * Block context, override checks and the message, in geth's order: block overrides, state
    * overrides (doCall), then CallDefaults and ToMessage (applyMessage).
    */

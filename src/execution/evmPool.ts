@@ -108,6 +108,19 @@ export class EvmPool {
     }
   }
 
+  /** A private EVM as @ethereumjs/evm builds it (no fast paths, no deadline guard), for instrumented runs. */
+  async plainEvm(common: Common, edits: PrecompileEdit[]): Promise<EVM> {
+    const customPrecompiles = edits.map((e) =>
+      e.fn === undefined ? { address: `0x${e.address}` as const } : { address: `0x${e.address}` as const, function: e.fn },
+    );
+    return createEVM({
+      common,
+      stateManager: new OverlayState(this.reads, ZERO_HASH),
+      blockchain: evmBlockchain(this.store),
+      customPrecompiles: customPrecompiles.length > 0 ? customPrecompiles : undefined,
+    });
+  }
+
   private async newEvm(common: Common, edits: PrecompileEdit[], flavour?: EvmFlavour): Promise<EVM> {
     const customPrecompiles = edits.map((e) =>
       e.fn === undefined ? { address: `0x${e.address}` as const } : { address: `0x${e.address}` as const, function: e.fn },

@@ -4,11 +4,19 @@ import { getRawBlock } from './debug/getRawBlock.js';
 import { getRawHeader } from './debug/getRawHeader.js';
 import { getRawReceipts } from './debug/getRawReceipts.js';
 import { getRawTransaction } from './debug/getRawTransaction.js';
+import { traceBlockByHash } from './debug/traceBlockByHash.js';
+import { traceBlockByNumber } from './debug/traceBlockByNumber.js';
+import { traceCall } from './debug/traceCall.js';
+import { traceTransaction } from './debug/traceTransaction.js';
 
-/** geth's raw getters of the debug namespace (consensus encodings), sorted by wire name. */
+/** geth's debug namespace: raw getters (consensus encodings) and tracers, sorted by wire name. */
 export const debugMethods: readonly MethodDefinition<EthContext>[] = [
   getRawBlock, // debug_getRawBlock
   getRawHeader, // debug_getRawHeader
   getRawReceipts, // debug_getRawReceipts
   getRawTransaction, // debug_getRawTransaction
+  traceBlockByHash, // debug_traceBlockByHash
+  traceBlockByNumber, // debug_traceBlockByNumber
+  traceCall, // debug_traceCall
+  traceTransaction, // debug_traceTransaction
 ];

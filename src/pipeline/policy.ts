@@ -55,6 +55,7 @@ const CONTRACT_ARGUMENT: Readonly<Record<string, (params: unknown[]) => unknown>
   trace_callMany: (p) => (Array.isArray(p[0]) ? p[0].map((pair) => (Array.isArray(pair) ? (field(pair[0], 'to') ?? null) : 0)) : 0),
   // the target is inside the signed bytes, which the pipeline does not decode: refused
   trace_rawTransaction: () => null,
+  debug_traceCall: (p) => field(p[0], 'to'),
 };
 
 const field = (value: unknown, name: string): unknown =>

@@ -38,7 +38,7 @@ export interface BlockTraces {
  * Writes of one replay, kept in memory and dropped with it; reads fall through to the shared
  * read-only trie database (keyed by hash, so shared entries never go stale).
  */
-class ReplayOverlay implements DB<string, string | Uint8Array> {
+export class ReplayOverlay implements DB<string, string | Uint8Array> {
   private readonly writes = new Map<string, Uint8Array | string>();
   constructor(private readonly base: DB<string, string | Uint8Array>) {}
   async get(key: string, opts?: EncodingOpts): Promise<string | Uint8Array | undefined> {

@@ -7,6 +7,7 @@ import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
 import type { ReplayedTx, TraceCallItem, TracedRun } from '../tracing/adHoc.js';
 import type { TxCallTree } from '../tracing/callTree.js';
+import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
 import { type JobOptions, type PoolStats, WorkerPool } from './pool.js';
@@ -39,6 +40,8 @@ export interface EvmService {
   readonly adHoc: AdHocRunner;
   /** Replays a stored block with the tracer (trace_block, trace_transaction, trace_filter). */
   replay(block: Block, job?: JobOptions): Promise<TxCallTree[]>;
+  /** geth's debug tracers (debug_trace*). */
+  readonly debug: DebugTraceRunner;
   stats(): PoolStats;
   /** Starts every worker now (serving), instead of on the first jobs. */
   warm(): void;
@@ -89,6 +92,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
       replayDiffs: (block, only, job = {}) =>
         pool.run({ kind: 'replayDiffs', block: block.hash(), only }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<ReplayedTx[]>,
     },
+    debug: debugTraceRunner((job, opts) => pool.run(job, opts), config.tracing),
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
     stats: () => pool.stats(),
     warm: () => pool.warm(),

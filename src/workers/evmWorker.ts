@@ -4,6 +4,7 @@ import { createCallEngine } from '../execution/callEngine.js';
 import { StateReader } from '../state/stateReader.js';
 import { replayWithDiffs, traceCalls } from '../tracing/adHoc.js';
 import { replayBlock } from '../tracing/replay.js';
+import { runDebugJob } from './debugJobs.js';
 import { encodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
 import { setThreadNice } from './threads.js';
@@ -22,6 +23,7 @@ const state = new StateReader(chain.level, data.config.caches);
 const engine = createCallEngine({ store: chain.store, common: chain.common, reads: state.reads, settings: data.config.execution });
 
 async function run(job: EvmJob): Promise<unknown> {
+  if (job.kind === 'debugTraceBlock' || job.kind === 'debugTraceCall') return runDebugJob(job, { chain, state, engine });
   if (job.kind === 'replay') {
     const block = await chain.store.blockByHash(job.block);
     if (!block) throw new Error('block to replay not found');

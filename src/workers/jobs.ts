@@ -1,6 +1,7 @@
 import type { Config } from '../config/settings.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from '../execution/callArgs.js';
 import type { TraceCallItem } from '../tracing/adHoc.js';
+import type { DebugTraceJob } from './debugJobs.js';
 
 /** The work an EVM worker does, addressed by block hash (each worker reads the chain itself). */
 export type EvmJob =
@@ -9,7 +10,8 @@ export type EvmJob =
   | { kind: 'replay'; block: Uint8Array }
   // ad-hoc Parity tracing (tracing/adHoc.ts): calls in sequence; a block replay with state diffs
   | { kind: 'traceCalls'; block: Uint8Array; calls: TraceCallItem[]; state?: AccountOverride[]; blockOverrides?: BlockOverrides }
-  | { kind: 'replayDiffs'; block: Uint8Array; only?: number };
+  | { kind: 'replayDiffs'; block: Uint8Array; only?: number }
+  | DebugTraceJob;
 
 /** What the main thread tells a worker when it starts it. */
 export interface EvmWorkerData {

@@ -223,6 +223,14 @@ const CASES: Case[] = [
     status: 403,
     error: REJECTED,
   },
+  {
+    name: 'contracts: debug_traceCall to another',
+    key: 'contract-key',
+    method: 'debug_traceCall',
+    params: [{ to: OTHER }, 'latest'],
+    status: 403,
+    error: REJECTED,
+  },
   { name: 'combination: both pass', key: 'combo-key', headers: () => ({ origin: 'https://app.example.com' }), status: 200 },
   {
     name: 'combination: origin passes, method does not',
