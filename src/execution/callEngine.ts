@@ -4,6 +4,7 @@ import { Address } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
+import { type AccessListResult, buildAccessList } from './accessList.js';
 import { blockContext } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
@@ -142,6 +143,36 @@ export class CallEngine {
       }
       return searchGasLimit(attempt, hi, this.errorRatio, transferGas);
     });
+  }
+
+  /**
+   * eth_createAccessList (`accessList.ts`) at `header` with state overrides: `request` carries
+   * geth's fee defaults (setFeeDefaults, done by the caller); the nonce defaults to the sender's
+   * (after the overrides), then geth's CallDefaults.
+   */
+  async createAccessList(header: BlockHeader, request: CallRequest, overrides: CallOverrides = {}): Promise<AccessListResult> {
+    const ctx = blockContext(header, undefined, this.forks);
+    const state = overrides.state ?? [];
+    const edits = precompileEdits(ctx.fork, state);
+    const from = request.from ?? new Uint8Array(20);
+    const nonce = request.nonce ?? (await (await overriddenState(this.reads, header.stateRoot, state)).getAccount(new Address(from)))?.nonce ?? 0n;
+    const msg = callMessage(request, ctx, this.gasCap(header));
+    const chainId = ctx.fork.common.chainId();
+    // geth's args after CallDefaults, which name the transaction in a failure's text
+    const fees =
+      header.baseFeePerGas === undefined || request.gasPrice !== undefined
+        ? { gasPrice: request.gasPrice ?? 0n }
+        : { maxFeePerGas: request.maxFeePerGas ?? 0n, maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n };
+    const args = { ...request, ...fees, nonce, gas: msg.gasLimit, chainId, value: msg.value };
+    return this.evms.withEvm(ctx.fork.common, edits, (evm) =>
+      buildAccessList(evm, {
+        request: args,
+        from,
+        chainId,
+        precompiles: ctx.fork.precompileAddresses,
+        run: (accessList) => runMessage(evm, this.store, this.reads, { ctx, msg: { ...msg, accessList }, state, precompileEdits: edits }, msg.gasLimit),
+      }),
+    );
   }
 
   /**

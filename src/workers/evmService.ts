@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
+import type { AccessListResult } from '../execution/accessList.js';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
@@ -23,6 +24,8 @@ export interface CallRunner {
   gasCap(header: BlockHeader): bigint;
   call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<CallResult>;
   estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
+  /** eth_createAccessList; `request` carries geth's fee defaults. */
+  createAccessList(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<AccessListResult>;
 }
 
 export interface EvmService {
@@ -72,6 +75,8 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
         pool.run({ kind: 'call', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<CallResult>,
       estimateGas: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
+      createAccessList: (header, request, overrides = {}, job = {}) =>
+        pool.run({ kind: 'createAccessList', block: header.hash(), request, state: overrides.state }, job) as Promise<AccessListResult>,
     },
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
     stats: () => pool.stats(),

@@ -5,7 +5,8 @@ import type { AccountOverride, BlockOverrides, CallRequest } from '../execution/
 export type EvmJob =
   | { kind: 'call'; block: Uint8Array; request: CallRequest; state?: AccountOverride[]; blockOverrides?: BlockOverrides }
   | { kind: 'estimateGas'; block: Uint8Array; request: CallRequest; state?: AccountOverride[]; blockOverrides?: BlockOverrides }
-  | { kind: 'replay'; block: Uint8Array };
+  | { kind: 'replay'; block: Uint8Array }
+  | { kind: 'createAccessList'; block: Uint8Array; request: CallRequest; state?: AccountOverride[] };
 
 /** What the main thread tells a worker when it starts it. */
 export interface EvmWorkerData {
