@@ -149,6 +149,7 @@ export const SETTINGS = {
       'A log scan reads every header of its range; 100,000 take a few seconds. Providers cap lower (QuickNode 10,000).',
     ),
     getProofMaxKeys: setting(positiveInt, 1024, "geth's limit on storage keys in one eth_getProof."),
+    getStorageValuesMaxSlots: setting(positiveInt, 1024, "geth's `maxGetStorageSlots`: storage slots in one eth_getStorageValues (-32005 above)."),
     feeHistoryMaxBlocks: setting(positiveInt, 1024, "geth's `MaxHeaderHistory`: longer requests are shortened."),
     traceFilterMaxResults: setting(positiveInt, 10_000, 'Infura documented 10,000 traces per trace_filter answer; more is -32005, never a truncated list.'),
     traceFilterMaxBlocks: setting(

@@ -21,6 +21,8 @@ export interface EthLimits {
   getLogsMaxBlockRange: bigint;
   /** Most storage keys in one eth_getProof (-32602 above). */
   getProofMaxKeys: number;
+  /** Most storage slots in one eth_getStorageValues (-32005 above). */
+  getStorageValuesMaxSlots: number;
   /** Most blocks one eth_feeHistory answer covers (longer requests are shortened). */
   feeHistoryMaxBlocks: bigint;
   /** Most traces in one trace_filter answer (-32005 above). */
@@ -55,6 +57,7 @@ export function ethLimits(rpc: Config['rpc']): EthLimits {
     getLogsMaxResults: rpc.getLogsMaxResults,
     getLogsMaxBlockRange: BigInt(rpc.getLogsMaxBlockRange),
     getProofMaxKeys: rpc.getProofMaxKeys,
+    getStorageValuesMaxSlots: rpc.getStorageValuesMaxSlots,
     feeHistoryMaxBlocks: BigInt(rpc.feeHistoryMaxBlocks),
     traceFilterMaxResults: rpc.traceFilterMaxResults,
     traceFilterMaxBlocks: rpc.traceFilterMaxBlocks === undefined ? undefined : BigInt(rpc.traceFilterMaxBlocks),
