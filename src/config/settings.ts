@@ -189,6 +189,14 @@ export const SETTINGS = {
   execution: {
     gasCapFactor: setting(positiveInt, 10, "eth_call gas defaults to, and is capped at, this many times the block's gas limit (Infura's documented cap)."),
     callTimeoutMs: setting(positiveInt, 5000, "geth's `--rpc.evmtimeout`: one call holds the EVM at most this long."),
+    simulateGasBudget: setting(
+      positiveInt,
+      50_000_000,
+      "geth's `--rpc.gascap` (50,000,000) as eth_simulateV1 uses it: the gas all calls of one request may use together; a call's gas is clamped to what is left (and to the eth_call cap of the base block).",
+    ),
+    simulateMaxBlocks: setting(positiveInt, 256, "geth's `maxSimulateBlocks`: blocks one eth_simulateV1 may span, gaps included (-38026 above)."),
+    simulateMaxCallsPerBlock: setting(positiveInt, 5000, "geth's `maxSimulateCallsPerBlock`: calls in one simulated block (-38026 above)."),
+    simulateMaxCalls: setting(positiveInt, 10_000, "geth's `maxSimulateTotalCalls`: calls in one eth_simulateV1 (-38026 above)."),
     estimateErrorRatio: setting(
       z.number().positive().max(1),
       0.015,

@@ -1,6 +1,6 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Address } from '@ethereumjs/util';
+import { Address, type DB } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
@@ -12,6 +12,7 @@ import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
 import { EvmPool } from './evmPool.js';
 import { Forks } from './forks.js';
 import { callMessage } from './message.js';
+import { type SimulateRequest, simulate } from './simulate.js';
 import { overriddenState, precompileEdits } from './stateOverrides.js';
 import { type PreparedCall, runMessage } from './transition.js';
 
@@ -64,6 +65,8 @@ export class CallEngine {
   private readonly errorRatio: number;
   private readonly forks: Forks;
   private readonly evms: EvmPool;
+  private readonly simulateGasBudget: bigint;
+  private readonly simulateMaxBlocks: number;
 
   constructor(opts: CallEngineOptions) {
     this.store = opts.store;
@@ -72,6 +75,8 @@ export class CallEngine {
     this.errorRatio = opts.settings.estimateErrorRatio;
     this.forks = new Forks(opts.common);
     this.evms = new EvmPool(opts.store, opts.reads, opts.settings);
+    this.simulateGasBudget = BigInt(opts.settings.simulateGasBudget);
+    this.simulateMaxBlocks = opts.settings.simulateMaxBlocks;
   }
 
   /** The gas cap at a block: the default and the maximum gas of a call there. */
@@ -143,6 +148,16 @@ export class CallEngine {
       }
       return searchGasLimit(attempt, hi, this.errorRatio, transferGas);
     });
+  }
+
+  /**
+   * eth_simulateV1 (`simulate.ts`) on top of `header`, with the archive's trie nodes in `stateDb`;
+   * the gas budget is `execution.simulateGasBudget`, at most the eth_call cap of the base block.
+   */
+  async simulate(header: BlockHeader, request: SimulateRequest, stateDb: DB<string, string | Uint8Array>): Promise<unknown[]> {
+    const cap = this.gasCap(header);
+    const gasBudget = this.simulateGasBudget < cap ? this.simulateGasBudget : cap;
+    return simulate({ store: this.store, stateDb, forks: this.forks, evms: this.evms, gasBudget }, header, request, this.simulateMaxBlocks);
   }
 
   /**

@@ -1,4 +1,5 @@
-import { type EVM, EVMError, type EVMResult } from '@ethereumjs/evm';
+import type { StateManagerInterface } from '@ethereumjs/common';
+import { type EVM, EVMError, type EVMMockBlockchainInterface, type EVMResult, type Log } from '@ethereumjs/evm';
 import { Account, Address, bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 import type { StateReadCache } from '../state/readCache.js';
@@ -35,14 +36,45 @@ export interface PreparedCall {
  * are results; message-validation failures throw {@link MessageError}.
  */
 export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCache, prepared: PreparedCall, gasLimit: bigint): Promise<CallResult> {
+  const sm = await overriddenState(reads, prepared.ctx.header.stateRoot, prepared.state);
+  return applyMessage(evm, sm, blockchainBelow(store, prepared.ctx.header.number), prepared, gasLimit);
+}
+
+/**
+ * How {@link applyMessage} departs from an eth_call run, for eth_simulateV1: the nonce is
+ * checked (`nonce`: the message's), the base fee is not waived (`noBaseFee` false), and the run is
+ * settled as a transaction (unused gas refunded to the sender, the tip paid to the coinbase,
+ * touched empty accounts removed).
+ */
+export interface ApplyOptions {
+  nonce?: bigint;
+  noBaseFee?: boolean;
+  settle?: boolean;
+}
+
+/** One message on `sm` (left with the run's writes), with BLOCKHASH answered by `blockchain`. */
+export async function applyMessage(
+  evm: EVM,
+  sm: StateManagerInterface,
+  blockchain: EVMMockBlockchainInterface,
+  prepared: PreparedCall,
+  gasLimit: bigint,
+  opts: ApplyOptions = {},
+): Promise<CallResult & { logs?: Log[] }> {
   const { ctx, msg } = prepared;
   const { common, params } = ctx.fork;
-  const sm = await overriddenState(reads, ctx.header.stateRoot, prepared.state);
   const from = new Address(msg.from);
+
+  if (opts.nonce !== undefined) {
+    const stNonce = (await sm.getAccount(from))?.nonce ?? 0n;
+    if (stNonce < opts.nonce) failMessage(`nonce too high: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
+    if (stNonce > opts.nonce) failMessage(`nonce too low: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
+    if (stNonce === (1n << 64n) - 1n) failMessage(`nonce has max value: address ${checksum(msg.from)}, nonce: ${stNonce}`, gasLimit);
+  }
 
   // preCheck: fee fields (London), blobs, authorizations
   if (common.isActivatedEIP(1559)) {
-    const skip = msg.feeCap === 0n && msg.tipCap === 0n;
+    const skip = opts.noBaseFee !== false && msg.feeCap === 0n && msg.tipCap === 0n;
     if (!skip) {
       if (msg.feeCap < msg.tipCap) {
         failMessage(
@@ -103,7 +135,7 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
 
   // point the pooled EVM at this run's state and block
   pointEvmAt(evm, sm);
-  evm.blockchain = blockchainBelow(store, ctx.header.number);
+  evm.blockchain = blockchain;
 
   // Prepare: warm sender, recipient, precompiles, coinbase (EIP-3651) and the access list
   if (common.isActivatedEIP(2929)) {
@@ -166,8 +198,28 @@ export async function runMessage(evm: EVM, store: ChainStore, reads: StateReadCa
   if (used < floor) used = floor;
   if (peak < floor) peak = floor;
 
+  if (opts.settle) {
+    // geth's refundGas and the tip to the coinbase, then EIP-161's removal of touched empty accounts
+    const after = (await sm.getAccount(from)) ?? new Account();
+    after.balance += (gasLimit - used) * msg.gasPrice;
+    await sm.putAccount(from, after);
+    const skipTip = opts.noBaseFee !== false && msg.feeCap === 0n && msg.tipCap === 0n;
+    if (!skipTip) {
+      let tip = msg.tipCap;
+      if (ctx.baseFee !== undefined && msg.feeCap - ctx.baseFee < tip) tip = msg.feeCap - ctx.baseFee;
+      const fee = used * (common.isActivatedEIP(1559) ? tip : msg.gasPrice);
+      if (fee > 0n) {
+        const coinbase = new Address(ctx.coinbase);
+        const account = (await sm.getAccount(coinbase)) ?? new Account();
+        account.balance += fee;
+        await sm.putAccount(coinbase, account);
+      }
+    }
+    if (common.gteHardfork('spuriousDragon')) await evm.journal.cleanup();
+  }
+
   const err = exec.exceptionError;
-  if (!err) return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak };
+  if (!err) return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak, logs: exec.logs };
   if (err.error === EVMError.errorMessages.REVERT) {
     return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak, failure: { kind: 'revert' } };
   }

@@ -21,6 +21,10 @@ export interface EthLimits {
   getLogsMaxBlockRange: bigint;
   /** Most storage keys in one eth_getProof (-32602 above). */
   getProofMaxKeys: number;
+  /** eth_simulateV1's limits on blocks, calls per block and calls (-38026 above). */
+  simulateMaxBlocks: number;
+  simulateMaxCallsPerBlock: number;
+  simulateMaxCalls: number;
   /** Most storage slots in one eth_getStorageValues (-32005 above). */
   getStorageValuesMaxSlots: number;
   /** Most blocks one eth_feeHistory answer covers (longer requests are shortened). */
@@ -52,8 +56,11 @@ export interface EthContext {
 }
 
 /** The {@link EthLimits} of the `rpc` settings. */
-export function ethLimits(rpc: Config['rpc']): EthLimits {
+export function ethLimits(rpc: Config['rpc'], execution?: Config['execution']): EthLimits {
   return {
+    simulateMaxBlocks: execution?.simulateMaxBlocks ?? 256,
+    simulateMaxCallsPerBlock: execution?.simulateMaxCallsPerBlock ?? 5000,
+    simulateMaxCalls: execution?.simulateMaxCalls ?? 10_000,
     getLogsMaxResults: rpc.getLogsMaxResults,
     getLogsMaxBlockRange: BigInt(rpc.getLogsMaxBlockRange),
     getProofMaxKeys: rpc.getProofMaxKeys,
@@ -87,7 +94,7 @@ export async function createEthContext(
     tracer: createTraceService(chain, { stateDb: state.db, settings: config.tracing, replay: evm.replay }),
     evm,
     gasOracle: createGasOracle(chain.store, config.gasOracle),
-    limits: ethLimits(config.rpc),
+    limits: ethLimits(config.rpc, config.execution),
     events: createChainEvents(chain.store, config.subscriptions, { pending }),
     clientVersion,
   };

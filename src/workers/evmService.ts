@@ -6,6 +6,7 @@ import type { AccessListResult } from '../execution/accessList.js';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
+import type { SimulateRequest } from '../execution/simulate.js';
 import type { TxCallTree } from '../tracing/callTree.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
@@ -26,6 +27,8 @@ export interface CallRunner {
   estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
   /** eth_createAccessList; `request` carries geth's fee defaults. */
   createAccessList(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<AccessListResult>;
+  /** eth_simulateV1: geth's answer, a JSON value. */
+  simulate(header: BlockHeader, request: SimulateRequest, job?: JobOptions): Promise<unknown[]>;
 }
 
 export interface EvmService {
@@ -77,6 +80,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
       createAccessList: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'createAccessList', block: header.hash(), request, state: overrides.state }, job) as Promise<AccessListResult>,
+      simulate: (header, request, job = {}) => pool.run({ kind: 'simulate', block: header.hash(), request }, job) as Promise<unknown[]>,
     },
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
     stats: () => pool.stats(),

@@ -28,6 +28,7 @@ async function run(job: EvmJob): Promise<unknown> {
   }
   const header = await chain.store.headerByHash(job.block);
   if (!header) throw new Error('block of the call not found');
+  if (job.kind === 'simulate') return engine.simulate(header, job.request, state.db);
   if (job.kind === 'createAccessList') return engine.createAccessList(header, job.request, { state: job.state });
   const overrides = { state: job.state, block: job.blockOverrides };
   return job.kind === 'call' ? engine.call(header, job.request, overrides) : engine.estimateGas(header, job.request, overrides);
