@@ -1,6 +1,6 @@
 import { type BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { StateManagerInterface } from '@ethereumjs/common';
-import type { EVMMockBlockchainInterface, Log } from '@ethereumjs/evm';
+import type { EVM, EVMMockBlockchainInterface, EVMResult, Log, Message } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
@@ -10,7 +10,6 @@ import {
   type BatchDBOp,
   bigIntToBytes,
   bigIntToUnpaddedBytes,
-  bytesToHex,
   concatBytes,
   type DB,
   type EncodingOpts,
@@ -30,6 +29,7 @@ import { CallError, MessageError } from './callResult.js';
 import type { EvmPool } from './evmPool.js';
 import type { Forks } from './forks.js';
 import { callMessage } from './message.js';
+import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
 import { revertMessage } from './revert.js';
 import { precompileEdits } from './stateOverrides.js';
 import { applyMessage } from './transition.js';
@@ -95,6 +95,112 @@ const TRANSFER_TOPIC = hexBytes('ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11
 
 function hexBytes(hex: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex, 'hex'));
+}
+
+/** A log as the simulation reports it: its place in the block's count of logs (geth's tracer). */
+interface SimLog {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  index: number;
+}
+
+/**
+ * geth's simulation log tracer (`internal/ethapi/logtracer.go`): logs in the order emitted, a
+ * frame's logs dropped when it fails, ERC-7528 transfer logs (from 0xeeee…) for value moved by
+ * calls, creations and SELFDESTRUCT when `traceTransfers`; numbered block-wide, dropped ones included.
+ */
+class LogTracer {
+  frames: SimLog[][] = [];
+  count = 0;
+  constructor(readonly traceTransfers: boolean) {}
+  reset(): void {
+    this.frames = [];
+  }
+  capture(address: Uint8Array, topics: Uint8Array[], data: Uint8Array): void {
+    this.frames[this.frames.length - 1]?.push({ address, topics, data, index: this.count++ });
+  }
+  transfer(from: Uint8Array, to: Uint8Array, value: bigint): void {
+    if (this.traceTransfers)
+      this.capture(TRANSFER_LOG_ADDRESS, [TRANSFER_TOPIC, setLengthLeft(from, 32), setLengthLeft(to, 32)], setLengthLeft(bigIntToBytes(value), 32));
+  }
+  enter(message: Message): void {
+    this.frames.push([]);
+    const callcode = message.to?.equals(message.caller) === true && !message.codeAddress.equals(message.to!);
+    if (!message.delegatecall && !callcode && message.value > 0n && message.to !== undefined)
+      this.transfer(message.caller.bytes, message.to.bytes, message.value);
+  }
+  exit(depth: number, failed: boolean): void {
+    if (depth === 0) {
+      if (failed) this.frames[0] = [];
+      return;
+    }
+    if (this.frames.length <= 1) return;
+    const frame = this.frames.pop()!;
+    if (!failed) this.frames[this.frames.length - 1]!.push(...frame);
+  }
+  logs(): SimLog[] {
+    return this.frames[0] ?? [];
+  }
+}
+
+interface TracerRunState {
+  stack: { peek(n?: number): bigint[] };
+  memory: { read(offset: number, size: number): Uint8Array };
+  interpreter: { getAddress(): Address; getSelfBalance(): bigint };
+}
+
+const TRACED_OPCODES: ReadonlyMap<number, string> = new Map([
+  [0xa0, 'LOG'],
+  [0xa1, 'LOG'],
+  [0xa2, 'LOG'],
+  [0xa3, 'LOG'],
+  [0xa4, 'LOG'],
+  [0xff, 'SELFDESTRUCT'],
+]);
+
+/** Each EVM's LOG/SELFDESTRUCT hooks, installed once; they feed the tracer of the run under way. */
+const tracerHooks = new WeakMap<EVM, { hooks: OpcodeHooks; tracer?: LogTracer }>();
+
+function attachTracer(evm: EVM, tracer: LogTracer): () => void {
+  let entry = tracerHooks.get(evm);
+  if (entry === undefined) {
+    const e: { hooks: OpcodeHooks; tracer?: LogTracer } = { hooks: undefined as unknown as OpcodeHooks };
+    e.hooks = hookOpcodes<TracerRunState>(evm, TRACED_OPCODES, (code, rs) => {
+      const t = e.tracer;
+      if (t === undefined) return;
+      if (code === 0xff) {
+        const balance = rs.interpreter.getSelfBalance();
+        if (balance > 0n) t.transfer(rs.interpreter.getAddress().bytes, setLengthLeft(bigIntToBytes(rs.stack.peek(1)[0]! & ((1n << 160n) - 1n)), 20), balance);
+        return;
+      }
+      const n = code - 0xa0;
+      const [offset, size, ...topics] = rs.stack.peek(2 + n);
+      const data = size === 0n ? new Uint8Array() : Uint8Array.from(rs.memory.read(Number(offset), Number(size)));
+      t.capture(
+        rs.interpreter.getAddress().bytes,
+        topics.map((x) => setLengthLeft(bigIntToBytes(x), 32)),
+        data,
+      );
+    });
+    tracerHooks.set(evm, e);
+    entry = e;
+  }
+  entry.hooks.ensure();
+  entry.tracer = tracer;
+  const before = (message: Message) => tracer.enter(message);
+  const after = (result: EVMResult) => {
+    // the depth of the frame that ends is the depth of the frames still open, less one
+    tracer.exit(tracer.frames.length - 1, result.execResult.exceptionError !== undefined);
+  };
+  evm.events.on('beforeMessage', before);
+  evm.events.on('afterMessage', after);
+  const current = entry;
+  return () => {
+    evm.events.off('beforeMessage', before);
+    evm.events.off('afterMessage', after);
+    current.tracer = undefined;
+  };
 }
 
 /** Writes stay in memory; reads fall through to the archive. */
@@ -240,10 +346,13 @@ function buildTx(args: Required<Pick<CallRequest, 'nonce' | 'gas' | 'value' | 'c
 async function applyStateOverrides(sm: StateManagerInterface, overrides: AccountOverride[]): Promise<void> {
   for (const o of overrides) {
     const address = new Address(o.address);
-    const account = (await sm.getAccount(address)) ?? new Account();
-    if (o.nonce !== undefined) account.nonce = o.nonce;
-    if (o.balance !== undefined) account.balance = o.balance;
-    await sm.putAccount(address, account);
+    // geth creates an account only for a field it sets (a precompile move alone creates none)
+    if (o.nonce !== undefined || o.balance !== undefined) {
+      const account = (await sm.getAccount(address)) ?? new Account();
+      if (o.nonce !== undefined) account.nonce = o.nonce;
+      if (o.balance !== undefined) account.balance = o.balance;
+      await sm.putAccount(address, account);
+    }
     if (o.code !== undefined) await sm.putCode(address, o.code);
     if (o.state !== undefined) {
       await sm.clearStorage(address);
@@ -373,67 +482,85 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
     const txs: SimTx[] = [];
     const receipts: Uint8Array[] = [];
     const calls: Array<Record<string, unknown>> = [];
-    const callLogs: Log[][] = [];
+    const callLogs: SimLog[][] = [];
     const allLogs: Log[] = [];
+    const tracer = new LogTracer(req.traceTransfers);
     await evms.withEvm(common, edits, async (evm) => {
-      for (const [i, call] of block.calls.entries()) {
-        const from = call.from ?? new Uint8Array(20);
-        const nonce = call.nonce ?? (await sm!.getAccount(new Address(from)))?.nonce ?? 0n;
-        const wanted = call.gas ?? pool;
-        if (pool < wanted) throw new SimulateError(-38015, `block gas limit reached: remaining: ${pool}, required: ${wanted}`);
-        const gas = wanted > budget ? budget : wanted;
-        const gasCapped = gas < wanted;
-        // geth's CallDefaults (no cap of its own) and ToMessage, without eth_call's waived base fee
-        const msg = callMessage({ ...call, gas }, { ...ctx }, gas);
-        const fees =
-          baseFee === undefined || call.gasPrice !== undefined
-            ? { gasPrice: call.gasPrice ?? 0n }
-            : { maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n };
-        const tx = buildTx({ ...call, ...fees, nonce, gas, value: msg.value, chainId: common.chainId(), maxFeePerBlobGas: msg.blobFeeCap }, from);
-        let result: Awaited<ReturnType<typeof applyMessage>>;
-        sm!.originalStorageCache.clear();
-        try {
-          result = await applyMessage(evm, sm!, chain, { ctx, msg, state: [], precompileEdits: edits }, msg.gasLimit, {
-            nonce: req.validation ? nonce : undefined,
-            noBaseFee: !req.validation,
-            settle: true,
-          });
-        } catch (err) {
-          if (err instanceof MessageError) throw new SimulateError(txValidationCode(err.reason), err.message);
-          throw err;
+      const detach = attachTracer(evm, tracer);
+      try {
+        for (const [i, call] of block.calls.entries()) {
+          tracer.reset();
+          const from = call.from ?? new Uint8Array(20);
+          const nonce = call.nonce ?? (await sm!.getAccount(new Address(from)))?.nonce ?? 0n;
+          const wanted = call.gas ?? pool;
+          if (pool < wanted) throw new SimulateError(-38015, `block gas limit reached: remaining: ${pool}, required: ${wanted}`);
+          const gas = wanted > budget ? budget : wanted;
+          const gasCapped = gas < wanted;
+          // geth's CallDefaults (no cap of its own) and ToMessage, without eth_call's waived base fee
+          const msg = callMessage({ ...call, gas }, { ...ctx }, gas);
+          const fees =
+            baseFee === undefined || call.gasPrice !== undefined
+              ? { gasPrice: call.gasPrice ?? 0n }
+              : { maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n };
+          const tx = buildTx({ ...call, ...fees, nonce, gas, value: msg.value, chainId: common.chainId(), maxFeePerBlobGas: msg.blobFeeCap }, from);
+          let result: Awaited<ReturnType<typeof applyMessage>>;
+          sm!.originalStorageCache.clear();
+          try {
+            result = await applyMessage(evm, sm!, chain, { ctx, msg, state: [], precompileEdits: edits }, msg.gasLimit, {
+              nonce: req.validation ? nonce : undefined,
+              noBaseFee: !req.validation,
+              settle: true,
+            });
+          } catch (err) {
+            if (err instanceof MessageError) throw new SimulateError(txValidationCode(err.reason), err.message);
+            throw err;
+          }
+          pool -= result.gasUsed;
+          if (result.gasUsed > budget) throw new CallError(`RPC gas cap exhausted: need ${result.gasUsed}, remaining ${budget}`);
+          budget -= result.gasUsed;
+          blobGasUsed += BigInt(msg.blobHashes?.length ?? 0) * fork.params.blobGasPerBlob;
+          const logs = result.failure === undefined ? (result.logs ?? []) : [];
+          const status = result.failure === undefined ? 1n : 0n;
+          receipts.push(
+            concatBytes(
+              tx.type === 0 ? new Uint8Array() : Uint8Array.of(tx.type),
+              RLP.encode([bigIntToUnpaddedBytes(status), bigIntToUnpaddedBytes(gasLimit - pool), bloomOf(logs), logs as never]),
+            ),
+          );
+          txs.push(tx);
+          callLogs.push(tracer.logs());
+          allLogs.push(...logs);
+          const out: Record<string, unknown> = {
+            // geth's ExecutionResult.Return(): nothing when the run failed (the revert data is in `error`)
+            returnData: result.failure === undefined ? bytesToData(result.returnValue) : '0x',
+            logs: [],
+            gasUsed: bigIntToQuantity(result.gasUsed),
+            maxUsedGas: bigIntToQuantity(result.peakGasUsed),
+            status: bigIntToQuantity(status),
+          };
+          if (result.failure?.kind === 'revert') {
+            out.error = { message: revertMessage(result.returnValue), code: 3, data: bytesToData(result.returnValue) };
+          } else if (result.failure !== undefined) {
+            out.error = { message: result.failure.message + (gasCapped ? " (gas limit was capped by the RPC server's global gas cap)" : ''), code: -32015 };
+          }
+          calls.push(out);
+          void i;
         }
-        pool -= result.gasUsed;
-        if (result.gasUsed > budget) throw new CallError(`RPC gas cap exhausted: need ${result.gasUsed}, remaining ${budget}`);
-        budget -= result.gasUsed;
-        blobGasUsed += BigInt(msg.blobHashes?.length ?? 0) * fork.params.blobGasPerBlob;
-        const logs = result.failure === undefined ? (result.logs ?? []) : [];
-        const status = result.failure === undefined ? 1n : 0n;
-        receipts.push(
-          concatBytes(
-            tx.type === 0 ? new Uint8Array() : Uint8Array.of(tx.type),
-            RLP.encode([bigIntToUnpaddedBytes(status), bigIntToUnpaddedBytes(gasLimit - pool), bloomOf(logs), logs as never]),
-          ),
-        );
-        txs.push(tx);
-        callLogs.push(logs);
-        allLogs.push(...logs);
-        const out: Record<string, unknown> = {
-          returnData: bytesToData(result.returnValue),
-          logs: [],
-          gasUsed: bigIntToQuantity(result.gasUsed),
-          maxUsedGas: bigIntToQuantity(result.peakGasUsed),
-          status: bigIntToQuantity(status),
-        };
-        if (result.failure?.kind === 'revert') {
-          out.error = { message: revertMessage(result.returnValue), code: 3, data: bytesToData(result.returnValue) };
-        } else if (result.failure !== undefined) {
-          out.error = { message: result.failure.message + (gasCapped ? " (gas limit was capped by the RPC server's global gas cap)" : ''), code: -32015 };
-        }
-        calls.push(out);
-        void i;
+      } finally {
+        detach();
       }
     });
 
+    // before the merge, ethash's block reward to the coinbase (geth's beacon engine finalises a
+    // header with a difficulty as ethash does; no uncles here)
+    if (difficulty !== 0n && !postMerge) {
+      // ethash's block reward: 5 ether, 3 from Byzantium (EIP-649), 2 from Constantinople (EIP-1234)
+      const reward = common.gteHardfork('constantinople') ? 2n * 10n ** 18n : common.gteHardfork('byzantium') ? 3n * 10n ** 18n : 5n * 10n ** 18n;
+      const address = new Address(coinbase);
+      const account = (await sm.getAccount(address)) ?? new Account();
+      account.balance += reward;
+      await sm.putAccount(address, account);
+    }
     // withdrawals (gwei) after the calls
     for (const w of withdrawals) {
       const address = new Address(w.address);
@@ -482,9 +609,8 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
 
     // the block as geth's RPCMarshalBlock, with the calls' results
     const where = { blockHash: bytesToData(hash), blockNumber: bigIntToQuantity(block.number), blockTimestamp: bigIntToQuantity(block.time) };
-    let logIndex = 0;
     for (const [i, logs] of callLogs.entries()) {
-      calls[i]!.logs = logs.map(([address, topics, data]) => ({
+      calls[i]!.logs = logs.map(({ address, topics, data, index }) => ({
         address: bytesToData(address),
         topics: topics.map(bytesToData),
         data: bytesToData(data),
@@ -493,7 +619,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
         transactionIndex: bigIntToQuantity(i),
         blockHash: where.blockHash,
         blockTimestamp: where.blockTimestamp,
-        logIndex: bigIntToQuantity(logIndex++),
+        logIndex: bigIntToQuantity(index),
         removed: false,
       }));
     }
@@ -548,8 +674,5 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
     parent = header;
     prev = { coinbase, gasLimit, difficulty };
   }
-  void bytesToHex;
-  void TRANSFER_LOG_ADDRESS;
-  void TRANSFER_TOPIC;
   return results;
 }

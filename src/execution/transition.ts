@@ -151,7 +151,8 @@ export async function applyMessage(
   }
 
   // the sender's nonce goes up before the call (a CREATE derives its address from the old one)
-  sender.nonce += 1n;
+  // a uint64, as geth's SetNonce(GetNonce()+1) (only reachable with nonce checks skipped)
+  sender.nonce = (sender.nonce + 1n) & 0xffffffffffffffffn;
   await sm.putAccount(from, sender);
 
   let authRefund = 0n;

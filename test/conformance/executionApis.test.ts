@@ -21,7 +21,22 @@ const OLD_GETH_KEY_ERROR =
   'recorded from an older geth that answered -32000 "unable to decode storage key"; current geth and the newer set answer -32602 (docs/methods.md#eth_getstorageat), which we follow';
 const READ_ONLY =
   'recorded against a geth with a transaction pool; a read-only archive answers -32004 "… this node is read-only" rather than accept a transaction it can never mine';
+const OLD_GETH_SIMULATE_CODES =
+  'recorded from an older geth that answered a fee cap below the base fee with -32602 and a reverted simulated call with code -32000; current geth (the newer set, whose same cases pass) answers -38012 and code 3, which we follow';
 const EXCLUDED: Record<string, string> = {
+  ...Object.fromEntries(
+    [
+      'basefee-too-low-with-validation-38012',
+      'check-invalid-nonce',
+      'gas-fees-and-value-error-38014-with-validation',
+      'simple-no-funds-with-validation-without-nonces',
+      'simple-no-funds-with-validation',
+      'simple-send-from-contract-with-validation',
+      'eth-send-should-not-produce-logs-on-revert',
+      'eth-send-should-produce-no-logs-on-forward-revert',
+      'fee-recipient-receiving-funds',
+    ].map((c) => [`execution-apis-prague:eth_simulateV1/ethSimulate-${c}.io`, OLD_GETH_SIMULATE_CODES]),
+  ),
   'execution-apis-prague:eth_getStorageAt/get-storage-invalid-key.io': OLD_GETH_KEY_ERROR,
   'execution-apis-prague:eth_getStorageAt/get-storage-invalid-key-too-large.io': OLD_GETH_KEY_ERROR,
 };
