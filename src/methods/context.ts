@@ -55,12 +55,12 @@ export interface EthContext {
   clientVersion: string;
 }
 
-/** The {@link EthLimits} of the `rpc` settings. */
-export function ethLimits(rpc: Config['rpc'], execution?: Config['execution']): EthLimits {
+/** The {@link EthLimits} of the `rpc` settings and eth_simulateV1's `execution` ones. */
+export function ethLimits({ rpc, execution }: Pick<Config, 'rpc' | 'execution'>): EthLimits {
   return {
-    simulateMaxBlocks: execution?.simulateMaxBlocks ?? 256,
-    simulateMaxCallsPerBlock: execution?.simulateMaxCallsPerBlock ?? 5000,
-    simulateMaxCalls: execution?.simulateMaxCalls ?? 10_000,
+    simulateMaxBlocks: execution.simulateMaxBlocks,
+    simulateMaxCallsPerBlock: execution.simulateMaxCallsPerBlock,
+    simulateMaxCalls: execution.simulateMaxCalls,
     getLogsMaxResults: rpc.getLogsMaxResults,
     getLogsMaxBlockRange: BigInt(rpc.getLogsMaxBlockRange),
     getProofMaxKeys: rpc.getProofMaxKeys,
@@ -94,7 +94,7 @@ export async function createEthContext(
     tracer: createTraceService(chain, { stateDb: state.db, settings: config.tracing, replay: evm.replay }),
     evm,
     gasOracle: createGasOracle(chain.store, config.gasOracle),
-    limits: ethLimits(config.rpc, config.execution),
+    limits: ethLimits(config),
     events: createChainEvents(chain.store, config.subscriptions, { pending }),
     clientVersion,
   };
