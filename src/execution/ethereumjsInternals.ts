@@ -347,3 +347,14 @@ export async function installCallFastPaths(evm: EVM, analyzer: JumpAnalyzer): Pr
     return { execResult: result };
   } as EvmPrivates['_executeCall'];
 }
+
+/**
+ * The address a creation message will create at, as the EVM derives it (`_generateAddress`: the
+ * caller's nonce, or CREATE2's salt and code), for tracers that see the message before the EVM
+ * assigns its `to`. Called from a `beforeMessage` listener it gives what the EVM computes next.
+ */
+export async function createdAddress(evm: EVM, message: unknown): Promise<Address> {
+  const generate = (evm as unknown as { _generateAddress?: (m: unknown) => Promise<Address> })._generateAddress;
+  if (typeof generate !== 'function') throw unsupported('@ethereumjs/evm', 'EVM._generateAddress', 'the address a creation makes');
+  return generate.call(evm, message);
+}

@@ -26,6 +26,7 @@ import { bigIntToQuantity, bytesToData } from '../codec/hex.js';
 import type { BlockContext } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, MessageError } from './callResult.js';
+import { createdAddress } from './ethereumjsInternals.js';
 import type { EvmPool } from './evmPool.js';
 import type { Forks } from './forks.js';
 import { callMessage } from './message.js';
@@ -124,8 +125,12 @@ class LogTracer {
     if (this.traceTransfers)
       this.capture(TRANSFER_LOG_ADDRESS, [TRANSFER_TOPIC, setLengthLeft(from, 32), setLengthLeft(to, 32)], setLengthLeft(bigIntToBytes(value), 32));
   }
-  enter(message: Message): void {
+  enter(message: Message, created?: Address): void {
     this.frames.push([]);
+    if (message.to === undefined) {
+      if (message.value > 0n && created !== undefined) this.transfer(message.caller.bytes, created.bytes, message.value);
+      return;
+    }
     const callcode = message.to?.equals(message.caller) === true && !message.codeAddress.equals(message.to!);
     if (!message.delegatecall && !callcode && message.value > 0n && message.to !== undefined)
       this.transfer(message.caller.bytes, message.to.bytes, message.value);
@@ -188,7 +193,11 @@ function attachTracer(evm: EVM, tracer: LogTracer): () => void {
   }
   entry.hooks.ensure();
   entry.tracer = tracer;
-  const before = (message: Message) => tracer.enter(message);
+  const before = async (message: Message) => {
+    // a creation's address, for its transfer log (geth's OnEnter names it)
+    const created = message.to === undefined && message.value > 0n && tracer.traceTransfers ? await createdAddress(evm, message) : undefined;
+    tracer.enter(message, created);
+  };
   const after = (result: EVMResult) => {
     // the depth of the frame that ends is the depth of the frames still open, less one
     tracer.exit(tracer.frames.length - 1, result.execResult.exceptionError !== undefined);

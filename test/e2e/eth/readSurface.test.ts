@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToHex, generateAddress, hexToBytes, toChecksumAddress } from '@ethereumjs/util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALICE, BOB, CHAIN_ID, GRID_ALICE_7, GRID_ALICE_7_HISTORY, HEAD, SLOT0, STATEBOX, TOKEN, valueAt, word } from '../../clients/demo.js';
 import { FIXTURES } from '../../helpers/chains.js';
@@ -127,6 +127,22 @@ forEachTransport(
         'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
       );
       expect((await error('eth_createAccessList', [{ to: 'nope' }])).code).toBe(-32602);
+    });
+
+    it('eth_simulateV1 traceTransfers: a value-bearing creation logs a transfer to the address it creates', async () => {
+      const nonce = BigInt((await result('eth_getTransactionCount', [ALICE, 'latest'])) as string);
+      const created = bytesToHex(generateAddress(hexToBytes(ALICE), bigIntToUnpaddedBytes(nonce)));
+      const answer = (await result('eth_simulateV1', [
+        { traceTransfers: true, blockStateCalls: [{ calls: [{ from: ALICE, input: '0x00', value: '0x7' }] }] },
+      ])) as Array<{
+        calls: Array<{ status: string; logs: Array<{ address: string; topics: string[]; data: string }> }>;
+      }>;
+      const [call] = answer[0]!.calls;
+      expect(call!.status).toBe('0x1');
+      expect(call!.logs.map((l) => [l.address, l.topics.slice(1).map((t) => `0x${t.slice(26)}`), BigInt(l.data)])).toEqual([
+        ['0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', [ALICE, created], 7n],
+      ]);
+      expect(await result('eth_getCode', [created, 'latest'])).toBe('0x');
     });
 
     it("eth_simulateV1: geth's errors for empty, oversized and malformed requests", async () => {
