@@ -26,7 +26,7 @@ import { bigIntToQuantity, bytesToData } from '../codec/hex.js';
 import type { BlockContext } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, MessageError } from './callResult.js';
-import { createdAddress } from './ethereumjsInternals.js';
+import { createdAddress, pointEvmAt } from './ethereumjsInternals.js';
 import type { EvmPool } from './evmPool.js';
 import type { Forks } from './forks.js';
 import { callMessage } from './message.js';
@@ -44,8 +44,9 @@ import { applyMessage } from './transition.js';
  * builds of the calls, the receipts, the withdrawals and the EIP-7685 requests hash.
  *
  * Before each block's calls: the EIP-4788 beacon root and the EIP-2935 parent hash are stored as
- * their system contracts store them. After them: withdrawals are credited. Not done: the
- * EIP-7002/7251 request system calls (with empty queues they change nothing) and deposit requests.
+ * their system contracts store them. After them: the EIP-7002/7251 request contracts are called
+ * as geth's system calls (their output is the block's requests), then withdrawals are credited.
+ * Not done: EIP-6110 deposit requests (deposit contract logs).
  */
 
 /** One block of the request, as decoded. */
@@ -89,6 +90,13 @@ const ZERO32 = new Uint8Array(32);
 const BEACON_ROOTS = new Address(hexBytes('000f3df6d732807ef1319fb7b8bb8522d0beac02'));
 const HISTORY_STORAGE = new Address(hexBytes('0000f90827f1c53a10cb7a02335b175320002935'));
 const HISTORY_SERVE_WINDOW = 8191n;
+const SYSTEM_ADDRESS = new Address(hexBytes('fffffffffffffffffffffffffffffffffffffffe'));
+/** EIP-7002 withdrawal and EIP-7251 consolidation request contracts, with their request types. */
+const REQUEST_CONTRACTS: Array<[number, Address]> = [
+  [0x01, new Address(hexBytes('00000961ef480eb55e80d19ad83579a64c007002'))],
+  [0x02, new Address(hexBytes('0000bbddc7ce488642fb579f8b00f3a590007251'))],
+];
+const SYSTEM_CALL_GAS = 30_000_000n;
 const BEACON_ROOTS_LENGTH = 8191n;
 /** ERC-7528: the pseudo-address of ETH transfer logs, and the ERC-20 Transfer topic. */
 const TRANSFER_LOG_ADDRESS = hexBytes('eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee');
@@ -406,6 +414,23 @@ function planChain(base: BlockHeader, blocks: SimBlock[], maxBlocks: number): Pl
   return out;
 }
 
+/** The block the EVM sees for a system call (as `applyMessage` builds it for a message). */
+function evmBlock(ctx: BlockContext) {
+  return {
+    header: {
+      number: ctx.number,
+      coinbase: new Address(ctx.coinbase),
+      timestamp: ctx.timestamp,
+      difficulty: ctx.difficulty,
+      prevRandao: ctx.prevRandao,
+      gasLimit: ctx.gasLimit,
+      baseFeePerGas: ctx.baseFee,
+      slotNumber: 0n,
+      getBlobGasPrice: () => ctx.blobBaseFee,
+    },
+  };
+}
+
 /** Runs a simulation on top of `base`; returns geth's answer (a JSON value). */
 export async function simulate(deps: SimulateDeps, base: BlockHeader, req: SimulateRequest, maxBlocks: number): Promise<unknown[]> {
   const { store, forks, evms } = deps;
@@ -494,6 +519,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
     const callLogs: SimLog[][] = [];
     const allLogs: Log[] = [];
     const tracer = new LogTracer(req.traceTransfers);
+    const requests: Uint8Array[] = [];
     await evms.withEvm(common, edits, async (evm) => {
       const detach = attachTracer(evm, tracer);
       try {
@@ -558,6 +584,25 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
       } finally {
         detach();
       }
+      // EIP-7685 requests (Prague): geth's system calls to the request contracts after the calls
+      if (isPrague) {
+        pointEvmAt(evm, sm!);
+        for (const [type, address] of REQUEST_CONTRACTS) {
+          if ((await sm!.getCode(address)).length === 0) continue;
+          const system = await sm!.getAccount(SYSTEM_ADDRESS);
+          const r = await evm.runCall({
+            block: evmBlock(ctx) as never,
+            caller: SYSTEM_ADDRESS,
+            to: address,
+            gasLimit: SYSTEM_CALL_GAS,
+            origin: SYSTEM_ADDRESS,
+          });
+          if (system === undefined) await sm!.deleteAccount(SYSTEM_ADDRESS);
+          else await sm!.putAccount(SYSTEM_ADDRESS, system);
+          if (r.execResult.exceptionError) throw new CallError(`system call failed to execute: ${r.execResult.exceptionError.error}`);
+          if (r.execResult.returnValue.length > 0) requests.push(concatBytes(Uint8Array.of(type), r.execResult.returnValue));
+        }
+      }
     });
 
     // before the merge, ethash's block reward to the coinbase (geth's beacon engine finalises a
@@ -606,7 +651,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
         blobGasUsed: isCancun ? blobGasUsed : undefined,
         excessBlobGas,
         parentBeaconBlockRoot: beaconRoot,
-        requestsHash: isPrague ? sha256(new Uint8Array()) : undefined,
+        requestsHash: isPrague ? sha256(concatBytes(...requests.map((r) => sha256(r)))) : undefined,
       },
       { common, skipConsensusFormatValidation: true },
     );
