@@ -44,6 +44,8 @@ export interface CallEngineOptions {
   reads: StateReadCache;
   /** The `execution` settings: gas cap factor, call timeout, error ratio, EVM pool size. */
   settings: Config['execution'];
+  /** The EIP-6110 deposit contract whose logs make deposit requests (eth_simulateV1); zero when unset. */
+  depositContract?: Uint8Array;
 }
 
 /** Builds a call engine for an opened chain. */
@@ -67,6 +69,7 @@ export class CallEngine {
   private readonly evms: EvmPool;
   private readonly simulateGasBudget: bigint;
   private readonly simulateMaxBlocks: number;
+  private readonly depositContract: Uint8Array;
 
   constructor(opts: CallEngineOptions) {
     this.store = opts.store;
@@ -77,6 +80,7 @@ export class CallEngine {
     this.evms = new EvmPool(opts.store, opts.reads, opts.settings);
     this.simulateGasBudget = BigInt(opts.settings.simulateGasBudget);
     this.simulateMaxBlocks = opts.settings.simulateMaxBlocks;
+    this.depositContract = opts.depositContract ?? new Uint8Array(20);
   }
 
   /** The gas cap at a block: the default and the maximum gas of a call there. */
@@ -157,7 +161,12 @@ export class CallEngine {
   async simulate(header: BlockHeader, request: SimulateRequest, stateDb: DB<string, string | Uint8Array>): Promise<unknown[]> {
     const cap = this.gasCap(header);
     const gasBudget = this.simulateGasBudget < cap ? this.simulateGasBudget : cap;
-    return simulate({ store: this.store, stateDb, forks: this.forks, evms: this.evms, gasBudget }, header, request, this.simulateMaxBlocks);
+    return simulate(
+      { store: this.store, stateDb, forks: this.forks, evms: this.evms, gasBudget, depositContract: this.depositContract },
+      header,
+      request,
+      this.simulateMaxBlocks,
+    );
   }
 
   /**

@@ -46,7 +46,7 @@ import { applyMessage } from './transition.js';
  * Before each block's calls: the EIP-4788 beacon root and the EIP-2935 parent hash are stored as
  * their system contracts store them. After them: the EIP-7002/7251 request contracts are called
  * as geth's system calls (their output is the block's requests), then withdrawals are credited.
- * Not done: EIP-6110 deposit requests (deposit contract logs).
+ * EIP-6110 deposit requests come from the deposit contract's logs.
  */
 
 /** One block of the request, as decoded. */
@@ -83,6 +83,42 @@ export interface SimulateDeps {
   evms: EvmPool;
   /** The gas all calls of the request may use together (geth's `--rpc.gascap` budget). */
   gasBudget: bigint;
+  /** The EIP-6110 deposit contract (geth's `DepositContractAddress`). */
+  depositContract: Uint8Array;
+}
+
+const MAINNET_DEPOSIT_CONTRACT = '00000000219ab540356cbb839cbe05303d7705fa';
+
+/**
+ * The deposit contract of a chain, as geth's chain config has it: the genesis config's
+ * `depositContractAddress`, mainnet's for chain id 1 without one, else the zero address.
+ */
+export function depositContractOf(config: Record<string, unknown>): Uint8Array {
+  const given = config.depositContractAddress;
+  if (typeof given === 'string' && /^0x[0-9a-fA-F]{40}$/.test(given)) return hexBytes(given.slice(2).toLowerCase());
+  return config.chainId === 1 ? hexBytes(MAINNET_DEPOSIT_CONTRACT) : new Uint8Array(20);
+}
+
+/** keccak256("DepositEvent(bytes,bytes,bytes,bytes,bytes)"), the deposit contract's event. */
+const DEPOSIT_TOPIC = hexBytes('649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5');
+
+/**
+ * EIP-6110 deposit requests of a block's logs, as geth's ParseDepositLogs: each DepositEvent of the
+ * deposit contract gives pubkey ‖ withdrawal credentials ‖ amount ‖ signature ‖ index, read from the
+ * event's fixed ABI layout (576 bytes; another layout fails the request as geth's does).
+ */
+function depositRequests(logs: Log[], contract: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [];
+  for (const [address, topics, data] of logs) {
+    if (!equalBytes(address, contract) || topics.length === 0 || !equalBytes(topics[0]!, DEPOSIT_TOPIC)) continue;
+    if (data.length !== 576) throw new CallError(`unable to parse deposit data: deposit wrong length: want 576, have ${data.length}`);
+    parts.push(data.subarray(192, 240), data.subarray(288, 320), data.subarray(352, 360), data.subarray(416, 512), data.subarray(544, 552));
+  }
+  return concatBytes(...parts);
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 const TIMESTAMP_INCREMENT = 12n;
@@ -586,6 +622,8 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
       }
       // EIP-7685 requests (Prague): geth's system calls to the request contracts after the calls
       if (isPrague) {
+        const deposits = depositRequests(allLogs, deps.depositContract);
+        if (deposits.length > 0) requests.push(concatBytes(Uint8Array.of(0x00), deposits));
         pointEvmAt(evm, sm!);
         for (const [type, address] of REQUEST_CONTRACTS) {
           if ((await sm!.getCode(address)).length === 0) continue;

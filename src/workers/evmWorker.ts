@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import { createCallEngine } from '../execution/callEngine.js';
+import { depositContractOf } from '../execution/simulate.js';
 import { StateReader } from '../state/stateReader.js';
 import { replayBlock } from '../tracing/replay.js';
 import { encodeError } from './errors.js';
@@ -18,7 +19,13 @@ const data = workerData as EvmWorkerData;
 setThreadNice(data.config.execution.evmWorkerNice);
 const chain = await openChain(data.datadir, data.config.caches);
 const state = new StateReader(chain.level, data.config.caches);
-const engine = createCallEngine({ store: chain.store, common: chain.common, reads: state.reads, settings: data.config.execution });
+const engine = createCallEngine({
+  store: chain.store,
+  common: chain.common,
+  reads: state.reads,
+  settings: data.config.execution,
+  depositContract: depositContractOf(chain.genesis.config),
+});
 
 async function run(job: EvmJob): Promise<unknown> {
   if (job.kind === 'replay') {

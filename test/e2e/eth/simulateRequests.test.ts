@@ -48,3 +48,28 @@ it('a queued withdrawal request is dequeued by the system call and hashed into r
   expect(withRequest!.requestsHash).toBe(bytesToHex(sha256(sha256(request))));
   expect(without!.requestsHash).toBe(bytesToHex(sha256(new Uint8Array())));
 });
+
+it("a DepositEvent of the chain's deposit contract (zero address here, given code by an override) is a deposit request", async () => {
+  const topic = '649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5';
+  // CALLDATACOPY the input to memory, LOG1(0, CALLDATASIZE, topic)
+  const code = `0x3660006000377f${topic}366000a100`;
+  const word = (n: number) => n.toString(16).padStart(64, '0');
+  const field = (size: number, byte: string) => word(size) + byte.repeat(size).padEnd(Math.ceil(size / 32) * 64, '0');
+  // the event's ABI layout: five offsets, then each field's length and bytes
+  const data = `0x${word(160)}${word(256)}${word(320)}${word(384)}${word(512)}${field(48, '11')}${field(32, '22')}${field(8, '33')}${field(96, '44')}${field(8, '55')}`;
+  expect((data.length - 2) / 2).toBe(576);
+  const opts = {
+    blockStateCalls: [
+      {
+        stateOverrides: { '0x0000000000000000000000000000000000000000': { code } },
+        calls: [{ from: SENDER, to: '0x0000000000000000000000000000000000000000', input: data }],
+      },
+    ],
+  };
+  const r = await client.call('eth_simulateV1', [opts, 'latest']);
+  expect(r.error).toBeUndefined();
+  const [block] = r.result as Array<{ requestsHash: string; calls: Array<{ status: string; logs: unknown[] }> }>;
+  expect(block!.calls[0]!.logs).toHaveLength(1);
+  const request = hexToBytes(`0x00${'11'.repeat(48)}${'22'.repeat(32)}${'33'.repeat(8)}${'44'.repeat(96)}${'55'.repeat(8)}`);
+  expect(block!.requestsHash).toBe(bytesToHex(sha256(sha256(request))));
+});
