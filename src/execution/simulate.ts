@@ -473,6 +473,8 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
   const planned = planChain(base, req.blocks, maxBlocks);
   const trie = new MerklePatriciaTrie({ db: new TrieOverlay(deps.stateDb), root: base.stateRoot, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
   let budget = deps.gasBudget;
+  // one deadline for the whole request, as geth's RPCEVMTimeout covers the whole simulation
+  const deadline = evms.deadline();
   const canonical = evmBlockchain(store);
   const simHashes = new Map<bigint, Uint8Array>([[base.number, base.hash()]]);
   const chain: EVMMockBlockchainInterface = {
@@ -556,92 +558,97 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
     const allLogs: Log[] = [];
     const tracer = new LogTracer(req.traceTransfers);
     const requests: Uint8Array[] = [];
-    await evms.withEvm(common, edits, async (evm) => {
-      const detach = attachTracer(evm, tracer);
-      try {
-        for (const [i, call] of block.calls.entries()) {
-          tracer.reset();
-          const from = call.from ?? new Uint8Array(20);
-          const nonce = call.nonce ?? (await sm!.getAccount(new Address(from)))?.nonce ?? 0n;
-          const wanted = call.gas ?? pool;
-          if (pool < wanted) throw new SimulateError(-38015, `block gas limit reached: remaining: ${pool}, required: ${wanted}`);
-          const gas = wanted > budget ? budget : wanted;
-          const gasCapped = gas < wanted;
-          // geth's CallDefaults (no cap of its own) and ToMessage, without eth_call's waived base fee
-          const msg = callMessage({ ...call, gas }, { ...ctx }, gas);
-          const fees =
-            baseFee === undefined || call.gasPrice !== undefined
-              ? { gasPrice: call.gasPrice ?? 0n }
-              : { maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n };
-          const tx = buildTx({ ...call, ...fees, nonce, gas, value: msg.value, chainId: common.chainId(), maxFeePerBlobGas: msg.blobFeeCap }, from);
-          let result: Awaited<ReturnType<typeof applyMessage>>;
-          sm!.originalStorageCache.clear();
-          try {
-            result = await applyMessage(evm, sm!, chain, { ctx, msg, state: [], precompileEdits: edits }, msg.gasLimit, {
-              nonce: req.validation ? nonce : undefined,
-              noBaseFee: !req.validation,
-              settle: true,
+    await evms.withEvm(
+      common,
+      edits,
+      async (evm) => {
+        const detach = attachTracer(evm, tracer);
+        try {
+          for (const [i, call] of block.calls.entries()) {
+            tracer.reset();
+            const from = call.from ?? new Uint8Array(20);
+            const nonce = call.nonce ?? (await sm!.getAccount(new Address(from)))?.nonce ?? 0n;
+            const wanted = call.gas ?? pool;
+            if (pool < wanted) throw new SimulateError(-38015, `block gas limit reached: remaining: ${pool}, required: ${wanted}`);
+            const gas = wanted > budget ? budget : wanted;
+            const gasCapped = gas < wanted;
+            // geth's CallDefaults (no cap of its own) and ToMessage, without eth_call's waived base fee
+            const msg = callMessage({ ...call, gas }, { ...ctx }, gas);
+            const fees =
+              baseFee === undefined || call.gasPrice !== undefined
+                ? { gasPrice: call.gasPrice ?? 0n }
+                : { maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n };
+            const tx = buildTx({ ...call, ...fees, nonce, gas, value: msg.value, chainId: common.chainId(), maxFeePerBlobGas: msg.blobFeeCap }, from);
+            let result: Awaited<ReturnType<typeof applyMessage>>;
+            sm!.originalStorageCache.clear();
+            try {
+              result = await applyMessage(evm, sm!, chain, { ctx, msg, state: [], precompileEdits: edits }, msg.gasLimit, {
+                nonce: req.validation ? nonce : undefined,
+                noBaseFee: !req.validation,
+                settle: true,
+              });
+            } catch (err) {
+              if (err instanceof MessageError) throw new SimulateError(txValidationCode(err.reason), err.message);
+              throw err;
+            }
+            pool -= result.gasUsed;
+            if (result.gasUsed > budget) throw new CallError(`RPC gas cap exhausted: need ${result.gasUsed}, remaining ${budget}`);
+            budget -= result.gasUsed;
+            blobGasUsed += BigInt(msg.blobHashes?.length ?? 0) * fork.params.blobGasPerBlob;
+            const logs = result.failure === undefined ? (result.logs ?? []) : [];
+            const status = result.failure === undefined ? 1n : 0n;
+            receipts.push(
+              concatBytes(
+                tx.type === 0 ? new Uint8Array() : Uint8Array.of(tx.type),
+                RLP.encode([bigIntToUnpaddedBytes(status), bigIntToUnpaddedBytes(gasLimit - pool), bloomOf(logs), logs as never]),
+              ),
+            );
+            txs.push(tx);
+            callLogs.push(tracer.logs());
+            allLogs.push(...logs);
+            const out: Record<string, unknown> = {
+              // geth's ExecutionResult.Return(): nothing when the run failed (the revert data is in `error`)
+              returnData: result.failure === undefined ? bytesToData(result.returnValue) : '0x',
+              logs: [],
+              gasUsed: bigIntToQuantity(result.gasUsed),
+              maxUsedGas: bigIntToQuantity(result.peakGasUsed),
+              status: bigIntToQuantity(status),
+            };
+            if (result.failure?.kind === 'revert') {
+              out.error = { message: revertMessage(result.returnValue), code: 3, data: bytesToData(result.returnValue) };
+            } else if (result.failure !== undefined) {
+              out.error = { message: result.failure.message + (gasCapped ? " (gas limit was capped by the RPC server's global gas cap)" : ''), code: -32015 };
+            }
+            calls.push(out);
+            void i;
+          }
+        } finally {
+          detach();
+        }
+        // EIP-7685 requests (Prague): geth's system calls to the request contracts after the calls
+        if (isPrague) {
+          const deposits = depositRequests(allLogs, deps.depositContract);
+          if (deposits.length > 0) requests.push(concatBytes(Uint8Array.of(0x00), deposits));
+          pointEvmAt(evm, sm!);
+          for (const [type, address] of REQUEST_CONTRACTS) {
+            if ((await sm!.getCode(address)).length === 0) continue;
+            const system = await sm!.getAccount(SYSTEM_ADDRESS);
+            const r = await evm.runCall({
+              block: evmBlock(ctx) as never,
+              caller: SYSTEM_ADDRESS,
+              to: address,
+              gasLimit: SYSTEM_CALL_GAS,
+              origin: SYSTEM_ADDRESS,
             });
-          } catch (err) {
-            if (err instanceof MessageError) throw new SimulateError(txValidationCode(err.reason), err.message);
-            throw err;
+            if (system === undefined) await sm!.deleteAccount(SYSTEM_ADDRESS);
+            else await sm!.putAccount(SYSTEM_ADDRESS, system);
+            if (r.execResult.exceptionError) throw new CallError(`system call failed to execute: ${r.execResult.exceptionError.error}`);
+            if (r.execResult.returnValue.length > 0) requests.push(concatBytes(Uint8Array.of(type), r.execResult.returnValue));
           }
-          pool -= result.gasUsed;
-          if (result.gasUsed > budget) throw new CallError(`RPC gas cap exhausted: need ${result.gasUsed}, remaining ${budget}`);
-          budget -= result.gasUsed;
-          blobGasUsed += BigInt(msg.blobHashes?.length ?? 0) * fork.params.blobGasPerBlob;
-          const logs = result.failure === undefined ? (result.logs ?? []) : [];
-          const status = result.failure === undefined ? 1n : 0n;
-          receipts.push(
-            concatBytes(
-              tx.type === 0 ? new Uint8Array() : Uint8Array.of(tx.type),
-              RLP.encode([bigIntToUnpaddedBytes(status), bigIntToUnpaddedBytes(gasLimit - pool), bloomOf(logs), logs as never]),
-            ),
-          );
-          txs.push(tx);
-          callLogs.push(tracer.logs());
-          allLogs.push(...logs);
-          const out: Record<string, unknown> = {
-            // geth's ExecutionResult.Return(): nothing when the run failed (the revert data is in `error`)
-            returnData: result.failure === undefined ? bytesToData(result.returnValue) : '0x',
-            logs: [],
-            gasUsed: bigIntToQuantity(result.gasUsed),
-            maxUsedGas: bigIntToQuantity(result.peakGasUsed),
-            status: bigIntToQuantity(status),
-          };
-          if (result.failure?.kind === 'revert') {
-            out.error = { message: revertMessage(result.returnValue), code: 3, data: bytesToData(result.returnValue) };
-          } else if (result.failure !== undefined) {
-            out.error = { message: result.failure.message + (gasCapped ? " (gas limit was capped by the RPC server's global gas cap)" : ''), code: -32015 };
-          }
-          calls.push(out);
-          void i;
         }
-      } finally {
-        detach();
-      }
-      // EIP-7685 requests (Prague): geth's system calls to the request contracts after the calls
-      if (isPrague) {
-        const deposits = depositRequests(allLogs, deps.depositContract);
-        if (deposits.length > 0) requests.push(concatBytes(Uint8Array.of(0x00), deposits));
-        pointEvmAt(evm, sm!);
-        for (const [type, address] of REQUEST_CONTRACTS) {
-          if ((await sm!.getCode(address)).length === 0) continue;
-          const system = await sm!.getAccount(SYSTEM_ADDRESS);
-          const r = await evm.runCall({
-            block: evmBlock(ctx) as never,
-            caller: SYSTEM_ADDRESS,
-            to: address,
-            gasLimit: SYSTEM_CALL_GAS,
-            origin: SYSTEM_ADDRESS,
-          });
-          if (system === undefined) await sm!.deleteAccount(SYSTEM_ADDRESS);
-          else await sm!.putAccount(SYSTEM_ADDRESS, system);
-          if (r.execResult.exceptionError) throw new CallError(`system call failed to execute: ${r.execResult.exceptionError.error}`);
-          if (r.execResult.returnValue.length > 0) requests.push(concatBytes(Uint8Array.of(type), r.execResult.returnValue));
-        }
-      }
-    });
+      },
+      deadline,
+    );
 
     // before the merge, ethash's block reward to the coinbase (geth's beacon engine finalises a
     // header with a difficulty as ethash does; no uncles here)
