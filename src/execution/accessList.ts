@@ -4,7 +4,7 @@ import { bigIntToUnpaddedBytes, bytesToUnprefixedHex, concatBytes, eoaCode7702Re
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import type { AccessListEntry, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
-import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
+import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
 
 /**
  * eth_createAccessList as geth computes it (ethereum/go-ethereum `internal/ethapi/api.go`
@@ -15,8 +15,9 @@ import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
  * What a run records, as geth's tracer: every slot of SLOAD/SSTORE (with its contract, whatever the
  * exclusions); the address operand of BALANCE, EXTCODE*, SELFDESTRUCT and the CALL family unless it
  * is the sender, the recipient (or the address a creation makes), a precompile or an authority of
- * the authorization list. The recorder wraps the handlers of those opcodes, which run after their
- * gas is charged: an opcode that fails for gas records nothing (geth's tracer still sees it).
+ * the authorization list. The recorder wraps the dynamic gas handlers of those opcodes, which run
+ * before their gas is charged, so an opcode that then runs out of gas is recorded as geth's tracer
+ * records it (before Berlin, SLOAD and the EXTCODE* of a fixed price are seen only once paid for).
  */
 
 /** The answer of one request: the list, and the gas and failure of the last run. */
@@ -53,7 +54,7 @@ interface RunStateView {
 type Touched = Map<string, Set<string>>;
 
 interface Recorder {
-  hooks: OpcodeHooks;
+  ensure(): void;
   touched?: Touched;
   exclude?: ReadonlySet<string>;
 }
@@ -61,11 +62,46 @@ interface Recorder {
 /** The recorder of each EVM, hooked once; it records only while a list is being built. */
 const recorders = new WeakMap<EVM, Recorder>();
 
+/**
+ * Wraps, for each opcode in `names`, its dynamic gas handler where it has one (so that an opcode
+ * that then runs out of gas is still seen, as geth's tracer sees it), else its handler. The EVM
+ * rebuilds its table on a hardfork change: the returned function wraps what is not yet wrapped.
+ */
+function hookBeforeGas(evm: EVM, names: ReadonlyMap<number, string>, before: (code: number, rs: RunStateView) => void): () => void {
+  const wrapped = new WeakSet<object>();
+  return () => {
+    const table = opcodeTable(evm);
+    for (const [code, name] of names) {
+      const entry = table[code];
+      if (!entry || entry.opcodeInfo.code !== code || entry.opcodeInfo.name !== name) continue;
+      if (entry.opcodeInfo.dynamicGas && entry.gasHandler !== undefined) {
+        if (wrapped.has(entry.gasHandler)) continue;
+        const original = entry.gasHandler as (rs: RunStateView, gas: bigint, common: unknown) => Promise<bigint> | bigint;
+        const hooked = (rs: RunStateView, gas: bigint, common: unknown) => {
+          before(code, rs);
+          return original(rs, gas, common);
+        };
+        wrapped.add(hooked);
+        entry.gasHandler = hooked as OpcodeEntry['gasHandler'];
+      } else {
+        if (wrapped.has(entry.opHandler)) continue;
+        const original = entry.opHandler as (rs: RunStateView, common: unknown) => unknown;
+        const hooked = (rs: RunStateView, common: unknown) => {
+          before(code, rs);
+          return original(rs, common);
+        };
+        wrapped.add(hooked);
+        entry.opHandler = hooked as OpcodeEntry['opHandler'];
+      }
+    }
+  };
+}
+
 function recorderOf(evm: EVM): Recorder {
   let r = recorders.get(evm);
   if (r === undefined) {
-    const rec: Recorder = { hooks: undefined as unknown as OpcodeHooks };
-    rec.hooks = hookOpcodes<RunStateView>(evm, OPCODES, (code, rs) => {
+    const rec: Recorder = { ensure: () => {} };
+    rec.ensure = hookBeforeGas(evm, OPCODES, (code, rs) => {
       const touched = rec.touched;
       if (touched === undefined) return;
       if (code === SLOAD || code === SSTORE) {
@@ -80,7 +116,7 @@ function recorderOf(evm: EVM): Recorder {
     recorders.set(evm, rec);
     r = rec;
   }
-  r.hooks.ensure();
+  r.ensure();
   return r;
 }
 

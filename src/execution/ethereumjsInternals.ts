@@ -41,8 +41,10 @@ export function fastEipLookup(common: Common): void {
 
 /** The parts of an entry of @ethereumjs/evm's opcode table that opcode hooks touch. */
 export interface OpcodeEntry {
-  opcodeInfo: { code: number; name: string; isAsync: boolean };
+  opcodeInfo: { code: number; name: string; isAsync: boolean; dynamicGas?: boolean };
   opHandler: (runState: never, common: unknown) => unknown;
+  /** The dynamic gas handler (opcodes with `opcodeInfo.dynamicGas`), run before the gas is charged. */
+  gasHandler?: (runState: never, gas: bigint, common: unknown) => Promise<bigint> | bigint;
 }
 
 /**

@@ -145,6 +145,22 @@ forEachTransport(
       expect(await result('eth_getCode', [created, 'latest'])).toBe('0x');
     });
 
+    it("eth_createAccessList: an SLOAD that runs out of gas is still recorded, as geth's tracer sees the failed opcode", async () => {
+      const SLOADER = '0x00000000000000000000000000000000005104d0';
+      const overrides = { [SLOADER]: { code: '0x60425400' } }; // PUSH1 0x42 SLOAD STOP
+      const call = { from: ALICE, to: SLOADER, maxFeePerGas: '0x3b9aca00', maxPriorityFeePerGas: '0x1' };
+      const slot = word(0x42n);
+      expect(await result('eth_createAccessList', [call, 'latest', overrides])).toEqual({
+        accessList: [{ address: SLOADER, storageKeys: [slot] }],
+        gasUsed: hex(21000 + 2400 + 1900 + 3 + 100),
+      });
+      // 1,000 gas for the cold SLOAD's 2,100: the first run fails there and records the slot; the
+      // run with that list then cannot pay its intrinsic gas (21,000 + 2,400 + 1,900)
+      const e = await error('eth_createAccessList', [{ ...call, gas: hex(21000 + 3 + 1000) }, 'latest', overrides]);
+      expect(e.code).toBe(-32000);
+      expect(e.message).toMatch(/^failed to apply transaction: 0x[0-9a-f]{64} err: intrinsic gas too low: have 22003, want 25300$/);
+    });
+
     it("eth_simulateV1: geth's errors for empty, oversized and malformed requests", async () => {
       expect(await error('eth_simulateV1', [{ blockStateCalls: [] }, 'latest'])).toEqual({ code: -32602, message: 'empty input' });
       const blocks = Array.from({ length: 257 }, () => ({}));
