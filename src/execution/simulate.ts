@@ -1,5 +1,5 @@
-import { type BlockHeader, createBlockHeader } from '@ethereumjs/block';
-import type { StateManagerInterface } from '@ethereumjs/common';
+import { type BlockHeader, createBlockHeader, type HeaderData } from '@ethereumjs/block';
+import type { Common, StateManagerInterface } from '@ethereumjs/common';
 import type { EVM, EVMMockBlockchainInterface, EVMResult, Log, Message } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
@@ -450,6 +450,28 @@ function planChain(base: BlockHeader, blocks: SimBlock[], maxBlocks: number): Pl
   return out;
 }
 
+/** EIP-1559's base fee of the first London block, which @ethereumjs/block insists on there. */
+const INITIAL_BASE_FEE = 1_000_000_000n;
+
+/**
+ * An @ethereumjs header of a simulated block, and its RLP fields as geth encodes them. The first
+ * London block of a chain is refused by @ethereumjs/block unless its base fee is the initial one,
+ * while a simulation without validation gives it 0: that header is built with the initial fee and
+ * its encoded fields carry the real one (the header then only serves the next block's blob fee).
+ */
+function buildHeader(fields: HeaderData, common: Common): { header: BlockHeader; raw: Uint8Array[] } {
+  const opts = { common, skipConsensusFormatValidation: true };
+  const london = common.hardforkBlock('london');
+  if (fields.baseFeePerGas === undefined || london === null || fields.number !== london || fields.baseFeePerGas === INITIAL_BASE_FEE) {
+    const header = createBlockHeader(fields, opts);
+    return { header, raw: header.raw() };
+  }
+  const header = createBlockHeader({ ...fields, baseFeePerGas: INITIAL_BASE_FEE }, opts);
+  const raw = header.raw();
+  raw[15] = bigIntToUnpaddedBytes(fields.baseFeePerGas as bigint);
+  return { header, raw };
+}
+
 /** The block the EVM sees for a system call (as `applyMessage` builds it for a message). */
 function evmBlock(ctx: BlockContext) {
   return {
@@ -491,6 +513,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
 
   const results: unknown[] = [];
   let parent = base;
+  let parentHashOf = base.hash();
   let prev = { coinbase: base.coinbase.bytes, gasLimit: base.gasLimit, difficulty: base.difficulty };
   const baseIsMerged = base.common.gteHardfork('paris');
   let sm: MerkleStateManager | undefined;
@@ -512,14 +535,16 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
     const difficulty = o.difficulty ?? (postMerge ? 0n : prev.difficulty);
     const prevRandao = o.prevRandao ?? ZERO32;
     let baseFee: bigint | undefined;
-    if (isLondon) baseFee = o.baseFeePerGas ?? (req.validation ? parent.calcNextBaseFee() : 0n);
+    // geth's CalcBaseFee: the initial base fee after a pre-London parent
+    const nextBaseFee = () => (parent.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : INITIAL_BASE_FEE);
+    if (isLondon) baseFee = o.baseFeePerGas ?? (req.validation ? nextBaseFee() : 0n);
     const withdrawals = o.withdrawals ?? [];
     const beaconRoot = isCancun ? (o.beaconRoot ?? ZERO32) : undefined;
     let excessBlobGas: bigint | undefined;
     if (isCancun) excessBlobGas = parent.common.isActivatedEIP(4844) ? parent.calcNextExcessBlobGas(common) : 0n;
-    const draft = createBlockHeader(
+    const { header: draft } = buildHeader(
       { number: block.number, timestamp: block.time, gasLimit, excessBlobGas, baseFeePerGas: baseFee, parentBeaconBlockRoot: beaconRoot },
-      { common, skipConsensusFormatValidation: true },
+      common,
     );
     const blobBaseFee = o.blobBaseFee ?? (isCancun ? draft.getBlobGasPrice() : undefined);
     const ctx: BlockContext = {
@@ -539,7 +564,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
     const edits = precompileEdits(fork, block.stateOverrides);
     await applyStateOverrides(sm, block.stateOverrides);
     // system contracts before the calls: EIP-4788 beacon root, EIP-2935 parent hash
-    const parentHash = parent.hash();
+    const parentHash = parentHashOf;
     if (isCancun && (await sm.getCode(BEACON_ROOTS)).length > 0) {
       const idx = block.time % BEACON_ROOTS_LENGTH;
       await sm.putStorage(BEACON_ROOTS, setLengthLeft(bigIntToBytes(idx), 32), bigIntToUnpaddedBytes(block.time));
@@ -674,7 +699,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
       w.address,
       bigIntToUnpaddedBytes(w.amount),
     ]);
-    const header = createBlockHeader(
+    const { header, raw } = buildHeader(
       {
         parentHash,
         uncleHash: KECCAK256_RLP_ARRAY,
@@ -698,11 +723,11 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
         parentBeaconBlockRoot: beaconRoot,
         requestsHash: isPrague ? sha256(concatBytes(...requests.map((r) => sha256(r)))) : undefined,
       },
-      { common, skipConsensusFormatValidation: true },
+      common,
     );
-    const hash = header.hash();
+    const hash = keccak256(RLP.encode(raw as never));
     simHashes.set(block.number, hash);
-    const body: unknown[] = [header.raw(), txs.map((t) => t.bodyItem), []];
+    const body: unknown[] = [raw, txs.map((t) => t.bodyItem), []];
     if (isShanghai) body.push(withdrawalsRaw);
     const size = RLP.encode(body as never).length;
 
@@ -771,6 +796,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
     if (isPrague) out.requestsHash = bytesToData(header.requestsHash!);
     results.push(out);
     parent = header;
+    parentHashOf = hash;
     prev = { coinbase, gasLimit, difficulty };
   }
   return results;

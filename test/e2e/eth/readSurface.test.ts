@@ -161,6 +161,22 @@ forEachTransport(
       expect(e.message).toMatch(/^failed to apply transaction: 0x[0-9a-f]{64} err: intrinsic gas too low: have 22003, want 25300$/);
     });
 
+    it('eth_simulateV1 across the London and merge blocks: the first London block has the initial base fee with validation, 0 without', async () => {
+      // the demo chain activates London at block 8 and the merge at block 20 (fixtures/demo/README.md)
+      for (const validation of [true, false]) {
+        const blocks = (await result('eth_simulateV1', [{ validation, blockStateCalls: [{ blockOverrides: { number: hex(21) } }] }, hex(5)])) as Array<{
+          number: string;
+          baseFeePerGas?: string;
+          difficulty: string;
+        }>;
+        expect(blocks.map((b) => b.number)).toEqual(Array.from({ length: 16 }, (_, i) => hex(6 + i)));
+        expect(blocks[0]!.baseFeePerGas).toBeUndefined();
+        expect(blocks[2]!.baseFeePerGas).toBe(validation ? '0x3b9aca00' : '0x0');
+        expect(blocks[13]!.difficulty).not.toBe('0x0');
+        expect(blocks[14]!.difficulty).toBe('0x0');
+      }
+    });
+
     it("eth_simulateV1: geth's errors for empty, oversized and malformed requests", async () => {
       expect(await error('eth_simulateV1', [{ blockStateCalls: [] }, 'latest'])).toEqual({ code: -32602, message: 'empty input' });
       const blocks = Array.from({ length: 257 }, () => ({}));
