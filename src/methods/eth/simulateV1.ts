@@ -46,7 +46,8 @@ const SimOpts = z.unknown().transform((value, ctx): SimulateRequest => {
       return fail(`json: cannot unmarshal ${jsonType(rawBlocks)} into Go struct field simOpts.blockStateCalls of type []ethapi.simBlock`);
     for (const [i, raw] of rawBlocks.entries()) {
       const path = ['blockStateCalls', i];
-      const b = membersOf(raw, 'ethapi.simBlock', path);
+      // Go decodes null into a struct as its zero value: an empty block
+      const b = raw === null ? new Map<string, unknown>() : membersOf(raw, 'ethapi.simBlock', path);
       if (b === undefined) return z.NEVER;
       const rawCalls = b.get('calls');
       const calls = [];
