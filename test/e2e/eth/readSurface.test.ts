@@ -190,6 +190,8 @@ forEachTransport(
         message: `block numbers must be in order: ${HEAD} <= ${HEAD}`,
       });
       expect((await error('eth_simulateV1', [{ blockStateCalls: 'x' }])).code).toBe(-32602);
+      // Go decodes a null block as an empty one
+      expect(((await result('eth_simulateV1', [{ blockStateCalls: [null] }])) as Array<{ number: string }>).map((b) => b.number)).toEqual([hex(HEAD + 1)]);
       expect((await error('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ to: '0x12' }] }] }])).code).toBe(-32602);
       expect((await error('eth_simulateV1', [{ blockStateCalls: [{ calls: [{}] }], validation: 'yes' }])).code).toBe(-32602);
       const gasHog = {
