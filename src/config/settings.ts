@@ -174,6 +174,7 @@ export const SETTINGS = {
       'A log scan reads every header of its range; 100,000 take a few seconds. Providers cap lower (QuickNode 10,000).',
     ),
     getProofMaxKeys: setting(positiveInt, 1024, "geth's limit on storage keys in one eth_getProof."),
+    getStorageValuesMaxSlots: setting(positiveInt, 1024, "geth's `maxGetStorageSlots`: storage slots in one eth_getStorageValues (-32005 above)."),
     feeHistoryMaxBlocks: setting(positiveInt, 1024, "geth's `MaxHeaderHistory`: longer requests are shortened."),
     traceFilterMaxResults: setting(positiveInt, 10_000, 'Infura documented 10,000 traces per trace_filter answer; more is -32005, never a truncated list.'),
     traceFilterMaxBlocks: setting(
@@ -218,6 +219,14 @@ export const SETTINGS = {
   execution: {
     gasCapFactor: setting(positiveInt, 10, "eth_call gas defaults to, and is capped at, this many times the block's gas limit (Infura's documented cap)."),
     callTimeoutMs: setting(positiveInt, 5000, "geth's `--rpc.evmtimeout`: one call holds the EVM at most this long."),
+    simulateGasBudget: setting(
+      positiveInt,
+      50_000_000,
+      "geth's `--rpc.gascap` (50,000,000) as eth_simulateV1 uses it: the gas all calls of one request may use together; a call's gas is clamped to what is left (and to the eth_call cap of the base block).",
+    ),
+    simulateMaxBlocks: setting(positiveInt, 256, "geth's `maxSimulateBlocks`: blocks one eth_simulateV1 may span, gaps included (-38026 above)."),
+    simulateMaxCallsPerBlock: setting(positiveInt, 5000, "geth's `maxSimulateCallsPerBlock`: calls in one simulated block (-38026 above)."),
+    simulateMaxCalls: setting(positiveInt, 10_000, "geth's `maxSimulateTotalCalls`: calls in one eth_simulateV1 (-38026 above)."),
     estimateErrorRatio: setting(
       z.number().positive().max(1),
       0.015,

@@ -1,4 +1,4 @@
-import type { Common } from '@ethereumjs/common';
+import type { Common, StateManagerInterface } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
 import {
   Account,
@@ -13,7 +13,6 @@ import {
 } from '@ethereumjs/util';
 import type { Authorization } from './callArgs.js';
 import type { MessageParams } from './messageParams.js';
-import type { OverlayState } from './overlayDb.js';
 
 /**
  * EIP-7702 (https://eips.ethereum.org/EIPS/eip-7702) authorizations of a message, applied as geth
@@ -34,7 +33,7 @@ export function isDelegation(code: Uint8Array): boolean {
  * authority, bumps its nonce and installs (or clears) its delegation. Returns the refund for
  * authorities that already existed.
  */
-export async function applyAuthorizations(evm: EVM, sm: OverlayState, common: Common, p: MessageParams, auths: Authorization[]): Promise<bigint> {
+export async function applyAuthorizations(evm: EVM, sm: StateManagerInterface, common: Common, p: MessageParams, auths: Authorization[]): Promise<bigint> {
   let refund = 0n;
   const chainId = common.chainId();
   for (const auth of auths) {

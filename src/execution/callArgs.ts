@@ -73,6 +73,17 @@ export interface BlockOverrides {
   blobBaseFee?: bigint;
   /** Fields geth decodes but refuses in eth_call (`beaconRoot`, `withdrawals`), in order met. */
   unsupported: string[];
+  /** eth_simulateV1 only: the block's parent beacon root and withdrawals. */
+  beaconRoot?: Uint8Array;
+  withdrawals?: Withdrawal[];
+}
+
+/** A withdrawal of a simulated block (amount in gwei). */
+export interface Withdrawal {
+  index: bigint;
+  validatorIndex: bigint;
+  address: Uint8Array;
+  amount: bigint;
 }
 
 class FieldError extends Error {
@@ -239,6 +250,20 @@ function decodeBlockOverrides(value: unknown): BlockOverrides {
     baseFeePerGas: dec(Quantity, 'baseFeePerGas', 'baseFee'),
     blobBaseFee: dec(Quantity, 'blobBaseFee'),
     unsupported,
+    beaconRoot: dec(Hash, 'beaconRoot'),
+    withdrawals: (() => {
+      const w = m.get('withdrawals');
+      if (w === undefined || w === null) return undefined;
+      return list(w, 'types.Withdrawals', ['withdrawals'], (v, p) => {
+        const wm = members(v, 'types.Withdrawal', p);
+        return {
+          index: required(wm, 'index', 'Withdrawal', p, Quantity64),
+          validatorIndex: required(wm, 'validatorIndex', 'Withdrawal', p, Quantity64),
+          address: required(wm, 'address', 'Withdrawal', p, Address),
+          amount: required(wm, 'amount', 'Withdrawal', p, Quantity64),
+        };
+      });
+    })(),
   };
 }
 

@@ -1,10 +1,11 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common, StateManagerInterface } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
-import { Address } from '@ethereumjs/util';
+import { Address, type DB } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
+import { type AccessListResult, buildAccessList } from './accessList.js';
 import { blockContext } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
@@ -12,6 +13,7 @@ import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
 import { type EvmFlavour, EvmPool } from './evmPool.js';
 import { Forks } from './forks.js';
 import { callMessage } from './message.js';
+import { type SimulateRequest, simulate } from './simulate.js';
 import { overriddenState, precompileEdits } from './stateOverrides.js';
 import { type PreparedCall, runMessage } from './transition.js';
 
@@ -55,6 +57,8 @@ export interface CallEngineOptions {
   reads: StateReadCache;
   /** The `execution` settings: gas cap factor, call timeout, error ratio, EVM pool size. */
   settings: Config['execution'];
+  /** The EIP-6110 deposit contract whose logs make deposit requests (eth_simulateV1); zero when unset. */
+  depositContract?: Uint8Array;
 }
 
 /** Builds a call engine for an opened chain. */
@@ -76,6 +80,9 @@ export class CallEngine {
   private readonly errorRatio: number;
   private readonly forks: Forks;
   private readonly evms: EvmPool;
+  private readonly simulateGasBudget: bigint;
+  private readonly simulateMaxBlocks: number;
+  private readonly depositContract: Uint8Array;
 
   constructor(opts: CallEngineOptions) {
     this.store = opts.store;
@@ -84,6 +91,9 @@ export class CallEngine {
     this.errorRatio = opts.settings.estimateErrorRatio;
     this.forks = new Forks(opts.common);
     this.evms = new EvmPool(opts.store, opts.reads, opts.settings);
+    this.simulateGasBudget = BigInt(opts.settings.simulateGasBudget);
+    this.simulateMaxBlocks = opts.settings.simulateMaxBlocks;
+    this.depositContract = opts.depositContract ?? new Uint8Array(20);
   }
 
   /** The gas cap at a block: the default and the maximum gas of a call there. */
@@ -188,6 +198,21 @@ export class CallEngine {
   }
 
   /**
+   * eth_simulateV1 (`simulate.ts`) on top of `header`, with the archive's trie nodes in `stateDb`;
+   * the gas budget is `execution.simulateGasBudget`, at most the eth_call cap of the base block.
+   */
+  async simulate(header: BlockHeader, request: SimulateRequest, stateDb: DB<string, string | Uint8Array>): Promise<unknown[]> {
+    const cap = this.gasCap(header);
+    const gasBudget = this.simulateGasBudget < cap ? this.simulateGasBudget : cap;
+    return simulate(
+      { store: this.store, stateDb, forks: this.forks, evms: this.evms, gasBudget, depositContract: this.depositContract },
+      header,
+      request,
+      this.simulateMaxBlocks,
+    );
+  }
+
+  /**
    * Runs a call as {@link call} does, on an EVM built for this run alone (plain @ethereumjs/evm:
    * no fast paths, not pooled, so hooks never outlive it) that `instrument` may hook first:
    * debug_traceCall's tracers. `instrument` sees the prepared call; the run's deadline is the
@@ -204,6 +229,36 @@ export class CallEngine {
     await instrument(evm, prepared);
     const result = await runMessage(evm, this.store, this.reads, prepared, prepared.msg.gasLimit);
     return { result, evm, prepared };
+  }
+
+  /**
+   * eth_createAccessList (`accessList.ts`) at `header` with state overrides: `request` carries
+   * geth's fee defaults (setFeeDefaults, done by the caller); the nonce defaults to the sender's
+   * (after the overrides), then geth's CallDefaults.
+   */
+  async createAccessList(header: BlockHeader, request: CallRequest, overrides: CallOverrides = {}): Promise<AccessListResult> {
+    const ctx = blockContext(header, undefined, this.forks);
+    const state = overrides.state ?? [];
+    const edits = precompileEdits(ctx.fork, state);
+    const from = request.from ?? new Uint8Array(20);
+    const nonce = request.nonce ?? (await (await overriddenState(this.reads, header.stateRoot, state)).getAccount(new Address(from)))?.nonce ?? 0n;
+    const msg = callMessage(request, ctx, this.gasCap(header));
+    const chainId = ctx.fork.common.chainId();
+    // geth's args after CallDefaults, which name the transaction in a failure's text
+    const fees =
+      header.baseFeePerGas === undefined || request.gasPrice !== undefined
+        ? { gasPrice: request.gasPrice ?? 0n }
+        : { maxFeePerGas: request.maxFeePerGas ?? 0n, maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n };
+    const args = { ...request, ...fees, nonce, gas: msg.gasLimit, chainId, value: msg.value };
+    return this.evms.withEvm(ctx.fork.common, edits, (evm) =>
+      buildAccessList(evm, {
+        request: args,
+        from,
+        chainId,
+        precompiles: ctx.fork.precompileAddresses,
+        run: (accessList) => runMessage(evm, this.store, this.reads, { ctx, msg: { ...msg, accessList }, state, precompileEdits: edits }, msg.gasLimit),
+      }),
+    );
   }
 
   /**

@@ -41,8 +41,10 @@ export function fastEipLookup(common: Common): void {
 
 /** The parts of an entry of @ethereumjs/evm's opcode table that opcode hooks touch. */
 export interface OpcodeEntry {
-  opcodeInfo: { code: number; name: string; isAsync: boolean };
+  opcodeInfo: { code: number; name: string; isAsync: boolean; dynamicGas?: boolean };
   opHandler: (runState: never, common: unknown) => unknown;
+  /** The dynamic gas handler (opcodes with `opcodeInfo.dynamicGas`), run before the gas is charged. */
+  gasHandler?: (runState: never, gas: bigint, common: unknown) => Promise<bigint> | bigint;
 }
 
 /**
@@ -346,4 +348,15 @@ export async function installCallFastPaths(evm: EVM, analyzer: JumpAnalyzer): Pr
     result.executionGasUsed += message.gasLimit - gasLimit;
     return { execResult: result };
   } as EvmPrivates['_executeCall'];
+}
+
+/**
+ * The address a creation message will create at, as the EVM derives it (`_generateAddress`: the
+ * caller's nonce, or CREATE2's salt and code), for tracers that see the message before the EVM
+ * assigns its `to`. Called from a `beforeMessage` listener it gives what the EVM computes next.
+ */
+export async function createdAddress(evm: EVM, message: unknown): Promise<Address> {
+  const generate = (evm as unknown as { _generateAddress?: (m: unknown) => Promise<Address> })._generateAddress;
+  if (typeof generate !== 'function') throw unsupported('@ethereumjs/evm', 'EVM._generateAddress', 'the address a creation makes');
+  return generate.call(evm, message);
 }

@@ -72,16 +72,16 @@ export class EvmPool {
   }
 
   /**
-   * Runs `fn` with an EVM for `common`'s fork, under the deadline. With precompile edits (state
+   * Runs `fn` with an EVM for `common`'s fork, under the deadline (by default the call timeout from now). With precompile edits (state
    * overrides that move or replace precompiles) the EVM is a private one with the edited map.
    */
-  async withEvm<T>(common: Common, edits: PrecompileEdit[], fn: (evm: EVM) => Promise<T>, flavour?: EvmFlavour): Promise<T> {
+  async withEvm<T>(common: Common, edits: PrecompileEdit[], fn: (evm: EVM) => Promise<T>, flavour?: EvmFlavour, deadline = this.deadline()): Promise<T> {
     const key = flavour === undefined ? common.hardfork() : `${common.hardfork()}/${flavour.key}`;
     if (edits.length > 0) {
       // Rare: a private EVM with the edited precompile map.
       const evm = await this.newEvm(common, edits, flavour);
       const guard = this.guards.get(evm)!;
-      guard.deadline = performance.now() + this.timeoutMs;
+      guard.deadline = deadline;
       return fn(evm);
     }
     const evm = this.idle.get(key)?.pop() ?? (await this.newEvm(common, [], flavour));
@@ -93,7 +93,7 @@ export class EvmPool {
     const guard = this.guards.get(evm);
     guard?.hooks.ensure();
     useFastOpcodes(evm);
-    if (guard) guard.deadline = performance.now() + this.timeoutMs;
+    if (guard) guard.deadline = deadline;
     try {
       const result = await fn(evm);
       release();
@@ -106,6 +106,14 @@ export class EvmPool {
     } finally {
       if (guard) guard.deadline = Number.POSITIVE_INFINITY;
     }
+  }
+
+  /**
+   * The deadline of a run starting now. Work that spans several runs (eth_simulateV1's blocks)
+   * takes one and passes it to each {@link withEvm}, so the whole stays within the call timeout.
+   */
+  deadline(): number {
+    return performance.now() + this.timeoutMs;
   }
 
   /** A private EVM as @ethereumjs/evm builds it (no fast paths, no deadline guard), for instrumented runs. */

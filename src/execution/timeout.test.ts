@@ -46,3 +46,31 @@ describe('eth_call deadline', () => {
     expect(await callError([{ to: LOOPER, gas: '0x7530' }, 'latest', { [LOOPER]: { code: LOOP } }])).toEqual({ code: -32000, message: 'out of gas' });
   });
 });
+
+describe('eth_simulateV1 deadline', () => {
+  const simulateV1 = callMethods.find((m) => m.name === 'eth_simulateV1')!;
+  // 1,200,000 gas of JUMPDEST PUSH1 JUMP: ~100,000 iterations
+  const block = { stateOverrides: { [LOOPER]: { code: LOOP } }, calls: [{ to: LOOPER, gas: '0x124f80' }] };
+
+  it('one deadline covers all blocks: blocks each well within it still time out together', async () => {
+    // how long one block takes here, with no deadline to speak of
+    const relaxed = await createEthContext(chain, 'test', testConfig({ execution: { callTimeoutMs: 60_000 } }));
+    await simulateV1.call(relaxed, [{ blockStateCalls: [block] }]); // starts the worker
+    const started = performance.now();
+    const one = (await simulateV1.call(relaxed, [{ blockStateCalls: [block] }])) as Array<{ calls: Array<{ error?: { message: string } }> }>;
+    const perBlock = performance.now() - started;
+    await relaxed.evm.close();
+    expect(one[0]!.calls[0]!.error?.message).toBe('out of gas');
+    // a deadline of 5 blocks' time, 20 blocks (24M gas, within the budget and the chain's cap): the
+    // whole request is over it, each block far below it; the watchdog's grace is long, so only the
+    // simulation's own deadline can stop it
+    const timeoutMs = Math.max(100, Math.ceil(perBlock * 5));
+    const strict = await createEthContext(chain, 'test', testConfig({ execution: { callTimeoutMs: timeoutMs, evmWatchdogGraceMs: 120_000 } }));
+    try {
+      const error = await wireError(simulateV1.call(strict, [{ blockStateCalls: Array.from({ length: 20 }, () => block) }]));
+      expect(error).toEqual({ code: -32000, message: `execution aborted (timeout = ${timeoutMs / 1000}s)` });
+    } finally {
+      await strict.evm.close();
+    }
+  });
+});

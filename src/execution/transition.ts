@@ -1,5 +1,5 @@
-import type { Common } from '@ethereumjs/common';
-import { type EVM, EVMError, type EVMResult } from '@ethereumjs/evm';
+import type { StateManagerInterface } from '@ethereumjs/common';
+import { type EVM, EVMError, type EVMMockBlockchainInterface, type EVMResult, type Log } from '@ethereumjs/evm';
 import { Account, Address, bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 import type { StateReadCache } from '../state/readCache.js';
@@ -31,17 +31,6 @@ export interface PreparedCall {
   precompileEdits: PrecompileEdit[];
 }
 
-/** How a run treats its state (ad-hoc tracing: calls in sequence, with the fees a transaction pays). */
-export interface RunOptions {
-  /** Run on this state (the overridden state a previous run left) instead of a fresh overlay. */
-  state?: OverlayState;
-  /**
-   * End as a transaction does: the unused gas refunded to the sender, the tip (gas used × the
-   * effective tip, nothing when the call pays no fee) to the coinbase, as geth's state transition.
-   */
-  settle?: boolean;
-}
-
 /**
  * geth's state transition for one message with `gasLimit` (pre-Amsterdam rules) on `evm`, over
  * the state after `prepared.ctx.header` with the state overrides applied. Reverts and EVM failures
@@ -55,14 +44,53 @@ export async function runMessage(
   gasLimit: bigint,
   opts: RunOptions = {},
 ): Promise<CallResult> {
+  const sm = opts.state ?? (await overriddenState(reads, prepared.ctx.header.stateRoot, prepared.state));
+  return applyMessage(evm, sm, blockchainBelow(store, prepared.ctx.header.number), prepared, gasLimit, { settle: opts.settle });
+}
+
+/** How a run treats its state (ad-hoc tracing: calls in sequence, with the fees a transaction pays). */
+export interface RunOptions {
+  /** Run on this state (the overridden state a previous run left) instead of a fresh overlay. */
+  state?: OverlayState;
+  /** End as a transaction does (see {@link ApplyOptions.settle}). */
+  settle?: boolean;
+}
+
+/**
+ * How {@link applyMessage} departs from an eth_call run, for eth_simulateV1: the nonce is
+ * checked (`nonce`: the message's), the base fee is not waived (`noBaseFee` false), and the run is
+ * settled as a transaction (unused gas refunded to the sender, the tip paid to the coinbase,
+ * touched empty accounts removed).
+ */
+export interface ApplyOptions {
+  nonce?: bigint;
+  noBaseFee?: boolean;
+  settle?: boolean;
+}
+
+/** One message on `sm` (left with the run's writes), with BLOCKHASH answered by `blockchain`. */
+export async function applyMessage(
+  evm: EVM,
+  sm: StateManagerInterface,
+  blockchain: EVMMockBlockchainInterface,
+  prepared: PreparedCall,
+  gasLimit: bigint,
+  opts: ApplyOptions = {},
+): Promise<CallResult & { logs?: Log[] }> {
   const { ctx, msg } = prepared;
   const { common, params } = ctx.fork;
-  const sm = opts.state ?? (await overriddenState(reads, ctx.header.stateRoot, prepared.state));
   const from = new Address(msg.from);
+
+  if (opts.nonce !== undefined) {
+    const stNonce = (await sm.getAccount(from))?.nonce ?? 0n;
+    if (stNonce < opts.nonce) failMessage(`nonce too high: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
+    if (stNonce > opts.nonce) failMessage(`nonce too low: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
+    if (stNonce === (1n << 64n) - 1n) failMessage(`nonce has max value: address ${checksum(msg.from)}, nonce: ${stNonce}`, gasLimit);
+  }
 
   // preCheck: fee fields (London), blobs, authorizations
   if (common.isActivatedEIP(1559)) {
-    const skip = msg.feeCap === 0n && msg.tipCap === 0n;
+    const skip = opts.noBaseFee !== false && msg.feeCap === 0n && msg.tipCap === 0n;
     if (!skip) {
       if (msg.feeCap < msg.tipCap) {
         failMessage(
@@ -123,7 +151,7 @@ export async function runMessage(
 
   // point the pooled EVM at this run's state and block
   pointEvmAt(evm, sm);
-  evm.blockchain = blockchainBelow(store, ctx.header.number);
+  evm.blockchain = blockchain;
 
   // Prepare: warm sender, recipient, precompiles, coinbase (EIP-3651) and the access list
   if (common.isActivatedEIP(2929)) {
@@ -139,7 +167,8 @@ export async function runMessage(
   }
 
   // the sender's nonce goes up before the call (a CREATE derives its address from the old one)
-  sender.nonce += 1n;
+  // a uint64, as geth's SetNonce(GetNonce()+1) (only reachable with nonce checks skipped)
+  sender.nonce = (sender.nonce + 1n) & 0xffffffffffffffffn;
   await sm.putAccount(from, sender);
 
   let authRefund = 0n;
@@ -185,10 +214,29 @@ export async function runMessage(
   let used = peak - refund;
   if (used < floor) used = floor;
   if (peak < floor) peak = floor;
-  if (opts.settle) await settleFees(sm, common, ctx, msg, gasLimit, used);
+
+  if (opts.settle) {
+    // geth's refundGas and the tip to the coinbase, then EIP-161's removal of touched empty accounts
+    const after = (await sm.getAccount(from)) ?? new Account();
+    after.balance += (gasLimit - used) * msg.gasPrice;
+    await sm.putAccount(from, after);
+    const skipTip = opts.noBaseFee !== false && msg.feeCap === 0n && msg.tipCap === 0n;
+    if (!skipTip) {
+      let tip = msg.tipCap;
+      if (ctx.baseFee !== undefined && msg.feeCap - ctx.baseFee < tip) tip = msg.feeCap - ctx.baseFee;
+      const fee = used * (common.isActivatedEIP(1559) ? tip : msg.gasPrice);
+      if (fee > 0n) {
+        const coinbase = new Address(ctx.coinbase);
+        const account = (await sm.getAccount(coinbase)) ?? new Account();
+        account.balance += fee;
+        await sm.putAccount(coinbase, account);
+      }
+    }
+    if (common.gteHardfork('spuriousDragon')) await evm.journal.cleanup();
+  }
 
   const err = exec.exceptionError;
-  if (!err) return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak };
+  if (!err) return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak, logs: exec.logs };
   if (err.error === EVMError.errorMessages.REVERT) {
     return { returnValue: exec.returnValue, gasUsed: used, peakGasUsed: peak, failure: { kind: 'revert' } };
   }
@@ -200,25 +248,6 @@ export async function runMessage(
     peakGasUsed: peak,
     failure: { kind: 'halt', message, outOfGas: message === 'out of gas' },
   };
-}
-
-/** The end of a transaction's state transition: refund of the unused gas, the tip to the coinbase. */
-async function settleFees(sm: OverlayState, common: Common, ctx: BlockContext, msg: Message, gasLimit: bigint, used: bigint): Promise<void> {
-  const from = new Address(msg.from);
-  const sender = (await sm.getAccount(from)) ?? new Account();
-  sender.balance += (gasLimit - used) * msg.gasPrice;
-  await sm.putAccount(from, sender);
-  if (msg.feeCap === 0n && msg.tipCap === 0n && msg.gasPrice === 0n) return;
-  let tip = msg.gasPrice;
-  if (common.isActivatedEIP(1559)) {
-    tip = msg.feeCap - (ctx.baseFee ?? 0n);
-    if (tip > msg.tipCap) tip = msg.tipCap;
-    if (tip < 0n) tip = 0n;
-  }
-  const coinbase = new Address(ctx.coinbase);
-  const account = (await sm.getAccount(coinbase)) ?? new Account();
-  account.balance += used * tip;
-  await sm.putAccount(coinbase, account);
 }
 
 /** A message-validation failure of a run with `gasLimit`. */

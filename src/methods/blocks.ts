@@ -9,7 +9,12 @@ import { getBlockByNumber } from './eth/getBlockByNumber.js';
 import { getBlockReceipts } from './eth/getBlockReceipts.js';
 import { getBlockTransactionCountByHash } from './eth/getBlockTransactionCountByHash.js';
 import { getBlockTransactionCountByNumber } from './eth/getBlockTransactionCountByNumber.js';
+import { getHeaderByHash } from './eth/getHeaderByHash.js';
+import { getHeaderByNumber } from './eth/getHeaderByNumber.js';
 import { getLogs } from './eth/getLogs.js';
+import { getRawTransactionByBlockHashAndIndex } from './eth/getRawTransactionByBlockHashAndIndex.js';
+import { getRawTransactionByBlockNumberAndIndex } from './eth/getRawTransactionByBlockNumberAndIndex.js';
+import { getRawTransactionByHash } from './eth/getRawTransactionByHash.js';
 import { getTransactionByBlockHashAndIndex } from './eth/getTransactionByBlockHashAndIndex.js';
 import { getTransactionByBlockNumberAndIndex } from './eth/getTransactionByBlockNumberAndIndex.js';
 import { getTransactionByHash } from './eth/getTransactionByHash.js';
@@ -19,6 +24,7 @@ import { getUncleByBlockNumberAndIndex } from './eth/getUncleByBlockNumberAndInd
 import { getUncleCountByBlockHash } from './eth/getUncleCountByBlockHash.js';
 import { getUncleCountByBlockNumber } from './eth/getUncleCountByBlockNumber.js';
 import { maxPriorityFeePerGas } from './eth/maxPriorityFeePerGas.js';
+import { coinbase, getWork, hashrate, mining, submitWork } from './eth/mining.js';
 import { readOnlyMethods } from './eth/readOnly.js';
 import { syncing } from './eth/syncing.js';
 import { listening } from './net/listening.js';
@@ -31,6 +37,7 @@ import { peerCount } from './net/peerCount.js';
 export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   accounts, // eth_accounts
   blobBaseFee, // eth_blobBaseFee
+  coinbase, // eth_coinbase
   feeHistory, // eth_feeHistory
   gasPrice, // eth_gasPrice
   getBlockByHash, // eth_getBlockByHash
@@ -38,7 +45,12 @@ export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   getBlockReceipts, // eth_getBlockReceipts
   getBlockTransactionCountByHash, // eth_getBlockTransactionCountByHash
   getBlockTransactionCountByNumber, // eth_getBlockTransactionCountByNumber
+  getHeaderByHash, // eth_getHeaderByHash
+  getHeaderByNumber, // eth_getHeaderByNumber
   getLogs, // eth_getLogs
+  getRawTransactionByBlockHashAndIndex, // eth_getRawTransactionByBlockHashAndIndex
+  getRawTransactionByBlockNumberAndIndex, // eth_getRawTransactionByBlockNumberAndIndex
+  getRawTransactionByHash, // eth_getRawTransactionByHash
   getTransactionByBlockHashAndIndex, // eth_getTransactionByBlockHashAndIndex
   getTransactionByBlockNumberAndIndex, // eth_getTransactionByBlockNumberAndIndex
   getTransactionByHash, // eth_getTransactionByHash
@@ -47,8 +59,12 @@ export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   getUncleByBlockNumberAndIndex, // eth_getUncleByBlockNumberAndIndex
   getUncleCountByBlockHash, // eth_getUncleCountByBlockHash
   getUncleCountByBlockNumber, // eth_getUncleCountByBlockNumber
+  getWork, // eth_getWork
+  hashrate, // eth_hashrate
   maxPriorityFeePerGas, // eth_maxPriorityFeePerGas
+  mining, // eth_mining
   ...readOnlyMethods, // eth_sendRawTransaction, eth_sendTransaction, eth_sign* (refused)
+  submitWork, // eth_submitWork
   syncing, // eth_syncing
   listening, // net_listening
   peerCount, // net_peerCount

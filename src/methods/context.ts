@@ -21,6 +21,12 @@ export interface EthLimits {
   getLogsMaxBlockRange: bigint;
   /** Most storage keys in one eth_getProof (-32602 above). */
   getProofMaxKeys: number;
+  /** eth_simulateV1's limits on blocks, calls per block and calls (-38026 above). */
+  simulateMaxBlocks: number;
+  simulateMaxCallsPerBlock: number;
+  simulateMaxCalls: number;
+  /** Most storage slots in one eth_getStorageValues (-32005 above). */
+  getStorageValuesMaxSlots: number;
   /** Most blocks one eth_feeHistory answer covers (longer requests are shortened). */
   feeHistoryMaxBlocks: bigint;
   /** Most traces in one trace_filter answer (-32005 above). */
@@ -51,12 +57,16 @@ export interface EthContext {
   clientVersion: string;
 }
 
-/** The {@link EthLimits} of the `rpc` settings. */
-export function ethLimits(rpc: Config['rpc']): EthLimits {
+/** The {@link EthLimits} of the `rpc` settings and eth_simulateV1's `execution` ones. */
+export function ethLimits({ rpc, execution }: Pick<Config, 'rpc' | 'execution'>): EthLimits {
   return {
+    simulateMaxBlocks: execution.simulateMaxBlocks,
+    simulateMaxCallsPerBlock: execution.simulateMaxCallsPerBlock,
+    simulateMaxCalls: execution.simulateMaxCalls,
     getLogsMaxResults: rpc.getLogsMaxResults,
     getLogsMaxBlockRange: BigInt(rpc.getLogsMaxBlockRange),
     getProofMaxKeys: rpc.getProofMaxKeys,
+    getStorageValuesMaxSlots: rpc.getStorageValuesMaxSlots,
     feeHistoryMaxBlocks: BigInt(rpc.feeHistoryMaxBlocks),
     traceFilterMaxResults: rpc.traceFilterMaxResults,
     traceFilterMaxBlocks: rpc.traceFilterMaxBlocks === undefined ? undefined : BigInt(rpc.traceFilterMaxBlocks),
@@ -89,7 +99,7 @@ export async function createEthContext(
     tracer: createTraceService(chain, { stateDb: state.db, settings: config.tracing, replay: evm.replay }),
     evm,
     gasOracle: createGasOracle(chain.store, config.gasOracle),
-    limits: ethLimits(config.rpc),
+    limits: ethLimits(config),
     events: createChainEvents(chain.store, config.subscriptions, { pending, shared: sharedFilters }),
     clientVersion,
   };

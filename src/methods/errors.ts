@@ -1,10 +1,11 @@
 import { bytesToData } from '../codec/hex.js';
 import { CallError, type CallResult, ExecutionFailedError } from '../execution/callResult.js';
 import { revertMessage } from '../execution/revert.js';
+import { SimulateError } from '../execution/simulate.js';
 import {
   ExecutionRevertedError,
   LimitExceededError,
-  type RpcError,
+  RpcError,
   ServerError,
   StarknetBlockNotFoundError,
   StarknetInvalidContinuationTokenError,
@@ -30,6 +31,7 @@ import { JobAbortedError, PoolBusyError, PoolClosedError, WorkerCrashedError } f
 export function toRpcError(err: unknown): RpcError | undefined {
   // Call engine (`execution/callResult.ts`) → geth's eth_call / eth_estimateGas errors.
   if (err instanceof ExecutionFailedError) return failedRunError(err.result);
+  if (err instanceof SimulateError) return new RpcError(err.code, err.message);
   if (err instanceof CallError) return new ServerError(err.message);
   // EVM workers' admission (`workers/pool.ts`): the queue is full → -32005, as a rate limit is;
   // a lost worker, shutdown or a gone client → -32000 with the reason.

@@ -17,16 +17,19 @@ import type { LimitStore } from './limitStore.js';
  * - `dailyQuota: Q`: at most Q calls per UTC day. Over it: HTTP 429, -32005
  *   `daily request count exceeded, request rate limited`, backing off until midnight UTC.
  * - `maxConcurrentHeavy: C`: at most C heavy calls (eth_call, eth_estimateGas, eth_getLogs,
- *   trace_*, debug_trace*) in progress for the key; one more is refused at once with HTTP 429, -32005
+ *   eth_createAccessList, eth_simulateV1, trace_*, debug_trace*) in progress for the key; one more is refused at once with HTTP 429, -32005
  *   `project ID concurrent request limit exceeded` rather than queued without bound.
  */
 
 /** Where the limit errors point clients (`data.see`): the limits section of the operator documentation. */
 export const LIMITS_DOC = 'docs/operators.md#limits';
 
+/** Methods that run the EVM or scan many blocks (besides `trace_*`): the ones `maxConcurrentHeavy` counts. */
+const HEAVY_METHODS: ReadonlySet<string> = new Set(['eth_call', 'eth_estimateGas', 'eth_getLogs', 'eth_createAccessList', 'eth_simulateV1']);
+
 /** Methods that run the EVM or scan many blocks: the ones `maxConcurrentHeavy` counts. */
 export function isHeavyMethod(method: string): boolean {
-  return method === 'eth_call' || method === 'eth_estimateGas' || method === 'eth_getLogs' || method.startsWith('trace_') || method.startsWith('debug_trace');
+  return HEAVY_METHODS.has(method) || method.startsWith('trace_') || method.startsWith('debug_trace');
 }
 
 /** A refusal with the seconds a client should wait, for the Retry-After header. */

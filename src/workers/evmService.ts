@@ -2,9 +2,11 @@ import { availableParallelism } from 'node:os';
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
+import type { AccessListResult } from '../execution/accessList.js';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
+import type { SimulateRequest } from '../execution/simulate.js';
 import type { ReplayedTx, TraceCallItem, TracedRun } from '../tracing/adHoc.js';
 import type { TxCallTree } from '../tracing/callTree.js';
 import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
@@ -25,6 +27,10 @@ export interface CallRunner {
   gasCap(header: BlockHeader): bigint;
   call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<CallResult>;
   estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
+  /** eth_createAccessList; `request` carries geth's fee defaults. */
+  createAccessList(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<AccessListResult>;
+  /** eth_simulateV1: geth's answer, a JSON value. */
+  simulate(header: BlockHeader, request: SimulateRequest, job?: JobOptions): Promise<unknown[]>;
 }
 
 /** Ad-hoc Parity tracing (tracing/adHoc.ts) in the workers. */
@@ -85,6 +91,9 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
         pool.run({ kind: 'call', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<CallResult>,
       estimateGas: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
+      createAccessList: (header, request, overrides = {}, job = {}) =>
+        pool.run({ kind: 'createAccessList', block: header.hash(), request, state: overrides.state }, job) as Promise<AccessListResult>,
+      simulate: (header, request, job = {}) => pool.run({ kind: 'simulate', block: header.hash(), request }, job) as Promise<unknown[]>,
     },
     adHoc: {
       traceCalls: (header, calls, overrides = {}, job = {}) =>

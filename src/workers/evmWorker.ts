@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import { createCallEngine } from '../execution/callEngine.js';
+import { depositContractOf } from '../execution/simulate.js';
 import { StateReader } from '../state/stateReader.js';
 import { replayWithDiffs, traceCalls } from '../tracing/adHoc.js';
 import { replayBlock } from '../tracing/replay.js';
@@ -20,7 +21,13 @@ const data = workerData as EvmWorkerData;
 setThreadNice(data.config.execution.evmWorkerNice);
 const chain = await openChain(data.datadir, data.config.caches);
 const state = new StateReader(chain.level, data.config.caches);
-const engine = createCallEngine({ store: chain.store, common: chain.common, reads: state.reads, settings: data.config.execution });
+const engine = createCallEngine({
+  store: chain.store,
+  common: chain.common,
+  reads: state.reads,
+  settings: data.config.execution,
+  depositContract: depositContractOf(chain.genesis.config),
+});
 
 async function run(job: EvmJob): Promise<unknown> {
   if (job.kind === 'debugTraceBlock' || job.kind === 'debugTraceCall') return runDebugJob(job, { chain, state, engine });
@@ -36,6 +43,8 @@ async function run(job: EvmJob): Promise<unknown> {
   }
   const header = await chain.store.headerByHash(job.block);
   if (!header) throw new Error('block of the call not found');
+  if (job.kind === 'simulate') return engine.simulate(header, job.request, state.db);
+  if (job.kind === 'createAccessList') return engine.createAccessList(header, job.request, { state: job.state });
   const overrides = { state: job.state, block: job.blockOverrides };
   if (job.kind === 'traceCalls') return traceCalls(engine, header, job.calls, overrides);
   return job.kind === 'call' ? engine.call(header, job.request, overrides) : engine.estimateGas(header, job.request, overrides);

@@ -1,5 +1,6 @@
 import type { Config } from '../config/settings.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from '../execution/callArgs.js';
+import type { SimulateRequest } from '../execution/simulate.js';
 import type { TraceCallItem } from '../tracing/adHoc.js';
 import type { DebugTraceJob } from './debugJobs.js';
 
@@ -11,7 +12,9 @@ export type EvmJob =
   // ad-hoc Parity tracing (tracing/adHoc.ts): calls in sequence; a block replay with state diffs
   | { kind: 'traceCalls'; block: Uint8Array; calls: TraceCallItem[]; state?: AccountOverride[]; blockOverrides?: BlockOverrides }
   | { kind: 'replayDiffs'; block: Uint8Array; only?: number }
-  | DebugTraceJob;
+  | DebugTraceJob
+  | { kind: 'createAccessList'; block: Uint8Array; request: CallRequest; state?: AccountOverride[] }
+  | { kind: 'simulate'; block: Uint8Array; request: SimulateRequest };
 
 /** What the main thread tells a worker when it starts it. */
 export interface EvmWorkerData {

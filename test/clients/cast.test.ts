@@ -125,6 +125,13 @@ describeWithCast('cast', () => {
     expect(await cast('storage', STATEBOX, SLOT0)).toBe(word(64n));
   });
 
+  it('cast access-list: the grid[alice][7] getter touches StateBox with that one slot (eth_createAccessList)', async () => {
+    const raw = await cast('access-list', STATEBOX, 'grid(address,uint256)', ALICE, '7', '--from', ALICE, '--block', '41', '--json');
+    const out = JSON.parse(raw) as { accessList: Array<{ address: string; storageKeys: string[] }>; gasUsed: string };
+    expect(out.accessList.map((e) => [e.address.toLowerCase(), e.storageKeys])).toEqual([[STATEBOX.toLowerCase(), [GRID_ALICE_7]]]);
+    expect(Number(out.gasUsed)).toBeGreaterThan(21_000);
+  });
+
   it('cast proof: StateBox at block 15, verified against the block stateRoot', async () => {
     const p = JSON.parse(await cast('proof', STATEBOX, '0', GRID_ALICE_7, '--block', '15')) as {
       address: string;

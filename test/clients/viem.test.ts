@@ -263,6 +263,44 @@ for (const kind of ['http', 'webSocket'] as const) {
       expect(await client.getStorageAt({ address: STATEBOX, slot: SLOT0 })).toBe(word(64n));
     });
 
+    it('createAccessList: the grid[alice][7] getter at block 41 touches StateBox with that slot only', async () => {
+      const r = await client.createAccessList({
+        account: ALICE,
+        to: STATEBOX,
+        data: encodeFunctionData({ abi: stateBoxAbi, functionName: 'grid', args: [ALICE, 7n] }),
+        blockNumber: 41n,
+      });
+      expect(r.accessList).toEqual([{ address: STATEBOX, storageKeys: [GRID_ALICE_7] }]);
+      expect(r.gasUsed).toBeGreaterThan(21_000n);
+    });
+
+    it('simulateCalls: alice sends bob 5 TDT at block 10, the balance of bob before and after, the Transfer log and an ETH transfer log', async () => {
+      const before = valueAt(TDT_BOB_HISTORY, 10);
+      const { results } = await client.simulateCalls({
+        account: ALICE,
+        blockNumber: 10n,
+        traceTransfers: true,
+        calls: [
+          { to: TOKEN, abi: tokenAbi, functionName: 'balanceOf', args: [BOB] },
+          { to: TOKEN, abi: tokenAbi, functionName: 'transfer', args: [BOB, 5n * ETH] },
+          { to: TOKEN, abi: tokenAbi, functionName: 'balanceOf', args: [BOB] },
+          { to: CAROL, value: 1n },
+        ],
+      });
+      expect(results.map((r) => r.status)).toEqual(['success', 'success', 'success', 'success']);
+      expect(results[0]!.result).toBe(before);
+      expect(results[1]!.result).toBe(true);
+      expect(results[2]!.result).toBe(before + 5n * ETH);
+      const transfer = results[1]!.logs!.map((l) => decodeEventLog({ abi: [transferEvent], data: l.data, topics: l.topics }));
+      expect(
+        transfer.map((e) => e.args as { from: string; to: string; value: bigint }).map((a) => [a.from.toLowerCase(), a.to.toLowerCase(), a.value]),
+      ).toEqual([[ALICE.toLowerCase(), BOB.toLowerCase(), 5n * ETH]]);
+      // ERC-7528: the 1 wei sent to carol as a Transfer log from 0xeeee…
+      expect(results[3]!.logs!.map((l) => [l.address.toLowerCase(), l.topics[2]?.slice(26)])).toEqual([
+        ['0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', CAROL.slice(2).toLowerCase()],
+      ]);
+    });
+
     it('getProof: StateBox at block 15, verified against the block stateRoot', async () => {
       const p = await client.getProof({ address: STATEBOX, storageKeys: [SLOT0, GRID_ALICE_7], blockNumber: 15n });
       expect(p.address).toBe(STATEBOX);

@@ -185,7 +185,10 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
   });
 
   it('the result limit: more than the limit → -32005 (no truncation); after/count pages stay under it', async () => {
-    const limited: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { traceFilterMaxResults: 40 } }).rpc) };
+    const limited: EthContext = {
+      ...ctx,
+      limits: ethLimits(testConfig({ rpc: { traceFilterMaxResults: 40 } })),
+    };
     const whole = { fromBlock: 'earliest', toBlock: 'latest' };
     const err = await wireError(methods.trace_filter.call(limited, [whole]));
     expect(err).toEqual({
@@ -220,7 +223,10 @@ describe('trace_filter on the execution-apis chain (flat traces, rewards, 54 blo
   });
 
   it('the block-range cap (off by default): wider ranges → -32602 with reth’s text', async () => {
-    const capped: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { traceFilterMaxBlocks: 10 } }).rpc) };
+    const capped: EthContext = {
+      ...ctx,
+      limits: ethLimits(testConfig({ rpc: { traceFilterMaxBlocks: 10 } })),
+    };
     expect(await wireError(methods.trace_filter.call(capped, [{ fromBlock: '0x1', toBlock: '0xc' }]))).toEqual({
       code: -32602,
       message: 'Block range too large; currently limited to 10 blocks',

@@ -40,11 +40,17 @@ describe('eth_getLogs', () => {
     spy.mockRestore();
   });
   it('error: more results than the cap → -32005', async () => {
-    const small: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { getLogsMaxResults: 5 } }).rpc) };
+    const small: EthContext = {
+      ...ctx,
+      limits: ethLimits(testConfig({ rpc: { getLogsMaxResults: 5 } })),
+    };
     expect(await wireError(getLogs.call(small, [{ fromBlock: '0x0' }]))).toEqual({ code: -32005, message: 'query returned more than 5 results' });
   });
   it('error: wider range than the cap → -32005', async () => {
-    const narrow: EthContext = { ...ctx, limits: ethLimits(testConfig({ rpc: { getLogsMaxBlockRange: 10 } }).rpc) };
+    const narrow: EthContext = {
+      ...ctx,
+      limits: ethLimits(testConfig({ rpc: { getLogsMaxBlockRange: 10 } })),
+    };
     expect(await getLogs.call(narrow, [{ fromBlock: '0x1', toBlock: '0xa', address: `0x${'ab'.repeat(20)}` }])).toEqual([]);
     expect(await wireError(getLogs.call(narrow, [{ fromBlock: '0x1', toBlock: '0xb' }]))).toEqual({
       code: -32005,
