@@ -1,7 +1,7 @@
-import { type FSWatcher, statSync, watch } from 'node:fs';
+import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Logger } from 'pino';
-import { type KeyPolicy, type KeyRegistry, readKeysFile } from './keys.js';
+import { type KeyPolicy, type KeyRegistry, parseKeysFile } from './keys.js';
 
 /**
  * Reloads a keys file when it changes (or on `reload()`, which the CLI calls on SIGHUP), without
@@ -23,9 +23,11 @@ export function watchKeysFile(path: string, registry: KeyRegistry, logger: Pick<
   const reload = (): boolean => {
     try {
       // An empty file is a write in progress far more often than an operator removing every key
-      // (writing over a file truncates it first): reading it would lock every client out.
-      if (statSync(path).size === 0) throw new Error('the file is empty (being written?)');
-      const policies = [...extra, ...readKeysFile(path)];
+      // (writing over a file truncates it first): reading it would lock every client out. The
+      // text checked is the text parsed: a size checked before the read can be stale by then.
+      const text = readFileSync(path, 'utf8');
+      if (text.trim() === '') throw new Error('the file is empty (being written?)');
+      const policies = [...extra, ...parseKeysFile(text, path)];
       registry.replace(policies);
       logger.info({ keys: policies.length }, 'keys file reloaded');
       return true;
