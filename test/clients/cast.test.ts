@@ -4,14 +4,16 @@
  * assertion reads a value out of cast's output and compares it with the demo generator's record
  * (fixtures/demo/README.md).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { rawCall } from '../helpers/anvilPeer.js';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
-import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
+import { ANVIL_BIN, CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { verifyProof } from '../helpers/proofVerifier.js';
+import { until } from '../helpers/until.js';
 import {
   ALICE,
   BLOB_PROBE,
@@ -130,6 +132,15 @@ describeWithCast('cast', () => {
     const out = JSON.parse(raw) as { accessList: Array<{ address: string; storageKeys: string[] }>; gasUsed: string };
     expect(out.accessList.map((e) => [e.address.toLowerCase(), e.storageKeys])).toEqual([[STATEBOX.toLowerCase(), [GRID_ALICE_7]]]);
     expect(Number(out.gasUsed)).toBeGreaterThan(21_000);
+  });
+
+  it('cast run of the token transfer: replayed by cast (revm) on state read from tracenode (eth_getAccountInfo), same gas as the receipt, the Transfer event', async () => {
+    const out = await cast('run', TX.tokenTransfer);
+    // The receipt's gasUsed is checked by the block's receiptsRoot at import; cast computes its own.
+    const receiptGas = BigInt(JSON.parse(await cast('receipt', TX.tokenTransfer, '--json')).gasUsed);
+    expect(out).toContain(`Gas used: ${receiptGas}`);
+    expect(out).toContain('Transaction successfully executed.');
+    expect(out).toMatch(/emit Transfer\(from: 0x[0-9a-fA-F]{40}, to: 0x[0-9a-fA-F]{40}, amount: 1000000000000000000000 \[1e21\]\)/);
   });
 
   it('cast proof: StateBox at block 15, verified against the block stateRoot', async () => {
@@ -258,5 +269,31 @@ describeWithCast('cast', () => {
       ALICE,
       [BLOB_VERSIONED_HASH],
     ]);
+  });
+});
+
+describeWithFoundry(['anvil'], 'anvil forking tracenode')('anvil forking tracenode', () => {
+  it('debug_traceTransaction of a historic transaction through the fork equals tracenode’s own answer (callTracer)', async () => {
+    const anvil = spawn(ANVIL_BIN, ['--port', '0', '--fork-url', httpUrl(server)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      anvil.stdout.on('data', (d) => (out += d));
+      anvil.stderr.on('data', (d) => (out += d));
+      const port = await until(
+        'anvil listening',
+        async () => /Listening on [\d.]+:(\d+)/.exec(out)?.[1],
+        (p) => p !== undefined,
+        30_000,
+        () => out,
+      );
+      const config = { tracer: 'callTracer' };
+      // A transaction before the fork block: anvil asks the node it forks.
+      const viaFork = await rawCall(`http://127.0.0.1:${port}`, 'debug_traceTransaction', [TX.tokenTransfer, config]);
+      const direct = await rawCall(httpUrl(server), 'debug_traceTransaction', [TX.tokenTransfer, config]);
+      expect(direct.result).toMatchObject({ type: 'CALL', to: TOKEN.toLowerCase(), gasUsed: '0xcbe5' });
+      expect(viaFork.result).toEqual(direct.result);
+    } finally {
+      anvil.kill('SIGKILL');
+    }
   });
 });
