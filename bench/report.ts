@@ -241,7 +241,7 @@ export function renderTables(rep: BenchReport): string {
     );
   }
   parts.push(
-    '### Targets (issues 3, 4, 5, 7, 14, 15, 16)\n\n' +
+    '### Targets (issues 3, 4, 5, 7, 14, 15, 16, 18)\n\n' +
       mdTable(
         ['issue', 'target', 'measured', 'met'],
         rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),
