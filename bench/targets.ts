@@ -52,8 +52,8 @@ export function evaluateTargets(rep: BenchReport): Target[] {
   rpsRatio(3, 'eth_getProof (10 keys) ≥ 0.5× anvil', 'eth_getProof 10 keys', 'anvil', 0.5);
   rpsRatio(4, 'eth_call simple view ≥ 0.5× the floor over HTTP', 'eth_call view', 'floor', 0.5);
   latencyVsAnvil(4, "eth_call heavy loop: latency ≤ 3× anvil's", 'eth_call heavy', 3);
-  latencyVsAnvil(18, "debug_traceTransaction callTracer (heaviest block): latency ≤ 3× anvil's", 'debug_traceTransaction callTracer', 3);
-  latencyVsAnvil(18, "trace_replayBlockTransactions trace+stateDiff (heaviest block): latency ≤ 3× anvil's", 'trace_replayBlockTransactions', 3);
+  latencyVsAnvil(18, "debug_traceTransaction callTracer (recent block): latency ≤ 3× anvil's", 'debug_traceTransaction callTracer', 3);
+  latencyVsAnvil(18, "trace_replayBlockTransactions trace+stateDiff (recent block): latency ≤ 3× anvil's", 'trace_replayBlockTransactions', 3);
   latencyVsAnvil(18, "eth_createAccessList (ERC-20 transfer): latency against anvil's (information)", 'eth_createAccessList', undefined);
   latencyVsAnvil(18, "eth_simulateV1 (ERC-20 transfer): latency against anvil's (information)", 'eth_simulateV1', undefined);
   const tf = c('trace_filter');

@@ -267,6 +267,11 @@ export const SETTINGS = {
   },
   tracing: {
     cacheBytes: setting(bytes, 64 * MiB, 'Traced blocks kept in memory: the trees of a few hundred ordinary mainnet blocks.'),
+    replayDiffCacheBytes: setting(
+      bytes,
+      32 * MiB,
+      'State-diff replays kept (trace_replay* with stateDiff), by estimated size: asking again for a block costs no replay.',
+    ),
     maxConcurrentReplays: setting(
       positiveInt,
       2,

@@ -13,6 +13,7 @@ import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
 import { type JobOptions, type PoolStats, WorkerPool } from './pool.js';
+import { cachedReplayDiffs } from './replayDiffCache.js';
 import { workerModule } from './threads.js';
 
 /**
@@ -98,8 +99,10 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
     adHoc: {
       traceCalls: (header, calls, overrides = {}, job = {}) =>
         pool.run({ kind: 'traceCalls', block: header.hash(), calls, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<TracedRun[]>,
-      replayDiffs: (block, only, job = {}) =>
-        pool.run({ kind: 'replayDiffs', block: block.hash(), only }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<ReplayedTx[]>,
+      replayDiffs: cachedReplayDiffs(
+        (block, only, job) => pool.run({ kind: 'replayDiffs', block: block.hash(), only }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<ReplayedTx[]>,
+        config.tracing.replayDiffCacheBytes,
+      ),
     },
     debug: debugTraceRunner((job, opts) => pool.run(job, opts), config.tracing),
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
