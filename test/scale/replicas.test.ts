@@ -111,7 +111,7 @@ async function serveReplica(datadir: string, upstream = anvil.url): Promise<Serv
  * answers to send the next; counts answers by outcome.
  */
 async function load(key: string, method: string, perSecond: number, ms: number, during?: (elapsed: number) => void) {
-  const counts = { ok: 0, limited: 0, failed: [] as string[] };
+  const counts = { ok: 0, limited: 0, failed: [] as string[], sentOverMs: 0 };
   const pending: Promise<void>[] = [];
   const t0 = performance.now();
   for (let i = 0; ; i++) {
@@ -120,6 +120,7 @@ async function load(key: string, method: string, perSecond: number, ms: number, 
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
     during?.(performance.now() - t0);
+    counts.sentOverMs = performance.now() - t0;
     pending.push(
       post(lb, key, method).then(
         (r) => {
@@ -136,6 +137,9 @@ async function load(key: string, method: string, perSecond: number, ms: number, 
   await Promise.all(pending);
   return counts;
 }
+
+/** A load's outcome without its timing (for exact comparisons). */
+const outcome = ({ ok, limited, failed }: { ok: number; limited: number; failed: string[] }) => ({ ok, limited, failed });
 
 async function metric(base: string, name: string): Promise<number> {
   const text = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
@@ -297,15 +301,19 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       () => haproxy!.output(),
     );
     const counts = await load(OPEN, 'eth_blockNumber', 150, 1000);
-    expect(counts).toEqual({ ok: 150, limited: 0, failed: [] });
+    expect(outcome(counts)).toEqual({ ok: 150, limited: 0, failed: [] });
   });
 
   it(`a key limited to ${RATE}/s, loaded at 200/s for 9.5 s through the balancer, gets ${RATE}/s ± 10 % in all`, async () => {
     const counts = await load(KEY, 'eth_blockNumber', 200, 9_500);
-    expect(counts.failed).toEqual([]);
-    expect(counts.ok).toBeGreaterThanOrEqual(RATE * 10 * 0.9);
-    expect(counts.ok).toBeLessThanOrEqual(RATE * 10 * 1.1);
-    expect(counts.ok + counts.limited).toBe(1900);
+    const seen = `${counts.ok} answered, ${counts.limited} limited, ${counts.failed.length} failed over ${Math.round(counts.sentOverMs)} ms: ${counts.failed.slice(0, 3).join('; ')}`;
+    expect(counts.failed, seen).toEqual([]);
+    expect(counts.ok + counts.limited, seen).toBe(1900);
+    // The key's windows are 1 s from its first call: 10 windows when the calls went out over 9.5 s as
+    // planned, more when a busy machine made the sending run late.
+    const windows = Math.ceil(counts.sentOverMs / 1000);
+    expect(counts.ok, seen).toBeGreaterThanOrEqual(RATE * windows * 0.9);
+    expect(counts.ok, seen).toBeLessThanOrEqual(RATE * windows * 1.1);
   });
 
   it('a log filter made through the balancer, polled 20 times across the replicas, returns each of 20 new logs exactly once', async () => {
@@ -434,8 +442,9 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       );
     const shared = await load(KEY, 'eth_blockNumber', 200, 2_900);
     expect(shared.failed).toEqual([]);
-    expect(shared.ok).toBeGreaterThanOrEqual(RATE * 3 * 0.9);
-    expect(shared.ok).toBeLessThanOrEqual(RATE * 3 * 1.1);
+    const windows = Math.ceil(shared.sentOverMs / 1000); // 3 when sent on time over 2.9 s
+    expect(shared.ok).toBeGreaterThanOrEqual(RATE * windows * 0.9);
+    expect(shared.ok).toBeLessThanOrEqual(RATE * windows * 1.1);
   });
 
   it('a replica cut from the upstream is taken out once it cannot tell its lag, and put back when it has caught up', async () => {
@@ -457,7 +466,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     );
     await sleep(3_500); // three failed checks, 1 s apart
     const before = await served();
-    expect(await load(OPEN, 'eth_chainId', 100, 1_000)).toEqual({ ok: 100, limited: 0, failed: [] });
+    expect(outcome(await load(OPEN, 'eth_chainId', 100, 1_000))).toEqual({ ok: 100, limited: 0, failed: [] });
     expect(await served()).toBe(before);
     link.restore();
     const head = await anvilHead();
@@ -468,7 +477,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       30_000,
     );
     await sleep(2_500); // two good checks, 1 s apart
-    expect(await load(OPEN, 'eth_chainId', 99, 1_000)).toEqual({ ok: 99, limited: 0, failed: [] });
+    expect(outcome(await load(OPEN, 'eth_chainId', 99, 1_000))).toEqual({ ok: 99, limited: 0, failed: [] });
     // Round robin over three replicas again: a third of the calls.
     expect((await served()) - before).toBe(33);
   });
@@ -486,6 +495,6 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     expect(counts.failed.length, counts.failed.join('\n')).toBeLessThanOrEqual(5);
     expect(counts.ok + counts.failed.length).toBe(800);
     const after = await load(OPEN, 'eth_blockNumber', 200, 1_000);
-    expect(after).toEqual({ ok: 200, limited: 0, failed: [] });
+    expect(outcome(after)).toEqual({ ok: 200, limited: 0, failed: [] });
   });
 });
