@@ -7,23 +7,20 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   Account,
   Address,
-  type BatchDBOp,
   bigIntToBytes,
   bigIntToUnpaddedBytes,
   concatBytes,
   type DB,
-  type EncodingOpts,
   KECCAK256_RLP,
   KECCAK256_RLP_ARRAY,
   setLengthLeft,
-  ValueEncoding,
 } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { sha256 } from 'ethereum-cryptography/sha256.js';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { ChainStore } from '../chain/store.js';
 import { bigIntToQuantity, bytesToData } from '../codec/hex.js';
-import type { BlockContext } from './blockContext.js';
+import { type BlockContext, evmBlock } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, MessageError } from './callResult.js';
 import { createdAddress, pointEvmAt } from './ethereumjsInternals.js';
@@ -34,6 +31,7 @@ import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
 import { revertMessage } from './revert.js';
 import { precompileEdits } from './stateOverrides.js';
 import { applyMessage } from './transition.js';
+import { overlayTrie } from './trieOverlay.js';
 
 /**
  * eth_simulateV1 as geth runs it (ethereum/go-ethereum `internal/ethapi/simulate.go`): a chain of
@@ -256,26 +254,6 @@ function attachTracer(evm: EVM, tracer: LogTracer): () => void {
   };
 }
 
-/** Writes stay in memory; reads fall through to the archive. */
-class TrieOverlay implements DB<string, string | Uint8Array> {
-  private readonly writes = new Map<string, Uint8Array | string>();
-  constructor(private readonly base: DB<string, string | Uint8Array>) {}
-  async get(key: string, opts?: EncodingOpts): Promise<string | Uint8Array | undefined> {
-    return this.writes.get(key) ?? (await this.base.get(key, opts));
-  }
-  async put(key: string, value: string | Uint8Array): Promise<void> {
-    this.writes.set(key, value);
-  }
-  async del(): Promise<void> {}
-  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
-    for (const op of ops) if (op.type === 'put') this.writes.set(op.key, op.value);
-  }
-  shallowCopy(): DB<string, string | Uint8Array> {
-    return this;
-  }
-  async open(): Promise<void> {}
-}
-
 /** geth's errors of a message that cannot be included, by the text of the inner error. */
 function txValidationCode(reason: string): number {
   if (reason.startsWith('nonce too high')) return -38011;
@@ -472,28 +450,11 @@ function buildHeader(fields: HeaderData, common: Common): { header: BlockHeader;
   return { header, raw };
 }
 
-/** The block the EVM sees for a system call (as `applyMessage` builds it for a message). */
-function evmBlock(ctx: BlockContext) {
-  return {
-    header: {
-      number: ctx.number,
-      coinbase: new Address(ctx.coinbase),
-      timestamp: ctx.timestamp,
-      difficulty: ctx.difficulty,
-      prevRandao: ctx.prevRandao,
-      gasLimit: ctx.gasLimit,
-      baseFeePerGas: ctx.baseFee,
-      slotNumber: 0n,
-      getBlobGasPrice: () => ctx.blobBaseFee,
-    },
-  };
-}
-
 /** Runs a simulation on top of `base`; returns geth's answer (a JSON value). */
 export async function simulate(deps: SimulateDeps, base: BlockHeader, req: SimulateRequest, maxBlocks: number): Promise<unknown[]> {
   const { store, forks, evms } = deps;
   const planned = planChain(base, req.blocks, maxBlocks);
-  const trie = new MerklePatriciaTrie({ db: new TrieOverlay(deps.stateDb), root: base.stateRoot, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
+  const trie = overlayTrie(deps.stateDb, base.stateRoot);
   let budget = deps.gasBudget;
   // one deadline for the whole request, as geth's RPCEVMTimeout covers the whole simulation
   const deadline = evms.deadline();

@@ -1,13 +1,13 @@
 import type { Block } from '@ethereumjs/block';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { type BatchDBOp, bytesToHex, type DB, type EncodingOpts, ValueEncoding } from '@ethereumjs/util';
+import { bytesToHex, type DB } from '@ethereumjs/util';
 import { createVM, runBlock, type VM } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
+import { overlayTrie } from '../execution/trieOverlay.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
 import { attachRecorder } from './recorder.js';
 import { blockRewards, type Reward } from './rewards.js';
@@ -35,28 +35,16 @@ export interface BlockTraces {
 }
 
 /**
- * Writes of one replay, kept in memory and dropped with it; reads fall through to the shared
- * read-only trie database (keyed by hash, so shared entries never go stale).
+ * A VM on the state of `block`'s parent, its trie writes in a per-run overlay over `stateDb` (the
+ * serving node's read-only, LRU-cached trie database). Throws when the parent is unknown.
  */
-export class ReplayOverlay implements DB<string, string | Uint8Array> {
-  private readonly writes = new Map<string, Uint8Array | string>();
-  constructor(private readonly base: DB<string, string | Uint8Array>) {}
-  async get(key: string, opts?: EncodingOpts): Promise<string | Uint8Array | undefined> {
-    return this.writes.get(key) ?? (await this.base.get(key, opts));
-  }
-  async put(key: string, value: string | Uint8Array): Promise<void> {
-    this.writes.set(key, value);
-  }
-  async del(): Promise<void> {
-    // The archive never deletes trie nodes (they are keyed by hash and shared between blocks).
-  }
-  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
-    for (const op of ops) if (op.type === 'put') this.writes.set(op.key, op.value);
-  }
-  shallowCopy(): DB<string, string | Uint8Array> {
-    return this;
-  }
-  async open(): Promise<void> {}
+export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, string | Uint8Array>, block: Block, what: string): Promise<VM> {
+  const parent = await chain.store.headerByHash(block.header.parentHash);
+  if (!parent) throw new Error(`cannot ${what} block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
+  // A copy: runBlock sets the hardfork on the VM's Common, and replays run concurrently.
+  const common = chain.common.copy();
+  const stateManager = new MerkleStateManager({ common, trie: overlayTrie(stateDb, parent.stateRoot), caches: new Caches() });
+  return createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
 }
 
 /**
@@ -72,18 +60,7 @@ export async function replayBlock(
   observe?: (vm: VM) => void,
 ): Promise<TxCallTree[]> {
   if (block.transactions.length === 0) return [];
-  const parent = await chain.store.headerByHash(block.header.parentHash);
-  if (!parent) throw new Error(`cannot replay block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
-  // A copy: runBlock sets the hardfork on the VM's Common, and replays run concurrently.
-  const common = chain.common.copy();
-  const trie = new MerklePatriciaTrie({
-    db: new ReplayOverlay(stateDb),
-    root: parent.stateRoot,
-    useKeyHashing: true,
-    valueEncoding: ValueEncoding.Bytes,
-  });
-  const stateManager = new MerkleStateManager({ common, trie, caches: new Caches() });
-  const vm = await createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
+  const vm = await vmOnParent(chain, stateDb, block, 'replay');
   const recorder = attachRecorder(vm);
   observe?.(vm);
   await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });

@@ -1,21 +1,8 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { EVM, EVMResult } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import {
-  Account,
-  Address,
-  bigIntToBytes,
-  bigIntToUnpaddedBytes,
-  bytesToHex,
-  type DB,
-  eoaCode7702RecoverAuthority,
-  generateAddress,
-  ValueEncoding,
-} from '@ethereumjs/util';
-import { createVM, runBlock } from '@ethereumjs/vm';
-import { evmBlockchain } from '../../chain/blockHashes.js';
+import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, bytesToHex, type DB, eoaCode7702RecoverAuthority, generateAddress } from '@ethereumjs/util';
+import { runBlock } from '@ethereumjs/vm';
 import type { EthereumChain } from '../../chain/open.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from '../../execution/callArgs.js';
 import type { CallEngine } from '../../execution/callEngine.js';
@@ -23,7 +10,7 @@ import { CallError, type CallResult } from '../../execution/callResult.js';
 import { overriddenState } from '../../execution/stateOverrides.js';
 import type { PreparedCall } from '../../execution/transition.js';
 import type { StateReadCache } from '../../state/readCache.js';
-import { ReplayOverlay } from '../replay.js';
+import { vmOnParent } from '../replay.js';
 import { CallTracer, FourByteTracer } from './callTracer.js';
 import { TraceHarness } from './harness.js';
 import { PrestateTracer } from './prestateTracer.js';
@@ -94,15 +81,10 @@ export async function traceBlock(
   opts: DebugTraceOptions,
 ): Promise<BlockTraceOutput> {
   if (block.transactions.length === 0) return { results: [], bytes: 2 };
-  const parent = await chain.store.headerByHash(block.header.parentHash);
-  if (!parent) throw new Error(`cannot trace block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
-  const common = chain.common.copy();
-  const trie = new MerklePatriciaTrie({ db: new ReplayOverlay(stateDb), root: parent.stateRoot, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
-  const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
-  const vm = await createVM({ common, stateManager: sm, blockchain: evmBlockchain(chain.store) as never });
+  const vm = await vmOnParent(chain, stateDb, block, 'trace');
   const evm = vm.evm as EVM;
   const harness = new TraceHarness(evm, tracerOpcodes(opts.tracer));
-  const view = stateView(sm);
+  const view = stateView(vm.stateManager);
   const results: TxTraceResult[] = [];
   let index = -1;
   let logsBefore = 0;

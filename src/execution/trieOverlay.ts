@@ -1,0 +1,33 @@
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { type BatchDBOp, type DB, type EncodingOpts, ValueEncoding } from '@ethereumjs/util';
+
+/**
+ * A trie whose writes stay in memory and are dropped with it, over the archive's read-only trie
+ * database: the state of block replays (tracing) and of simulated blocks (eth_simulateV1).
+ * Reads fall through to `base`; nodes are keyed by hash, so shared entries never go stale.
+ */
+export class TrieOverlay implements DB<string, string | Uint8Array> {
+  private readonly writes = new Map<string, Uint8Array | string>();
+  constructor(private readonly base: DB<string, string | Uint8Array>) {}
+  async get(key: string, opts?: EncodingOpts): Promise<string | Uint8Array | undefined> {
+    return this.writes.get(key) ?? (await this.base.get(key, opts));
+  }
+  async put(key: string, value: string | Uint8Array): Promise<void> {
+    this.writes.set(key, value);
+  }
+  async del(): Promise<void> {
+    // The archive never deletes trie nodes (they are keyed by hash and shared between blocks).
+  }
+  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    for (const op of ops) if (op.type === 'put') this.writes.set(op.key, op.value);
+  }
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return this;
+  }
+  async open(): Promise<void> {}
+}
+
+/** The state trie at `root`, writable in memory over the archive's `stateDb`. */
+export function overlayTrie(stateDb: DB<string, string | Uint8Array>, root: Uint8Array): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({ db: new TrieOverlay(stateDb), root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
+}
