@@ -1,7 +1,8 @@
 import type { EVM } from '@ethereumjs/evm';
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, bytesToUnprefixedHex, concatBytes, eoaCode7702RecoverAuthority, generateAddress, hexToBytes } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToUnprefixedHex, concatBytes, generateAddress, hexToBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { recoverAuthority } from './authorizations.js';
 import type { AccessListEntry, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
 import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
@@ -183,19 +184,9 @@ export async function buildAccessList(evm: EVM, inputs: AccessListInputs): Promi
   if (BigInt(auths.length) > request.gas / CALL_NEW_ACCOUNT_GAS) throw new CallError('insufficient gas to process all authorizations');
   for (const auth of auths) {
     if ((auth.chainId !== 0n && auth.chainId !== inputs.chainId) || auth.nonce >= (1n << 64n) - 1n) continue;
-    try {
-      const authority = eoaCode7702RecoverAuthority([
-        bigIntToUnpaddedBytes(auth.chainId),
-        auth.address,
-        bigIntToUnpaddedBytes(auth.nonce),
-        bigIntToUnpaddedBytes(auth.yParity),
-        bigIntToUnpaddedBytes(auth.r),
-        bigIntToUnpaddedBytes(auth.s),
-      ]);
-      exclude.add(bytesToUnprefixedHex(authority.bytes));
-    } catch {
-      // geth: an authority that cannot be recovered is not excluded
-    }
+    // geth: an authority that cannot be recovered is not excluded
+    const authority = recoverAuthority(auth);
+    if (authority !== undefined) exclude.add(bytesToUnprefixedHex(authority.bytes));
   }
 
   const recorder = recorderOf(evm);

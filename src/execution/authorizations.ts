@@ -28,6 +28,22 @@ export function isDelegation(code: Uint8Array): boolean {
   return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
 }
 
+/** The account that signed an EIP-7702 authorization, or undefined when its signature does not recover. */
+export function recoverAuthority(auth: Authorization): Address | undefined {
+  try {
+    return eoaCode7702RecoverAuthority([
+      bigIntToUnpaddedBytes(auth.chainId),
+      auth.address,
+      bigIntToUnpaddedBytes(auth.nonce),
+      bigIntToUnpaddedBytes(auth.yParity),
+      bigIntToUnpaddedBytes(auth.r),
+      bigIntToUnpaddedBytes(auth.s),
+    ]);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Applies a message's authorizations to `sm`: invalid ones are skipped; each valid one warms its
  * authority, bumps its nonce and installs (or clears) its delegation. Returns the refund for
@@ -40,19 +56,8 @@ export async function applyAuthorizations(evm: EVM, sm: StateManagerInterface, c
     if (auth.chainId !== 0n && auth.chainId !== chainId) continue;
     if (auth.nonce >= (1n << 64n) - 1n) continue;
     if (auth.yParity > 1n || auth.r === 0n || auth.s === 0n || auth.r >= SECP256K1_ORDER || auth.s > SECP256K1_ORDER_DIV_2) continue;
-    let authority: Address;
-    try {
-      authority = eoaCode7702RecoverAuthority([
-        bigIntToUnpaddedBytes(auth.chainId),
-        auth.address,
-        bigIntToUnpaddedBytes(auth.nonce),
-        bigIntToUnpaddedBytes(auth.yParity),
-        bigIntToUnpaddedBytes(auth.r),
-        bigIntToUnpaddedBytes(auth.s),
-      ]);
-    } catch {
-      continue;
-    }
+    const authority = recoverAuthority(auth);
+    if (authority === undefined) continue;
     evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(authority.bytes));
     const existing = await sm.getAccount(authority);
     const code = existing ? await sm.getCode(authority) : new Uint8Array();

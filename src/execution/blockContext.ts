@@ -1,5 +1,6 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import { Address } from '@ethereumjs/util';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { ChainStore } from '../chain/store.js';
 import type { BlockOverrides } from './callArgs.js';
@@ -80,3 +81,20 @@ export function blockchainBelow(store: ChainStore, below: bigint): EVMMockBlockc
 }
 
 const lastWindow = new WeakMap<ChainStore, { below: bigint; chain: EVMMockBlockchainInterface }>();
+
+/** The block the EVM sees for a message or a system call run in `ctx` (`runCall`'s `block`). */
+export function evmBlock(ctx: BlockContext) {
+  return {
+    header: {
+      number: ctx.number,
+      coinbase: new Address(ctx.coinbase),
+      timestamp: ctx.timestamp,
+      difficulty: ctx.difficulty,
+      prevRandao: ctx.prevRandao,
+      gasLimit: ctx.gasLimit,
+      baseFeePerGas: ctx.baseFee,
+      slotNumber: 0n,
+      getBlobGasPrice: () => ctx.blobBaseFee,
+    },
+  };
+}

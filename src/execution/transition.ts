@@ -4,7 +4,7 @@ import { Account, Address, bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/
 import type { ChainStore } from '../chain/store.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { applyAuthorizations, isDelegation } from './authorizations.js';
-import { type BlockContext, blockchainBelow } from './blockContext.js';
+import { type BlockContext, blockchainBelow, evmBlock } from './blockContext.js';
 import type { AccountOverride } from './callArgs.js';
 import { type CallResult, checksum, MessageError } from './callResult.js';
 import { pointEvmAt, warmAddresses } from './ethereumjsInternals.js';
@@ -178,19 +178,7 @@ export async function applyMessage(
     if (isDelegation(code)) evm.journal.addAlwaysWarmAddress(bytesToUnprefixedHex(code.subarray(3, 23)));
   }
 
-  const block = {
-    header: {
-      number: ctx.number,
-      coinbase: new Address(ctx.coinbase),
-      timestamp: ctx.timestamp,
-      difficulty: ctx.difficulty,
-      prevRandao: ctx.prevRandao,
-      gasLimit: ctx.gasLimit,
-      baseFeePerGas: ctx.baseFee,
-      slotNumber: 0n,
-      getBlobGasPrice: () => ctx.blobBaseFee,
-    },
-  };
+  const block = evmBlock(ctx);
   const executionGas = gasLimit - intrinsic;
   const result: EVMResult = await evm.runCall({
     block: block as never,
