@@ -1,7 +1,7 @@
-import { bytesToData } from '../../codec/hex.js';
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { rawTransactionByHash } from '../eth/_shared/rawTransaction.js';
 
 /**
  * `debug_getRawTransaction(hash)`: a mined transaction's signed encoding (EIP-2718 for typed
@@ -11,10 +11,5 @@ import type { EthContext } from '../context.js';
 export const getRawTransaction = defineMethod({
   name: 'debug_getRawTransaction',
   params: [Hash],
-  handler: async (ctx: EthContext, [hash]) => {
-    const at = await ctx.chain.store.txLocation(hash);
-    if (!at) return null;
-    const block = await ctx.chain.store.blockByHash(at.blockHash);
-    return block ? bytesToData(block.transactions[at.index].serialize()) : null;
-  },
+  handler: (ctx: EthContext, [hash]) => rawTransactionByHash(ctx, hash),
 });
