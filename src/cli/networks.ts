@@ -1,5 +1,5 @@
 import { bytesToHex } from '@ethereumjs/util';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type EthereumChain, openChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
@@ -13,6 +13,7 @@ import { createEthContext, type EthContext, type EthContextConfig } from '../met
 import { createPendingRelay, type PendingSource } from '../methods/eth/subscriptions/pendingRelay.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
+import { connectRedis } from '../pipeline/limitStore.js';
 import type { MethodTable } from '../rpc/method.js';
 import type { NetworkHandle } from '../transport/networks.js';
 import { listenControl } from './control.js';
@@ -172,13 +173,7 @@ export async function openNetwork(
 
 /** The Redis connection of a network's filters: no offline queue, so a call fails at once while Redis is away. */
 function filterConnection(config: Config): Redis {
-  const redis = new Redis(config.server.redis!, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: config.redis.commandTimeoutMs,
-    connectTimeout: config.redis.connectTimeoutMs,
-    retryStrategy: (times) => Math.min(100 * times, config.redis.reconnectMaxMs),
-  });
+  const redis = connectRedis(config.server.redis!, config.redis);
   // Outages are logged once by the limiters' connection; filter calls answer -32000 meanwhile.
   redis.on('error', () => {});
   return redis;

@@ -55,17 +55,24 @@ export function shownRedisUrl(url: string): string {
   }
 }
 
-export function connectLimitStore(url: string, settings: LimitStoreSettings, log: LimitStoreLog): LimitStore {
-  const shown = shownRedisUrl(url);
-  const redis = new Redis(url, {
-    // A command while disconnected fails at once (the call is counted locally) instead of waiting.
+/**
+ * A Redis connection under the `redis.*` settings: a command while disconnected fails at once
+ * (the caller falls back or answers an error) instead of waiting in a queue; reconnection attempts
+ * 100 ms apart, growing to `reconnectMaxMs`. The limiters and the shared filters each use one.
+ */
+export function connectRedis(url: string, settings: LimitStoreSettings): Redis {
+  return new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: settings.commandTimeoutMs,
     connectTimeout: settings.connectTimeoutMs,
     retryStrategy: (times) => Math.min(100 * times, settings.reconnectMaxMs),
-    lazyConnect: false,
   });
+}
+
+export function connectLimitStore(url: string, settings: LimitStoreSettings, log: LimitStoreLog): LimitStore {
+  const shown = shownRedisUrl(url);
+  const redis = connectRedis(url, settings);
   // Reported state: down from a failed connection or command until Redis answers again.
   let down = false;
   let fallbacks = 0;

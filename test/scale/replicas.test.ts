@@ -193,12 +193,12 @@ async function cuttableProxy(target: URL): Promise<CuttableProxy> {
   };
 }
 
-/** eth_getFilterChanges calls a replica answered, from its /metrics. */
-async function pollCount(base: string): Promise<number> {
+/** Calls of `method` a replica answered, from its /metrics (every outcome). */
+async function answered(base: string, method: string): Promise<number> {
   const text = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
   return text
     .split('\n')
-    .filter((l) => l.startsWith('tracenode_requests_total{') && l.includes('method="eth_getFilterChanges"'))
+    .filter((l) => l.startsWith('tracenode_requests_total{') && l.includes(`method="${method}"`))
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 }
 
@@ -321,7 +321,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     const id = made.body.result as string;
     // geth's ids: 16 random bytes as a quantity (leading zeros dropped)
     expect(id).toMatch(/^0x[1-9a-f][0-9a-f]{0,31}$/);
-    const pollsBefore = await Promise.all(replicas.map((r) => pollCount(r.base)));
+    const pollsBefore = await Promise.all(replicas.map((r) => answered(r.base, 'eth_getFilterChanges')));
     const got: Array<{ topics: string[]; blockHash: string; transactionHash: string; removed: boolean }> = [];
     const sent: Array<{ hash: string; block: string }> = [];
     for (let i = 0; i < 20; i++) {
@@ -346,7 +346,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     );
     expect(got.map((l) => [BigInt(l.topics[1]), l.transactionHash, l.blockHash, l.removed])).toEqual(sent.map((s, i) => [BigInt(i), s.hash, s.block, false]));
     // The polls went to every replica, not to one.
-    const polls = (await Promise.all(replicas.map((r) => pollCount(r.base)))).map((n, i) => n - pollsBefore[i]);
+    const polls = (await Promise.all(replicas.map((r) => answered(r.base, 'eth_getFilterChanges')))).map((n, i) => n - pollsBefore[i]);
     expect(polls.every((n) => n > 0)).toBe(true);
 
     // A reorganisation, seen by every replica: branch A (two ticks) polled, then replaced by a
@@ -449,11 +449,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
 
   it('a replica cut from the upstream is taken out once it cannot tell its lag, and put back when it has caught up', async () => {
     const r2 = replicas[1];
-    const served = async () =>
-      (await rawHttp(`${r2.base}/metrics`, { method: 'GET' })).text
-        .split('\n')
-        .filter((l) => l.startsWith('tracenode_requests_total{') && l.includes('method="eth_chainId"'))
-        .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    const served = () => answered(r2.base, 'eth_chainId');
     link.cut();
     for (let i = 0; i < 4; i++) await anvil.mine();
     // Cut off, it cannot tell how far behind it is: after follow.health-max-silence-ms (3 s)
