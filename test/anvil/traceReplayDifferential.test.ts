@@ -5,6 +5,7 @@ import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util';
 import { expect, it } from 'vitest';
 import { rawCall, rawResult as rpc, usePeerPair } from '../helpers/anvilPeer.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
+import { type AccountDiff, stateDiffSteps } from '../helpers/stateDiffSteps.js';
 
 const describeWithAnvil = describeWithFoundry(['anvil'], 'anvil differential tests (ad-hoc traces)');
 
@@ -40,13 +41,6 @@ interface Replayed {
   trace: Trace[];
   vmTrace: unknown;
   transactionHash?: string;
-}
-type Delta = '=' | { '+': string } | { '-': string } | { '*': { from: string; to: string } };
-interface AccountDiff {
-  balance: Delta;
-  code: Delta;
-  nonce: Delta;
-  storage: Record<string, Delta>;
 }
 
 const isPrecompile = (a: string | undefined) => a !== undefined && /^0x0{38}(0[1-9a-f]|1[01])$/.test(a);
@@ -144,33 +138,15 @@ describeWithAnvil('ad-hoc traces vs anvil on an anvil-mined chain', () => {
       if (what === 'code') return (await rpc(ours, 'eth_getCode', [address, block])) as string;
       return (await rpc(ours, 'eth_getStorageAt', [address, slot, block])) as string;
     };
-    const EMPTY: Record<string, string> = { balance: '0x0', nonce: '0x0', code: '0x', storage: `0x${'0'.repeat(64)}` };
     let checked = 0;
     const kinds = new Set<string>();
     for (const { number } of blocksWithTxs()) {
       const entries = (await rpc(ours, 'trace_replayBlockTransactions', [hex(number), ['stateDiff']])) as Replayed[];
       // per account field (and storage slot): the known [before, after] of each transaction that changed it, in order
-      const steps = new Map<string, Array<[string, string]>>();
-      for (const { stateDiff } of entries) {
-        for (const [address, diff] of Object.entries(stateDiff!)) {
-          const fields: Array<[string, Delta]> = [
-            ['balance', diff.balance],
-            ['nonce', diff.nonce],
-            ['code', diff.code],
-            ...Object.entries(diff.storage).map(([slot, d]): [string, Delta] => [`storage ${slot}`, d]),
-          ];
-          for (const [field, delta] of fields) {
-            const key = `${address} ${field}`;
-            if (!steps.has(key)) steps.set(key, []);
-            if (delta === '=') continue;
-            const what = field.split(' ')[0]!;
-            kinds.add(`${what}${Object.keys(delta)[0]}`);
-            const step: [string, string] =
-              '+' in delta ? [EMPTY[what]!, delta['+']] : '-' in delta ? [delta['-'], EMPTY[what]!] : [delta['*'].from, delta['*'].to];
-            steps.get(key)!.push(step);
-          }
-        }
-      }
+      const steps = stateDiffSteps(
+        entries.map((e) => e.stateDiff),
+        kinds,
+      );
       for (const [key, list] of steps) {
         const [address, field, slot] = key.split(' ') as [string, string, string | undefined];
         const [pre, post] = [await read(field, address, slot, hex(number - 1)), await read(field, address, slot, hex(number))];

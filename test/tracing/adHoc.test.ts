@@ -5,6 +5,7 @@ import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
+import { type AccountDiff, stateDiffSteps } from '../helpers/stateDiffSteps.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { buildDemoChain } from './demoChain.js';
 
@@ -17,10 +18,9 @@ import { buildDemoChain } from './demoChain.js';
  * transaction by transaction, to the value at block n less what the block did after its
  * transactions (rewards from trace_block, withdrawals from the block).
  */
-type Delta = '=' | { '+': string } | { '-': string } | { '*': { from: string; to: string } };
 interface Replayed {
   output: string;
-  stateDiff: Record<string, { balance: Delta; code: Delta; nonce: Delta; storage: Record<string, Delta> }> | null;
+  stateDiff: Record<string, AccountDiff> | null;
   trace: unknown[];
   vmTrace: null;
   transactionHash?: string;
@@ -34,7 +34,6 @@ const call = async (ctx: EthContext, method: string, params: unknown[]) => ether
  * last transaction's.
  */
 const DRAINED_AFTER_TXS = new Set(['0x00000961ef480eb55e80d19ad83579a64c007002', '0x0000bbddc7ce488642fb579f8b00f3a590007251']);
-const EMPTY: Record<string, string> = { balance: '0x0', nonce: '0x0', code: '0x', storage: `0x${'0'.repeat(64)}` };
 
 /** Checks every block's diffs against the archive; returns the delta kinds met and the values checked. */
 async function checkChained(ctx: EthContext, chain: EthereumChain, head: number): Promise<{ kinds: Set<string>; checked: number }> {
@@ -53,25 +52,10 @@ async function checkChained(ctx: EthContext, chain: EthereumChain, head: number)
     }
     for (const w of block.withdrawals ?? []) credit(w.address.toString(), w.amount * 1_000_000_000n);
 
-    const steps = new Map<string, Array<[string, string]>>();
-    for (const { stateDiff } of entries) {
-      for (const [address, diff] of Object.entries(stateDiff!)) {
-        const fields: Array<[string, Delta]> = [
-          ['balance', diff.balance],
-          ['nonce', diff.nonce],
-          ['code', diff.code],
-          ...Object.entries(diff.storage).map(([slot, d]): [string, Delta] => [`storage ${slot}`, d]),
-        ];
-        for (const [field, delta] of fields) {
-          const key = `${address} ${field}`;
-          if (!steps.has(key)) steps.set(key, []);
-          if (delta === '=') continue;
-          const what = field.split(' ')[0]!;
-          kinds.add(`${what}${Object.keys(delta)[0]}`);
-          steps.get(key)!.push('+' in delta ? [EMPTY[what]!, delta['+']] : '-' in delta ? [delta['-'], EMPTY[what]!] : [delta['*'].from, delta['*'].to]);
-        }
-      }
-    }
+    const steps = stateDiffSteps(
+      entries.map((e) => e.stateDiff),
+      kinds,
+    );
     for (const [key, list] of steps) {
       const [address, field, slot] = key.split(' ') as [string, string, string | undefined];
       const read = async (at: number) => {
