@@ -115,8 +115,10 @@ async function load(key: string, method: string, perSecond: number, ms: number, 
   const pending: Promise<void>[] = [];
   const t0 = performance.now();
   for (let i = 0; ; i++) {
-    const due = t0 + (i * 1000) / perSecond;
-    if (due - t0 >= ms) break;
+    // The offset decides, not `due - t0`: (t0 + 9500) - t0 can come out as 9499.99…, one call too many.
+    const offset = (i * 1000) / perSecond;
+    if (offset >= ms) break;
+    const due = t0 + offset;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
     during?.(performance.now() - t0);
