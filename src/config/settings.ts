@@ -249,6 +249,11 @@ export const SETTINGS = {
       5000,
       'EVM jobs waiting for a worker; past it a call is answered -32005 (node busy) at once rather than waiting without bound: five full HTTP batches.',
     ),
+    evmJobsPerWorker: setting(
+      positiveInt.max(16),
+      2,
+      'Jobs a busy EVM worker is handed at once (the one it runs and its next ones): under load it finds its next job at hand rather than sleeping until the answer to its last one reaches the serving thread. 1: a job at a time.',
+    ),
     evmWatchdogGraceMs: setting(
       positiveInt,
       2000,

@@ -76,6 +76,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
     queueMax: settings.evmQueueMax,
     // A message's items may use all workers but one, so other clients always find one.
     perOwner: Math.max(1, size - 1),
+    jobsPerWorker: settings.evmJobsPerWorker,
     watchdogMs: settings.callTimeoutMs + settings.evmWatchdogGraceMs,
     startTimeoutMs: settings.evmWorkerStartTimeoutMs,
     stuckError: () => new CallTimeoutError(settings.callTimeoutMs),

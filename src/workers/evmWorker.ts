@@ -7,13 +7,14 @@ import { replayWithDiffs, traceCalls } from '../tracing/adHoc.js';
 import { replayBlock } from '../tracing/replay.js';
 import { runDebugJob } from './debugJobs.js';
 import { encodeError } from './errors.js';
+import { serveJobs } from './jobLoop.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
 import { setThreadNice } from './threads.js';
 
 /**
  * An EVM worker: opens the network's database itself (LevelDB shared between the threads of the
  * process), keeps its own chain store, state caches and pooled EVMs, and runs the jobs the pool
- * sends it one at a time: eth_call, eth_estimateGas (the whole search), block replays for
+ * sends it one at a time (`jobLoop.ts`): eth_call, eth_estimateGas (the whole search), block replays for
  * tracing and ad-hoc Parity tracing (traced call sequences, replays with state diffs). The deadline of a call starts when the job starts here.
  */
 
@@ -50,10 +51,4 @@ async function run(job: EvmJob): Promise<unknown> {
   return job.kind === 'call' ? engine.call(header, job.request, overrides) : engine.estimateGas(header, job.request, overrides);
 }
 
-parentPort!.postMessage({ ready: true });
-parentPort!.on('message', ({ id, job }: { id: number; job: EvmJob }) => {
-  run(job).then(
-    (value) => parentPort!.postMessage({ id, ok: true, value }),
-    (err: unknown) => parentPort!.postMessage({ id, ok: false, error: encodeError(err) }),
-  );
-});
+serveJobs(parentPort!, (job) => run(job as EvmJob), encodeError);

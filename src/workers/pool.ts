@@ -15,6 +15,12 @@ import { Worker } from 'node:worker_threads';
  *   A worker that crashes is replaced; its job fails with {@link WorkerCrashedError}; so does one
  *   not ready `startTimeoutMs` after it was started. Workers start on demand, up to `size`, or
  *   all at once with `warm()`.
+ * - With `jobsPerWorker` above 1, a busy worker is also handed its next jobs (up to that many in
+ *   all), which wait in the worker: under load a worker then finds its next job at hand instead of
+ *   sleeping until the pool's answer to its last one reaches it, and the pool's message to a
+ *   running thread needs no wake-up. Jobs go to idle workers first. A job waiting in a worker
+ *   whose caller goes away is withdrawn (`{ cancel: id }`) and never runs unless it had already
+ *   started; one waiting in a worker that is lost goes back to the head of the queue.
  * - `close` refuses new jobs, fails the queued ones, lets the running ones finish (each within its
  *   watchdog), then stops every worker.
  *
@@ -23,9 +29,11 @@ import { Worker } from 'node:worker_threads';
  * the libraries offer a task queue and timeouts but not the owner rule, and their task
  * cancellation terminates workers even for queued tasks.
  *
- * Messages: the worker posts `{ ready: true }` once it can take jobs; the pool posts `{ id, job }`
- * (it may do so before the worker is ready: the port keeps them); the worker answers
- * `{ id, ok: true, value }` or `{ id, ok: false, error }`, where `error` is decoded by `decodeError`.
+ * Messages (the worker's side is `jobLoop.ts`): the worker posts `{ ready: true }` once it can take
+ * jobs; the pool posts `{ id, job }` (it may do so before the worker is ready: the port keeps
+ * them) and `{ cancel: id }`; the worker runs jobs one at a time in order and answers each once,
+ * in order: `{ id, ok: true, value }`, `{ id, ok: false, error }` (decoded by `decodeError`) or
+ * `{ id, cancelled: true }`.
  */
 
 /** The queue is full: the node is busy. */
@@ -59,8 +67,10 @@ export interface PoolOptions {
   size: number;
   /** Jobs waiting at most. */
   queueMax: number;
-  /** Jobs one owner runs at once. */
+  /** Jobs one owner runs at once (jobs handed to workers, running or waiting there). */
   perOwner: number;
+  /** Jobs a worker holds at once: the one it runs and its next ones (default 1: none waiting). */
+  jobsPerWorker?: number;
   /** A job's worker is replaced when it has not answered this long after taking it. */
   watchdogMs: number;
   /** A worker not ready this long after it was started has failed to start. */
@@ -87,7 +97,10 @@ export interface PoolStats {
   /** Workers started (at most the pool's size). */
   workers: number;
   busy: number;
+  /** Jobs in the queue. */
   queued: number;
+  /** Jobs handed to busy workers, waiting in them (`jobsPerWorker`). */
+  waiting: number;
   /** Jobs since start by how they ended (a worker's answer, value or error, is `answered`). */
   jobs: { answered: number; busy: number; aborted: number; crashed: number; stuck: number };
 }
@@ -99,13 +112,16 @@ interface QueuedJob {
   watchdogMs: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** Withdrawn from its worker before it started (its caller went away): answered already. */
+  cancelled: boolean;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
 }
 
 interface PoolWorker {
   thread: Worker;
-  running: QueuedJob | undefined;
+  /** Jobs handed to it, in order: the first runs (once it is ready), the others wait in it. */
+  jobs: QueuedJob[];
   /** It said it can take jobs; until then its job's watchdog waits, the start timer runs. */
   ready: boolean;
   startTimer: NodeJS.Timeout | undefined;
@@ -116,7 +132,11 @@ interface PoolWorker {
   gone: boolean;
 }
 
-type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: unknown } | { ready: true; id?: undefined };
+type Reply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: unknown }
+  | { id: number; cancelled: true; ok?: undefined }
+  | { ready: true; id?: undefined };
 
 /** Workers that died before answering anything, in a row, before the pool stops starting them. */
 const MAX_FAILED_STARTS = 3;
@@ -135,8 +155,11 @@ export class WorkerPool<Job, Result> {
   private readonly idleWaiters: Array<() => void> = [];
   private readonly counts = { answered: 0, busy: 0, aborted: 0, crashed: 0, stuck: 0 };
 
+  private readonly jobsPerWorker: number;
+
   constructor(private readonly o: PoolOptions) {
     if (o.size < 1) throw new Error('a worker pool needs at least one worker');
+    this.jobsPerWorker = Math.max(1, o.jobsPerWorker ?? 1);
   }
 
   /** Runs `job` in a worker; see the class comment for what can fail and when. */
@@ -160,14 +183,22 @@ export class WorkerPool<Job, Result> {
         watchdogMs: opts.watchdogMs ?? this.o.watchdogMs,
         signal: opts.signal,
         onAbort: undefined,
+        cancelled: false,
         resolve: resolve as (value: unknown) => void,
         reject,
       };
       if (opts.signal) {
         queued.onAbort = () => {
           const at = this.queue.indexOf(queued);
-          if (at < 0) return; // already running: it finishes within its deadline
-          this.queue.splice(at, 1);
+          if (at >= 0) {
+            this.queue.splice(at, 1);
+          } else {
+            // Waiting in a worker (a running job has no listener: it finishes within its deadline).
+            const worker = this.workers.find((w) => w.jobs.indexOf(queued) > 0);
+            if (worker === undefined) return;
+            queued.cancelled = true;
+            worker.thread.postMessage({ cancel: queued.id });
+          }
           this.counts.aborted++;
           reject(new JobAbortedError('the client went away'));
         };
@@ -187,8 +218,9 @@ export class WorkerPool<Job, Result> {
   stats(): PoolStats {
     return {
       workers: this.workers.length,
-      busy: this.workers.filter((w) => w.running).length,
+      busy: this.workers.filter((w) => w.jobs.length > 0).length,
       queued: this.queue.length,
+      waiting: this.workers.reduce((n, w) => n + Math.max(0, w.jobs.length - 1), 0),
       jobs: { ...this.counts },
     };
   }
@@ -197,29 +229,48 @@ export class WorkerPool<Job, Result> {
   async close(): Promise<void> {
     this.closing = true;
     for (const queued of this.queue.splice(0)) this.settle(queued, new PoolClosedError('the node is shutting down'));
-    if (this.workers.some((w) => w.running)) await new Promise<void>((r) => this.idleWaiters.push(r));
+    if (this.workers.some((w) => w.jobs.length > 0)) await new Promise<void>((r) => this.idleWaiters.push(r));
     await Promise.all(this.workers.splice(0).map((w) => this.retire(w)));
   }
 
-  /** Gives queued jobs to free workers, starting workers up to `size`. */
+  /** Gives queued jobs to free workers, starting workers up to `size`, then to busy ones with room. */
   private pump(): void {
     while (this.queue.length > 0) {
       const at = this.queue.findIndex((q) => q.owner === undefined || (this.running.get(q.owner) ?? 0) < this.o.perOwner);
       if (at < 0) return;
-      const worker = this.workers.find((w) => !w.running) ?? (this.workers.length < this.o.size ? this.spawn() : undefined);
+      const worker = this.pick();
       if (worker === undefined) return;
       const [queued] = this.queue.splice(at, 1);
       this.start(worker, queued);
     }
   }
 
+  /** An idle worker, a new one, or the ready worker with the fewest jobs below `jobsPerWorker`. */
+  private pick(): PoolWorker | undefined {
+    const idle = this.workers.find((w) => w.jobs.length === 0);
+    if (idle !== undefined) return idle;
+    if (this.workers.length < this.o.size) return this.spawn();
+    let best: PoolWorker | undefined;
+    for (const w of this.workers) {
+      if (w.ready && w.jobs.length < this.jobsPerWorker && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
+    }
+    return best;
+  }
+
   private start(worker: PoolWorker, queued: QueuedJob): void {
-    if (queued.onAbort) queued.signal?.removeEventListener('abort', queued.onAbort);
-    worker.running = queued;
+    worker.jobs.push(queued);
     if (queued.owner) this.running.set(queued.owner, (this.running.get(queued.owner) ?? 0) + 1);
-    worker.thread.ref();
-    if (worker.ready) this.arm(worker, queued);
+    if (worker.jobs.length === 1) this.begin(worker);
     worker.thread.postMessage({ id: queued.id, job: queued.job });
+  }
+
+  /** The worker's first job runs now: it can no longer be withdrawn, and its watchdog starts. */
+  private begin(worker: PoolWorker): void {
+    const head = worker.jobs[0];
+    if (head.onAbort) head.signal?.removeEventListener('abort', head.onAbort);
+    head.onAbort = undefined;
+    worker.thread.ref();
+    if (worker.ready) this.arm(worker, head);
   }
 
   /** Starts the watchdog of the worker's job. */
@@ -230,7 +281,7 @@ export class WorkerPool<Job, Result> {
 
   private spawn(): PoolWorker {
     const thread = new Worker(this.o.script, { workerData: this.o.workerData, execArgv: this.o.execArgv });
-    const worker: PoolWorker = { thread, running: undefined, ready: false, startTimer: undefined, answers: 0, watchdog: undefined, gone: false };
+    const worker: PoolWorker = { thread, jobs: [], ready: false, startTimer: undefined, answers: 0, watchdog: undefined, gone: false };
     thread.unref();
     worker.startTimer = setTimeout(
       () => this.fail(worker, new WorkerCrashedError(`EVM worker not ready after ${this.o.startTimeoutMs} ms`), 'did not start in time'),
@@ -251,34 +302,41 @@ export class WorkerPool<Job, Result> {
       if (worker.gone) return;
       worker.ready = true;
       clearTimeout(worker.startTimer);
-      if (worker.running) this.arm(worker, worker.running);
+      if (worker.jobs.length > 0) this.arm(worker, worker.jobs[0]);
       return;
     }
-    const queued = worker.running;
+    const queued = worker.jobs[0];
     if (worker.gone || queued === undefined || queued.id !== reply.id) return;
     this.failedStarts = 0;
-    this.counts.answered++;
     worker.answers++;
     this.finish(worker);
-    if (reply.ok) queued.resolve(reply.value);
-    else queued.reject(this.o.decodeError(reply.error));
+    // A withdrawn job's caller was answered when it went away (and counted as aborted).
+    if (!queued.cancelled) {
+      this.counts.answered++;
+      if (reply.ok === true) queued.resolve(reply.value);
+      else if (reply.ok === false) queued.reject(this.o.decodeError(reply.error));
+    }
     this.pump();
   }
 
   /** The worker is lost (crash, exit, watchdog): its job fails with `err`, a new worker takes over on demand. */
   private fail(worker: PoolWorker, err: Error, reason: string, cause?: unknown): void {
     if (worker.gone) return;
-    const queued = worker.running;
-    this.finish(worker);
+    const queued = worker.jobs[0];
     worker.gone = true;
+    const waiting = worker.jobs.slice(1);
+    this.finish(worker);
+    for (const w of worker.jobs.splice(0)) this.release(w);
     this.workers.splice(this.workers.indexOf(worker), 1);
     void this.retire(worker);
     this.o.onWorkerFailure?.(reason, cause);
-    if (queued) {
+    if (queued && !queued.cancelled) {
       if (reason === STUCK) this.counts.stuck++;
       else this.counts.crashed++;
       queued.reject(err);
     }
+    // The jobs waiting in it never started: they go first in the queue, in their order.
+    this.queue.unshift(...waiting.filter((w) => !w.cancelled));
     if (worker.answers === 0 && reason !== STUCK && ++this.failedStarts >= MAX_FAILED_STARTS) {
       // A worker that cannot start (the database, a module) must not be restarted in a loop.
       const failed = new WorkerCrashedError(`EVM workers fail to start: ${err.message}`);
@@ -289,18 +347,28 @@ export class WorkerPool<Job, Result> {
     this.pump();
   }
 
+  /** The worker's first job is over (answered, or lost with the worker): the next one begins. */
   private finish(worker: PoolWorker): void {
-    const queued = worker.running;
     if (worker.watchdog) clearTimeout(worker.watchdog);
     worker.watchdog = undefined;
-    worker.running = undefined;
-    if (!worker.gone) worker.thread.unref();
-    if (queued?.owner) {
-      const n = (this.running.get(queued.owner) ?? 1) - 1;
-      if (n === 0) this.running.delete(queued.owner);
-      else this.running.set(queued.owner, n);
+    const queued = worker.jobs.shift();
+    if (queued !== undefined) this.release(queued);
+    if (worker.gone) {
+      // its waiting jobs are the caller's to requeue
+    } else if (worker.jobs.length > 0) {
+      this.begin(worker);
+    } else {
+      worker.thread.unref();
     }
-    if (this.closing && !this.workers.some((w) => w.running)) for (const wake of this.idleWaiters.splice(0)) wake();
+    if (this.closing && !this.workers.some((w) => !w.gone && w.jobs.length > 0)) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  /** A job handed to a worker is no longer its owner's. */
+  private release(queued: QueuedJob): void {
+    if (!queued.owner) return;
+    const n = (this.running.get(queued.owner) ?? 1) - 1;
+    if (n === 0) this.running.delete(queued.owner);
+    else this.running.set(queued.owner, n);
   }
 
   private settle(queued: QueuedJob, err: Error): void {

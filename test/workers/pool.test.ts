@@ -3,7 +3,7 @@ import { JobAbortedError, PoolBusyError, PoolClosedError, type PoolOptions, Work
 
 /**
  * The EVM workers' pool (src/workers/pool.ts) with a worker whose jobs sleep, spin, fail or exit
- * (test/helpers/poolWorker.mjs): the admission rules of issue 15 — bounded queue, dropped jobs
+ * (test/helpers/poolWorker.ts, on the EVM worker's job loop): the admission rules of issue 15 — bounded queue, dropped jobs
  * of gone clients, per-owner caps, watchdog and crash replacement, shutdown — each checked by
  * which jobs ran, in which order, and what each caller got.
  */
@@ -11,7 +11,8 @@ import { JobAbortedError, PoolBusyError, PoolClosedError, type PoolOptions, Work
 type Job = { kind: 'echo' | 'sleep' | 'spin' | 'exit' | 'fail'; tag: number; ms?: number };
 type Answer = { tag: number; threadId: number };
 
-const script = new URL('../helpers/poolWorker.mjs', import.meta.url);
+const script = new URL('../../src/workers/tsxBootstrap.mjs', import.meta.url);
+const entry = new URL('../helpers/poolWorker.ts', import.meta.url).href;
 const pools: WorkerPool<Job, Answer>[] = [];
 
 /** A pool over the test worker; `started()` lists the tags of the jobs workers took, in order. */
@@ -20,7 +21,7 @@ function makePool(opts: Partial<PoolOptions> & { failToStart?: boolean; neverRea
   const failures: string[] = [];
   const pool = new WorkerPool<Job, Answer>({
     script,
-    workerData: { log, failToStart: opts.failToStart ?? false, neverReady: opts.neverReady ?? false },
+    workerData: { entry, log, failToStart: opts.failToStart ?? false, neverReady: opts.neverReady ?? false },
     size: 2,
     queueMax: 100,
     perOwner: 2,
@@ -163,6 +164,53 @@ describe('EVM worker pool', () => {
     const { pool } = makePool({ size: 2 });
     pool.warm();
     expect(pool.stats()).toMatchObject({ workers: 2, busy: 0 });
+  });
+
+  it('jobsPerWorker 2: a busy worker is handed its next job, which runs after the first, in order; idle workers go first', async () => {
+    const { pool, started } = makePool({ size: 2, jobsPerWorker: 2 });
+    await Promise.all([pool.run({ kind: 'sleep', tag: 0, ms: 50 }), pool.run({ kind: 'sleep', tag: 0, ms: 50 })]); // both ready
+    const jobs = [1, 2, 3, 4, 5].map((tag) => pool.run({ kind: 'sleep', tag, ms: 200 }));
+    await new Promise((r) => setTimeout(r, 100));
+    // 1 and 2 run on the two threads (idle workers first); 3 and 4 wait in them; 5 in the queue.
+    expect(pool.stats()).toMatchObject({ workers: 2, busy: 2, queued: 1, waiting: 2 });
+    const answers = await Promise.all(jobs);
+    expect(answers.map((a) => a.tag)).toEqual([1, 2, 3, 4, 5]);
+    expect(new Set(answers.slice(0, 2).map((a) => a.threadId)).size).toBe(2);
+    // Each thread ran its second job after its first: 3 and 4 start after 1 and 2.
+    expect([...started().slice(2, 4)].sort()).toEqual([1, 2]);
+    expect([...started().slice(4, 6)].sort()).toEqual([3, 4]);
+    expect(pool.stats().jobs).toEqual({ answered: 7, busy: 0, aborted: 0, crashed: 0, stuck: 0 });
+  });
+
+  it('jobsPerWorker 2: a job waiting in a worker whose client went away is withdrawn and never runs', async () => {
+    const { pool, started } = makePool({ size: 1, jobsPerWorker: 2 });
+    const gone = new AbortController();
+    await pool.run({ kind: 'echo', tag: 0 }); // the worker is ready
+    const first = pool.run({ kind: 'sleep', tag: 1, ms: 300 });
+    const withdrawn = pool.run({ kind: 'echo', tag: 2 }, { signal: gone.signal });
+    const kept = pool.run({ kind: 'echo', tag: 3 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(pool.stats()).toMatchObject({ busy: 1, queued: 1, waiting: 1 }); // 2 waits in the worker, 3 in the queue
+    gone.abort();
+    await expect(withdrawn).rejects.toBeInstanceOf(JobAbortedError);
+    await expect(first).resolves.toMatchObject({ tag: 1 });
+    await expect(kept).resolves.toMatchObject({ tag: 3 });
+    expect(started()).toEqual([0, 1, 3]);
+    expect(pool.stats().jobs).toEqual({ answered: 3, busy: 0, aborted: 1, crashed: 0, stuck: 0 });
+  });
+
+  it('jobsPerWorker 2: the job waiting in a worker that dies goes back to the queue and runs on its replacement', async () => {
+    const { pool, started, failures } = makePool({ size: 1, jobsPerWorker: 2 });
+    await expect(pool.run({ kind: 'echo', tag: 1 })).resolves.toMatchObject({ tag: 1 }); // the worker is ready
+    const lost = pool.run({ kind: 'exit', tag: 2 });
+    const next = pool.run({ kind: 'echo', tag: 3 });
+    expect(pool.stats()).toMatchObject({ queued: 0, waiting: 1 }); // 3 was handed to the worker that exits
+    await expect(lost).rejects.toThrow('EVM worker exited (code 3)');
+    const answer = await next;
+    expect(answer.tag).toBe(3);
+    expect(started()).toEqual([1, 2, 3]);
+    expect(failures).toEqual(['exited with code 3']);
+    expect(pool.stats().jobs).toMatchObject({ answered: 2, crashed: 1 });
   });
 
   it('close: queued jobs are refused, the running one finishes, later jobs are refused, workers stop', async () => {
