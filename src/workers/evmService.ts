@@ -77,6 +77,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
     // A message's items may use all workers but one, so other clients always find one.
     perOwner: Math.max(1, size - 1),
     jobsPerWorker: settings.evmJobsPerWorker,
+    youngGenerationMb: settings.evmWorkerYoungGenerationMb,
     watchdogMs: settings.callTimeoutMs + settings.evmWatchdogGraceMs,
     startTimeoutMs: settings.evmWorkerStartTimeoutMs,
     stuckError: () => new CallTimeoutError(settings.callTimeoutMs),

@@ -71,6 +71,8 @@ export interface PoolOptions {
   perOwner: number;
   /** Jobs a worker holds at once: the one it runs and its next ones (default 1: none waiting). */
   jobsPerWorker?: number;
+  /** V8's young generation of each worker, MiB (default: V8's). */
+  youngGenerationMb?: number;
   /** A job's worker is replaced when it has not answered this long after taking it. */
   watchdogMs: number;
   /** A worker not ready this long after it was started has failed to start. */
@@ -280,7 +282,8 @@ export class WorkerPool<Job, Result> {
   }
 
   private spawn(): PoolWorker {
-    const thread = new Worker(this.o.script, { workerData: this.o.workerData, execArgv: this.o.execArgv });
+    const resourceLimits = this.o.youngGenerationMb === undefined ? undefined : { maxYoungGenerationSizeMb: this.o.youngGenerationMb };
+    const thread = new Worker(this.o.script, { workerData: this.o.workerData, execArgv: this.o.execArgv, resourceLimits });
     const worker: PoolWorker = { thread, jobs: [], ready: false, startTimer: undefined, answers: 0, watchdog: undefined, gone: false };
     thread.unref();
     worker.startTimer = setTimeout(
