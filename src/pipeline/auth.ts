@@ -42,6 +42,9 @@ export function authenticate(registry: KeyRegistry, credentials: Credentials): A
   return { ok: true, policy };
 }
 
+/** Each secret's bytes, and a buffer of its length the given password is copied into. */
+const secretBytes = new Map<string, { want: Buffer; padded: Buffer }>();
+
 /** HTTP Basic credentials whose password is the secret (the user name is ignored, as Infura does). */
 function secretMatches(authorization: string | undefined, secret: string): boolean {
   if (authorization === undefined || !/^basic /i.test(authorization)) return false;
@@ -49,9 +52,17 @@ function secretMatches(authorization: string | undefined, secret: string): boole
   const colon = decoded.indexOf(':');
   if (colon < 0) return false;
   const given = Buffer.from(decoded.slice(colon + 1));
-  const want = Buffer.from(secret);
+  let bytes = secretBytes.get(secret);
+  if (bytes === undefined) {
+    // Bounded by the keys ever configured; a reload with new secrets adds their entries.
+    if (secretBytes.size >= 4096) secretBytes.clear();
+    const want = Buffer.from(secret);
+    bytes = { want, padded: Buffer.alloc(want.length) };
+    secretBytes.set(secret, bytes);
+  }
+  const { want, padded } = bytes;
   // Compared over the secret's length whatever was given, so the time does not show the length.
-  const padded = Buffer.alloc(want.length);
+  padded.fill(0);
   given.copy(padded, 0, 0, Math.min(given.length, want.length));
   return timingSafeEqual(padded, want) && given.length === want.length;
 }

@@ -75,28 +75,28 @@ export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now,
     return day;
   };
 
-  const admit = async (): Promise<void> => {
-    if (quotaLimiter !== undefined) {
-      await consume(quotaLimiter, today(now()), (res) => {
-        const backoff = Math.ceil((dayEnds - now()) / 1000);
-        return new RateLimitedError(
-          'daily request count exceeded, request rate limited',
-          { see: LIMITS_DOC, current_daily: res.consumedPoints, allowed_daily: quota, backoff_seconds: backoff },
-          backoff,
-        );
-      });
-    }
-    if (rateLimiter !== undefined && rate !== undefined) {
-      await consume(rateLimiter, 'k', (res) => {
-        const backoff = Math.max(0.001, res.msBeforeNext / 1000);
-        const window = rate.burst / rate.perSecond;
-        return new RateLimitedError(
-          'project ID request rate exceeded',
-          { see: LIMITS_DOC, current_rps: round(res.consumedPoints / window), allowed_rps: rate.perSecond, backoff_seconds: round(backoff) },
-          Math.ceil(backoff),
-        );
-      });
-    }
+  const quotaRefusal = (res: RateLimiterRes): Error => {
+    const backoff = Math.ceil((dayEnds - now()) / 1000);
+    return new RateLimitedError(
+      'daily request count exceeded, request rate limited',
+      { see: LIMITS_DOC, current_daily: res.consumedPoints, allowed_daily: quota, backoff_seconds: backoff },
+      backoff,
+    );
+  };
+  const rateRefusal = (res: RateLimiterRes): Error => {
+    const backoff = Math.max(0.001, res.msBeforeNext / 1000);
+    const window = rate!.burst / rate!.perSecond;
+    return new RateLimitedError(
+      'project ID request rate exceeded',
+      { see: LIMITS_DOC, current_rps: round(res.consumedPoints / window), allowed_rps: rate!.perSecond, backoff_seconds: round(backoff) },
+      Math.ceil(backoff),
+    );
+  };
+  // The quota first, then the rate, as two promises chained (this runs for every call of a limited key).
+  const admit = (): Promise<void> => {
+    const counted = quotaLimiter === undefined ? undefined : consume(quotaLimiter, today(now()), quotaRefusal);
+    if (rateLimiter === undefined) return counted!;
+    return counted === undefined ? consume(rateLimiter, 'k', rateRefusal) : counted.then(() => consume(rateLimiter, 'k', rateRefusal));
   };
 
   return {
@@ -141,7 +141,20 @@ function limiter(store: LimitStore | undefined, opts: { keyPrefix: string; point
   return { local, shared: { limiter: shared, store } };
 }
 
-async function consume(l: Limiter, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
+function consume(l: Limiter, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
+  if (l.shared === undefined) {
+    return l.local.consume(key).then(
+      () => undefined,
+      (err: unknown) => {
+        throw err instanceof RateLimiterRes ? refusal(err) : err;
+      },
+    );
+  }
+  return consumeShared(l, key, refusal);
+}
+
+/** Counted in Redis, or in this process while Redis is away. */
+async function consumeShared(l: Limiter, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
   try {
     const shared = l.shared;
     if (shared?.store.usable()) {

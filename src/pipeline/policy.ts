@@ -17,9 +17,34 @@ import type { KeyPolicy } from './keys.js';
 export function sessionAllowed(policy: KeyPolicy, origin: string | undefined, userAgent: string | undefined): boolean {
   const allow = policy.allow;
   if (allow === undefined) return true;
-  if (allow.origins !== undefined && (origin === undefined || !allow.origins.some((entry) => originMatches(entry, origin)))) return false;
+  if (allow.origins !== undefined && !originAllowed(allow.origins, origin)) return false;
   if (allow.userAgents !== undefined && (userAgent === undefined || !allow.userAgents.some((entry) => userAgent.includes(entry)))) return false;
   return true;
+}
+
+/** Origins decided per allowlist (a keys-file reload brings new lists), at most this many each. */
+const ORIGIN_MEMO_ENTRIES = 256;
+const originMemo = new WeakMap<readonly string[], Map<string, boolean>>();
+
+/**
+ * Whether `origin` passes an Origin allowlist (absent: refused). Decided once per list and origin
+ * (a client sends the same Origin on every request; the memo is emptied when full), since the
+ * check is asked twice a request (the session, the CORS header).
+ */
+export function originAllowed(origins: readonly string[], origin: string | undefined): boolean {
+  if (origin === undefined) return false;
+  let memo = originMemo.get(origins);
+  if (memo === undefined) {
+    memo = new Map();
+    originMemo.set(origins, memo);
+  }
+  let allowed = memo.get(origin);
+  if (allowed === undefined) {
+    allowed = origins.some((entry) => originMatches(entry, origin));
+    if (memo.size >= ORIGIN_MEMO_ENTRIES) memo.clear();
+    memo.set(origin, allowed);
+  }
+  return allowed;
 }
 
 /** Whether `origin` (as a browser sends it: `scheme://host[:port]`) matches an allowlist entry. */

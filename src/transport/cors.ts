@@ -1,5 +1,5 @@
 import type { KeyPolicy } from '../pipeline/keys.js';
-import { originMatches } from '../pipeline/policy.js';
+import { originAllowed } from '../pipeline/policy.js';
 
 /**
  * CORS, so that browser dapps can call the node: every answer on the RPC routes carries
@@ -14,20 +14,22 @@ const ALLOWED_HEADERS = 'content-type, authorization';
 /** The methods of the RPC routes (POST for HTTP, GET for the WebSocket upgrade). */
 const ALLOWED_METHODS = 'POST, GET, OPTIONS';
 
-/** The CORS headers of an answer to `origin` for a key (undefined: unknown or no key yet). */
-export function corsHeaders(policy: KeyPolicy | undefined, origin: string | undefined): Record<string, string> {
+/** The answer to any Origin for a key without an Origin allowlist (shared: never modify it). */
+const ANY_ORIGIN: Readonly<Record<string, string>> = Object.freeze({ 'access-control-allow-origin': '*' });
+/** The answer to an Origin the key's allowlist refuses (shared: never modify it). */
+const NO_ORIGIN: Readonly<Record<string, string>> = Object.freeze({ vary: 'Origin' });
+
+/** The CORS headers of an answer to `origin` for a key (undefined: unknown or no key yet). Do not modify the result. */
+export function corsHeaders(policy: KeyPolicy | undefined, origin: string | undefined): Readonly<Record<string, string>> {
   const origins = policy?.allow?.origins;
-  if (origins === undefined) return { 'access-control-allow-origin': '*' };
-  if (origin !== undefined && origins.some((entry) => originMatches(entry, origin))) {
-    return { 'access-control-allow-origin': origin, vary: 'Origin' };
-  }
-  return { vary: 'Origin' };
+  if (origins === undefined) return ANY_ORIGIN;
+  return originAllowed(origins, origin) ? { 'access-control-allow-origin': origin!, vary: 'Origin' } : NO_ORIGIN;
 }
 
 /** Whether a preflight from `origin` may proceed for this key. */
 export function preflightAllowed(policy: KeyPolicy, origin: string | undefined): boolean {
   const origins = policy.allow?.origins;
-  return origins === undefined || (origin !== undefined && origins.some((entry) => originMatches(entry, origin)));
+  return origins === undefined || originAllowed(origins, origin);
 }
 
 /** The headers of a successful preflight answer. */

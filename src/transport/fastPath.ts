@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AuthResult } from '../pipeline/auth.js';
 import { ClientGone } from '../pipeline/clientGone.js';
 import type { Pipeline, PipelineReply } from '../pipeline/pipeline.js';
@@ -33,8 +33,8 @@ export interface FastPathOptions {
   log(): DispatchLogger;
   /** True once shutdown has begun: answers then end their keep-alive connection. */
   isClosing(): boolean;
-  /** Counts requests in progress, so shutdown can wait for them. */
-  track(res: ServerResponse): void;
+  /** Counts requests in progress, so shutdown can wait for them; `onClose` runs when `res` closes. */
+  track(res: ServerResponse, onClose?: () => void): void;
   /** Writes the access line of a request refused before the pipeline (its status). */
   logRefused(status: number): void;
 }
@@ -54,19 +54,23 @@ export function createFastPath(o: FastPathOptions): (req: IncomingMessage, res: 
     const length = Number(headers['content-length']);
     if (!(length >= 0 && length <= o.maxBodyBytes) || headers['transfer-encoding'] !== undefined || headers.expect !== undefined) return false;
 
-    o.track(res);
+    // One listener for both: the request is over, and if no answer was sent the client went away.
+    const gone = new ClientGone();
+    o.track(res, () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const auth = o.pipeline.authenticate({ key, authorization: headers.authorization });
     if (auth instanceof Promise)
       auth.then(
-        (a) => serve(o, req, res, a, length),
+        (a) => serve(o, req, res, a, length, gone),
         () => sendInternalError(res),
       );
-    else serve(o, req, res, auth, length);
+    else serve(o, req, res, auth, length, gone);
     return true;
   };
 }
 
-function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, auth: AuthResult, length: number): void {
+function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, auth: AuthResult, length: number, gone: ClientGone): void {
   const headers = req.headers;
   const origin = headers.origin;
   if (!auth.ok) {
@@ -75,10 +79,6 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, au
     o.logRefused(auth.error.httpStatus);
     return;
   }
-  const gone = new ClientGone();
-  res.once('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
   const session = o.pipeline.session({
     policy: auth.policy,
     target: o.selectNetwork(headers.host),
@@ -115,22 +115,24 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, au
   });
 }
 
-/** Writes the pipeline's answer. */
-export function send(res: ServerResponse, reply: PipelineReply, cors: Record<string, string>, closing: boolean): void {
+/**
+ * Writes the pipeline's answer. The headers go to `writeHead` as one flat list of names and
+ * values, which Node writes as given, without building the response's header object first.
+ */
+export function send(res: ServerResponse, reply: PipelineReply, cors: Readonly<Record<string, string>>, closing: boolean): void {
   if (res.destroyed || res.writableEnded) return;
   const out = reply.body;
-  const headers: Record<string, string | number> =
-    out === undefined
-      ? { 'content-length': 0, ...cors }
-      : { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(out), ...cors };
-  if (reply.retryAfter !== undefined) headers['retry-after'] = Math.max(1, Math.ceil(reply.retryAfter));
-  if (closing) headers.connection = 'close';
-  res.writeHead(reply.status, headers);
+  const headers: Array<string | number> =
+    out === undefined ? ['content-length', 0] : ['content-type', 'application/json; charset=utf-8', 'content-length', Buffer.byteLength(out)];
+  for (const name in cors) headers.push(name, cors[name]);
+  if (reply.retryAfter !== undefined) headers.push('retry-after', Math.max(1, Math.ceil(reply.retryAfter)));
+  if (closing) headers.push('connection', 'close');
+  res.writeHead(reply.status, headers as unknown as OutgoingHttpHeaders);
   res.end(out);
 }
 
 /** Writes a transport-level error (auth) with its HTTP status and a JSON-RPC error body. */
-export function sendError(res: ServerResponse, error: RpcError, cors: Record<string, string>, closing: boolean): void {
+export function sendError(res: ServerResponse, error: RpcError, cors: Readonly<Record<string, string>>, closing: boolean): void {
   const body = `{"jsonrpc":"2.0","id":null,"error":${JSON.stringify(error.toJSON())}}`;
   send(res, { status: error.httpStatus, body }, cors, closing);
 }

@@ -119,11 +119,12 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   // Requests in progress (HTTP requests, WebSocket messages), so that shutdown can wait for them.
   let inProgress = 0;
   let lastDone = performance.now();
-  const track = (res: ServerResponse) => {
+  const track = (res: ServerResponse, onClose?: () => void) => {
     inProgress++;
     res.once('close', () => {
       inProgress--;
       lastDone = performance.now();
+      onClose?.();
     });
   };
   let closing = false;
