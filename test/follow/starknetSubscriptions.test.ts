@@ -177,6 +177,13 @@ describe('Starknet subscriptions', () => {
       () => of(ws.notes, events).length,
       (n) => n === matching(chain.slice(3)).length + 1 + matching([replaced]).length,
     );
+    // The second client's notifications travel on their own socket: wait for them too (a busy
+    // machine delivered 719 of its 802 when only the first client's were awaited).
+    await untilServed(
+      'replacement, second client',
+      () => [of(late.notes, fromOne).length, of(late.notes, lateEvents).length],
+      ([h, e]) => h === chain.length - 1 + 2 && e === matching(chain.slice(2)).length + 1 + matching([replaced]).length,
+    );
 
     const reorg = {
       method: 'starknet_subscriptionReorg',
