@@ -20,4 +20,21 @@ describe('ClientGone', () => {
     expect(gone.aborted).toBe(true);
     expect(gone.signal.aborted).toBe(true);
   });
+
+  it('listeners on the object itself fire once when the client goes, without making a signal; a removed one does not', () => {
+    const gone = new ClientGone();
+    const fired: string[] = [];
+    const a = () => fired.push('a');
+    const b = () => fired.push('b');
+    gone.addEventListener('abort', a);
+    gone.addEventListener('abort', b);
+    gone.removeEventListener('abort', b);
+    gone.abort();
+    gone.abort();
+    expect(fired).toEqual(['a']);
+    expect((gone as unknown as { controller?: AbortController }).controller).toBeUndefined();
+    // Added after the client went: never fires (as EventTarget).
+    gone.addEventListener('abort', b);
+    expect(fired).toEqual(['a']);
+  });
 });

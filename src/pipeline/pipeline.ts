@@ -192,6 +192,10 @@ class MessageRun implements CallScope, RequestContext {
     return this.session.gone.signal;
   }
 
+  get gone(): ClientGone {
+    return this.session.gone;
+  }
+
   /** The head as this message sees it: read on first use, then shared by its calls. */
   head(): Promise<unknown> {
     this.headRead ??= this.session.target.head?.() ?? Promise.resolve(undefined);

@@ -46,7 +46,16 @@ export interface NotificationChannel {
 export interface RequestContext {
   readonly session: SessionInfo;
   readonly signal: AbortSignal;
+  /** The same event as `signal`, without an AbortController: what the EVM workers' queue listens to. */
+  readonly gone: ClientSignal;
   head(): Promise<unknown>;
+}
+
+/** The client going away, with an AbortSignal's `aborted` and listeners (an AbortSignal fits). */
+export interface ClientSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 /**

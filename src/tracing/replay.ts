@@ -82,7 +82,12 @@ export function estimateTraceBytes(txs: readonly TxCallTree[]): number {
 
 /** Who asks for a replay: the request's abort signal and identity (the EVM workers' admission). */
 export interface ReplayRequest {
-  signal?: AbortSignal;
+  /** An AbortSignal, or the request pipeline's lighter signal of the same shape. */
+  signal?: {
+    readonly aborted: boolean;
+    addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+    removeEventListener(type: 'abort', listener: () => void): void;
+  };
   owner?: object;
 }
 
@@ -124,7 +129,7 @@ export function createTraceService(chain: EthereumChain, opts: TraceServiceOptio
   // reordering on each hit that the request path's two-generation LruCache avoids costs nothing here.
   const cache = new LRUCache<string, { traces: BlockTraces; bytes: number }>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
   // Replays under way by block hash, with the abort signal of the request that started each.
-  const inFlight = new Map<string, { promise: Promise<BlockTraces>; signal: AbortSignal | undefined }>();
+  const inFlight = new Map<string, { promise: Promise<BlockTraces>; signal: ReplayRequest['signal'] }>();
 
   const remember = (key: string, traces: BlockTraces): void => {
     const bytes = estimateTraceBytes(traces.txs) + FRAME_OVERHEAD_BYTES * (traces.rewards.length + 1);

@@ -85,9 +85,19 @@ export interface PoolOptions {
   onWorkerFailure?: (reason: string, err?: unknown) => void;
 }
 
+/**
+ * What the pool needs of a caller's abort signal: an AbortSignal fits, and so does the request
+ * pipeline's lighter one (no AbortController per request).
+ */
+export interface JobSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface JobOptions {
   /** Aborts while queued: the job is dropped. */
-  signal?: AbortSignal;
+  signal?: JobSignal;
   /** Whose job it is (the per-owner cap); jobs without an owner only share the queue. */
   owner?: object;
   /** This job's watchdog instead of the pool's `watchdogMs` (a job kind with a longer deadline). */
@@ -112,7 +122,7 @@ interface QueuedJob {
   job: unknown;
   owner: object | undefined;
   watchdogMs: number;
-  signal: AbortSignal | undefined;
+  signal: JobSignal | undefined;
   onAbort: (() => void) | undefined;
   /** Withdrawn from its worker before it started (its caller went away): answered already. */
   cancelled: boolean;
