@@ -31,7 +31,8 @@ export class ClientGone implements ClientSignal {
   /** Runs `listener` once when the client goes away (as an AbortSignal's listener, without one). */
   addEventListener(_type: 'abort', listener: () => void): void {
     if (this.gone) return; // as EventTarget: an event already fired is not fired again
-    (this.listeners ??= []).push(listener);
+    if (this.listeners === undefined) this.listeners = [];
+    this.listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
