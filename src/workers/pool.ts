@@ -335,11 +335,11 @@ export class WorkerPool<Job, Result> {
   /** The worker is lost (crash, exit, watchdog): its job fails with `err`, a new worker takes over on demand. */
   private fail(worker: PoolWorker, err: Error, reason: string, cause?: unknown): void {
     if (worker.gone) return;
-    const queued = worker.jobs[0];
+    const [queued, ...waiting] = worker.jobs;
     worker.gone = true;
-    const waiting = worker.jobs.slice(1);
-    this.finish(worker);
-    for (const w of worker.jobs.splice(0)) this.release(w);
+    this.finish(worker); // the running job
+    for (const w of waiting) this.release(w);
+    worker.jobs = [];
     this.workers.splice(this.workers.indexOf(worker), 1);
     void this.retire(worker);
     this.o.onWorkerFailure?.(reason, cause);
@@ -348,8 +348,11 @@ export class WorkerPool<Job, Result> {
       else this.counts.crashed++;
       queued.reject(err);
     }
-    // The jobs waiting in it never started: they go first in the queue, in their order.
-    this.queue.unshift(...waiting.filter((w) => !w.cancelled));
+    // The jobs waiting in it never started: they go first in the queue, in their order (while
+    // closing, they are refused as the queue's were: no new worker is started then).
+    const requeued = waiting.filter((w) => !w.cancelled);
+    if (this.closing) for (const w of requeued) this.settle(w, new PoolClosedError('the node is shutting down'));
+    else this.queue.unshift(...requeued);
     if (worker.answers === 0 && reason !== STUCK && ++this.failedStarts >= MAX_FAILED_STARTS) {
       // A worker that cannot start (the database, a module) must not be restarted in a loop.
       const failed = new WorkerCrashedError(`EVM workers fail to start: ${err.message}`);
@@ -360,18 +363,15 @@ export class WorkerPool<Job, Result> {
     this.pump();
   }
 
-  /** The worker's first job is over (answered, or lost with the worker): the next one begins. */
+  /** The worker's first job is over (answered, or lost with the worker): the next one begins, unless the worker is lost. */
   private finish(worker: PoolWorker): void {
     if (worker.watchdog) clearTimeout(worker.watchdog);
     worker.watchdog = undefined;
     const queued = worker.jobs.shift();
     if (queued !== undefined) this.release(queued);
-    if (worker.gone) {
-      // its waiting jobs are the caller's to requeue
-    } else if (worker.jobs.length > 0) {
-      this.begin(worker);
-    } else {
-      worker.thread.unref();
+    if (!worker.gone) {
+      if (worker.jobs.length > 0) this.begin(worker);
+      else worker.thread.unref();
     }
     if (this.closing && !this.workers.some((w) => !w.gone && w.jobs.length > 0)) for (const wake of this.idleWaiters.splice(0)) wake();
   }

@@ -3,10 +3,10 @@
 // or crash. Started through src/workers/tsxBootstrap.mjs (workerData.entry names this file).
 // workerData: { log: SharedArrayBuffer } — each job's tag is appended there when it starts, so
 // the test sees which jobs ran and in what order, whatever thread ran them.
-import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { parentPort, resourceLimits, threadId, workerData } from 'node:worker_threads';
 import { serveJobs } from '../../src/workers/jobLoop.js';
 
-type Job = { kind: 'echo' | 'sleep' | 'spin' | 'exit' | 'fail'; tag: number; ms?: number };
+type Job = { kind: 'echo' | 'sleep' | 'busy' | 'spin' | 'exit' | 'exitAfter' | 'fail' | 'limits'; tag: number; ms?: number };
 
 const data = workerData as { log: SharedArrayBuffer; failToStart: boolean; neverReady: boolean };
 const log = new Int32Array(data.log);
@@ -29,6 +29,18 @@ async function run(job: Job): Promise<unknown> {
     case 'sleep':
       await new Promise((r) => setTimeout(r, job.ms));
       return { tag: job.tag, threadId };
+    case 'busy': {
+      // Holds the thread for `ms` without yielding: no message is read meanwhile.
+      const until = performance.now() + (job.ms ?? 0);
+      while (performance.now() < until);
+      return { tag: job.tag, threadId };
+    }
+    case 'limits':
+      return { tag: job.tag, threadId, youngGenerationMb: resourceLimits.maxYoungGenerationSizeMb };
+    case 'exitAfter':
+      await new Promise((r) => setTimeout(r, job.ms));
+      process.exit(3);
+      break;
     case 'spin':
       for (;;); // never answers: the watchdog must replace this worker
     case 'exit':

@@ -8,8 +8,8 @@ import { JobAbortedError, PoolBusyError, PoolClosedError, type PoolOptions, Work
  * which jobs ran, in which order, and what each caller got.
  */
 
-type Job = { kind: 'echo' | 'sleep' | 'spin' | 'exit' | 'fail'; tag: number; ms?: number };
-type Answer = { tag: number; threadId: number };
+type Job = { kind: 'echo' | 'sleep' | 'busy' | 'spin' | 'exit' | 'exitAfter' | 'fail' | 'limits'; tag: number; ms?: number };
+type Answer = { tag: number; threadId: number; youngGenerationMb?: number };
 
 const script = new URL('../../src/workers/tsxBootstrap.mjs', import.meta.url);
 const entry = new URL('../helpers/poolWorker.ts', import.meta.url).href;
@@ -197,6 +197,41 @@ describe('EVM worker pool', () => {
     await expect(kept).resolves.toMatchObject({ tag: 3 });
     expect(started()).toEqual([0, 1, 3]);
     expect(pool.stats().jobs).toEqual({ answered: 3, busy: 0, aborted: 1, crashed: 0, stuck: 0 });
+  });
+
+  it('jobsPerWorker 2: a withdrawal reaches a worker whose job never yields, before its next job starts', async () => {
+    const { pool, started } = makePool({ size: 1, jobsPerWorker: 2 });
+    const gone = new AbortController();
+    await pool.run({ kind: 'echo', tag: 0 }); // the worker is ready
+    // 1 holds the thread for 400 ms without reading a message; 2 waits in the worker.
+    const first = pool.run({ kind: 'busy', tag: 1, ms: 400 });
+    const withdrawn = pool.run({ kind: 'echo', tag: 2 }, { signal: gone.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(pool.stats()).toMatchObject({ busy: 1, waiting: 1 });
+    gone.abort();
+    await expect(withdrawn).rejects.toBeInstanceOf(JobAbortedError);
+    await expect(first).resolves.toMatchObject({ tag: 1 });
+    await expect(pool.run({ kind: 'echo', tag: 3 })).resolves.toMatchObject({ tag: 3 });
+    expect(started()).toEqual([0, 1, 3]);
+  });
+
+  it('jobsPerWorker 2: a worker lost while closing refuses the job waiting in it; no new worker starts', async () => {
+    const { pool, started } = makePool({ size: 1, jobsPerWorker: 2 });
+    await pool.run({ kind: 'echo', tag: 0 }); // the worker is ready
+    const lost = pool.run({ kind: 'exitAfter', tag: 1, ms: 300 });
+    const waiting = pool.run({ kind: 'echo', tag: 2 });
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = pool.close();
+    await expect(lost).rejects.toBeInstanceOf(WorkerCrashedError);
+    await expect(waiting).rejects.toBeInstanceOf(PoolClosedError);
+    await closed;
+    expect(started()).toEqual([0, 1]);
+    expect(pool.stats()).toMatchObject({ workers: 0, busy: 0, queued: 0, waiting: 0 });
+  });
+
+  it('youngGenerationMb sets each worker’s V8 young generation', async () => {
+    const { pool } = makePool({ size: 1, youngGenerationMb: 64 });
+    await expect(pool.run({ kind: 'limits', tag: 1 })).resolves.toMatchObject({ youngGenerationMb: 64 });
   });
 
   it('jobsPerWorker 2: the job waiting in a worker that dies goes back to the queue and runs on its replacement', async () => {
