@@ -36,29 +36,27 @@ export function authenticate(registry: KeyRegistry, credentials: Credentials): A
   const policy = registry.lookup(key);
   if (policy === undefined) return { ok: false, error: UNKNOWN_KEY() };
   if (policy.secret !== undefined) {
-    return secretMatches(credentials.authorization, policy.secret) ? { ok: true, policy } : { ok: false, error: BAD_SECRET() };
+    return secretMatches(credentials.authorization, policy) ? { ok: true, policy } : { ok: false, error: BAD_SECRET() };
   }
   if (policy.jwt !== undefined) return verifyJwt(policy, credentials.authorization);
   return { ok: true, policy };
 }
 
-/** Each secret's bytes, and a buffer of its length the given password is copied into. */
-const secretBytes = new Map<string, { want: Buffer; padded: Buffer }>();
+/** Each key's secret as bytes, and a buffer of its length the given password is copied into (a reload brings new policies). */
+const secretBytes = new WeakMap<KeyPolicy, { want: Buffer; padded: Buffer }>();
 
-/** HTTP Basic credentials whose password is the secret (the user name is ignored, as Infura does). */
-function secretMatches(authorization: string | undefined, secret: string): boolean {
+/** HTTP Basic credentials whose password is the key's secret (the user name is ignored, as Infura does). */
+function secretMatches(authorization: string | undefined, policy: KeyPolicy): boolean {
   if (authorization === undefined || !/^basic /i.test(authorization)) return false;
   const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return false;
   const given = Buffer.from(decoded.slice(colon + 1));
-  let bytes = secretBytes.get(secret);
+  let bytes = secretBytes.get(policy);
   if (bytes === undefined) {
-    // Bounded by the keys ever configured; a reload with new secrets adds their entries.
-    if (secretBytes.size >= 4096) secretBytes.clear();
-    const want = Buffer.from(secret);
+    const want = Buffer.from(policy.secret!);
     bytes = { want, padded: Buffer.alloc(want.length) };
-    secretBytes.set(secret, bytes);
+    secretBytes.set(policy, bytes);
   }
   const { want, padded } = bytes;
   // Compared over the secret's length whatever was given, so the time does not show the length.
