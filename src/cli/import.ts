@@ -36,8 +36,12 @@ export async function runImport(argv: string[]): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const result = await importBlocks(chain, files, config.import, { progress: process.stderr, signal: abort.signal });
+    const warn = (obj: object, msg: string) => process.stderr.write(`import: ${msg} ${JSON.stringify(obj)}\n`);
+    const result = await importBlocks(chain, files, config.import, { progress: process.stderr, signal: abort.signal, warn });
     process.stdout.write(`import: head is block ${result.head.number} ${result.head.hash}\n`);
+    const deviations = Object.entries(result.headerDeviations);
+    if (deviations.length > 0)
+      process.stdout.write(`import: header rules broken (lenient checks): ${deviations.map(([rule, n]) => `${rule} ${n}`).join(', ')}\n`);
     return abort.signal.aborted ? 130 : 0;
   } finally {
     process.off('SIGINT', stop);

@@ -56,6 +56,7 @@ export async function createEthereumNetwork(
     head: () => chain.store.head(),
     evmStats: () => context.evm.stats(),
     subscriptionStats: () => ({ subscriptions: context.events.subscriptions.size, filters: context.events.filters.size }),
+    headerDeviations: () => opts.follower?.status().headerDeviations ?? {},
     cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
   };
 }

@@ -366,6 +366,12 @@ export const SETTINGS = {
       50_000,
       "Trie nodes the importer's state trie keeps between blocks (a few hundred bytes each): recent accounts and slots skip LevelDB.",
     ),
+    headerChecks: setting(
+      z.enum(['auto', 'strict', 'lenient']),
+      'auto',
+      "Header rules of imported and followed blocks: `strict` refuses a block whose timestamp, difficulty, gas limit step, base fee or excess blob gas breaks geth's rules; `lenient` executes it with its own header values (development nodes break them by design) and logs the deviation; `auto` is strict on public chain ids (1, 11155111, 17000, 560048) and lenient elsewhere. State root, receipts, bloom and gas used are verified in every mode.",
+      'MODE',
+    ),
   },
 } as const;
 

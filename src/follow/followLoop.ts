@@ -27,6 +27,8 @@ export interface FollowStatus {
   /** Date.now() when the last round with the upstream ended well (or following started). */
   lastContactAt: number;
   error?: string;
+  /** Header rules followed blocks broke under lenient header checks, by rule (counts since start). */
+  headerDeviations?: Partial<Record<string, number>>;
 }
 
 export interface FollowerLog {

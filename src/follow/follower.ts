@@ -3,6 +3,7 @@ import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { BlockImporter, type ExecutedBlock } from '../import/blockImporter.js';
+import { HeaderDeviationReport } from '../import/headerDeviations.js';
 import { createProgress } from '../import/progress.js';
 import { blockFromRpc } from './blockFromRpc.js';
 import { FollowLoop, type FollowLoopOptions, FollowStoppedError } from './followLoop.js';
@@ -38,6 +39,7 @@ export interface FollowerOptions extends FollowLoopOptions {
 
 export class Follower extends FollowLoop {
   private readonly importer: BlockImporter;
+  private readonly deviations: HeaderDeviationReport;
   private rawBlocks: boolean | undefined;
 
   constructor(
@@ -47,6 +49,17 @@ export class Follower extends FollowLoop {
   ) {
     super(upstream, o);
     this.importer = new BlockImporter(chain, o.importSettings);
+    this.deviations = new HeaderDeviationReport((obj, msg) => o.log.warn({ upstream: upstream.shownUrl, ...obj }, msg));
+  }
+
+  /** Executes a block of the upstream on its stored parent; counts and reports the header rules it broke. */
+  private async execute(block: Block): Promise<ExecutedBlock> {
+    const executed = await this.importer.execute(block);
+    if (executed.deviations.length > 0) {
+      this.deviations.record(block, executed.deviations);
+      this.status_.headerDeviations = this.deviations.snapshot();
+    }
+    return executed;
   }
 
   protected subscribeNewHeads(wake: () => void): void {
@@ -68,6 +81,12 @@ export class Follower extends FollowLoop {
     if (!ours || bytesToHex(ours) !== theirs.toLowerCase()) {
       throw new FollowStoppedError(`the upstream's genesis is ${theirs}, this datadir's is ${ours ? bytesToHex(ours) : 'missing'}`);
     }
+    this.o.log.info(
+      { upstream: this.upstream.shownUrl, chainId: Number(chainId), headerChecks: this.importer.headerChecks },
+      this.importer.headerChecks === 'strict'
+        ? 'header checks: strict (every header rule enforced)'
+        : 'header checks: lenient (timestamp, difficulty, gas limit step, base fee and excess blob gas as each block says; execution verified)',
+    );
   }
 
   /** Brings the chain to the upstream's head (catch-up, or a reorganisation then catch-up). */
@@ -98,7 +117,7 @@ export class Follower extends FollowLoop {
         if (this.stopped) return;
         const head = await this.chain.store.head();
         if (!head || !equalsBytes(block.header.parentHash, head.hash)) return; // the upstream reorganised meanwhile: the next round sees it
-        const executed = await this.importer.execute(block);
+        const executed = await this.execute(block);
         await this.chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
         this.chain.store.invalidateHead();
         this.headMoved(false);
@@ -142,7 +161,7 @@ export class Follower extends FollowLoop {
       count = this.batchSize(from, target);
       for (const block of await this.fetchBlocks(from, count)) {
         if (!equalsBytes(block.header.parentHash, parent)) throw new UpstreamError('the upstream reorganised again while we fetched its branch');
-        const done = await this.importer.execute(block);
+        const done = await this.execute(block);
         await this.chain.level.batch(done.dataOps);
         executed.push(done);
         parent = block.hash();

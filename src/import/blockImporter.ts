@@ -9,7 +9,7 @@ import type { BatchOp } from '../db/database.js';
 import { createStateManager } from '../state/stateManager.js';
 import { TrieDB } from '../state/trieDb.js';
 import { createTraceIndexer, type TraceIndexer } from '../tracing/addressIndex.js';
-import { InvalidBlockError, validateHeader, validateUncles } from './validate.js';
+import { type HeaderDeviation, headerChecksFor, InvalidBlockError, validateHeader, validateUncles } from './validate.js';
 
 /**
  * Executes and verifies one block on its stored parent, for `import` and for following an
@@ -19,6 +19,9 @@ import { InvalidBlockError, validateHeader, validateUncles } from './validate.js
  * in two: what is keyed by the block's hash (header, body, receipts, total difficulty, new trie
  * nodes) — invisible to requests until the block is canonical — and what makes it canonical
  * (number → hash, head, transaction lookups, trace-index entries). Nothing is written here.
+ *
+ * Header rules are applied as `import.headerChecks` says for the chain's id (`validate.ts`); under
+ * lenient checks the rules a block broke come back as its `deviations`, for the caller to report.
  *
  * The VM is kept between blocks (its caches follow the chain); after a failure, or before
  * executing a block whose parent is not the last block executed (a reorganisation), it is
@@ -30,6 +33,8 @@ export interface ExecutedBlock {
   dataOps: BatchOp[];
   /** What makes it canonical: number → hash, transaction lookups, trace-index entries, head. */
   canonicalOps: BatchOp[];
+  /** Header rules the block broke that lenient checks let through (empty under strict ones). */
+  deviations: HeaderDeviation[];
 }
 
 export class BlockImporter {
@@ -38,12 +43,19 @@ export class BlockImporter {
   private indexer: TraceIndexer | undefined;
   /** The hash of the block the VM's state is at. */
   private vmAt: string | undefined;
+  private readonly checks: 'strict' | 'lenient';
 
   constructor(
     private readonly chain: EthereumChain,
     private readonly settings: Config['import'],
   ) {
     this.trieDb = new TrieDB(chain.level);
+    this.checks = headerChecksFor(settings.headerChecks, chain.common.chainId());
+  }
+
+  /** The header checks in force for this chain (`import.headerChecks` with `auto` resolved). */
+  get headerChecks(): 'strict' | 'lenient' {
+    return this.checks;
   }
 
   /** Forgets the VM (its state and the trace indexer's view of the index head). */
@@ -66,9 +78,9 @@ export class BlockImporter {
     const parent = await store.blockByHash(parentHash);
     const parentTd = await store.totalDifficulty(parentHash);
     if (!parent || parentTd === undefined) throw new InvalidBlockError(`${label}: parent ${bytesToHex(parentHash)} is not stored`);
+    let deviations: HeaderDeviation[];
     try {
-      validateHeader(block.header, parent.header);
-      await validateUncles(block, store);
+      deviations = [...validateHeader(block.header, parent.header, this.checks), ...(await validateUncles(block, store, this.checks))];
     } catch (err) {
       if (err instanceof InvalidBlockError) throw new InvalidBlockError(`${label}: ${err.message}`);
       throw err;
@@ -100,7 +112,7 @@ export class BlockImporter {
     dataOps.push(...store.blockDataOps(block, storedReceipts(result), parentTd + block.header.difficulty));
     const canonicalOps = [...store.canonicalOps(block), ...(await this.indexer!.blockOps(block))];
     this.vmAt = bytesToHex(block.hash());
-    return { block, dataOps, canonicalOps };
+    return { block, dataOps, canonicalOps, deviations };
   }
 }
 

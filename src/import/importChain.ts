@@ -3,6 +3,7 @@ import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { BlockImporter } from './blockImporter.js';
+import { HeaderDeviationReport } from './headerDeviations.js';
 import { createProgress } from './progress.js';
 import { splitRlpItems } from './rlpFile.js';
 import { InvalidBlockError } from './validate.js';
@@ -13,6 +14,8 @@ export interface ImportOptions {
   progress?: NodeJS.WritableStream;
   /** Checked between blocks: when aborted, the import stops after the current block's batch. */
   signal?: AbortSignal;
+  /** Where the first block breaking each header rule is reported (lenient header checks). */
+  warn?: (obj: object, msg: string) => void;
 }
 
 /** Result of an import run. */
@@ -22,6 +25,8 @@ export interface ImportResult {
   head: { number: bigint; hash: string };
   gasUsed: bigint;
   seconds: number;
+  /** Header rules broken by imported blocks under lenient checks, by rule. */
+  headerDeviations: Partial<Record<string, number>>;
 }
 
 /**
@@ -40,6 +45,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], se
   const started = performance.now();
   const { store, common } = chain;
   const importer = new BlockImporter(chain, settings);
+  const deviations = new HeaderDeviationReport(opts.warn ?? (() => {}));
   let imported = 0;
   let skipped = 0;
   let gasUsed = 0n;
@@ -68,6 +74,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], se
     }
     const executed = await importer.execute(block);
     await chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
+    deviations.record(block, executed.deviations);
     store.invalidateHead();
     imported++;
     gasUsed += block.header.gasUsed;
@@ -82,6 +89,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], se
     head: { number: head.number, hash: bytesToHex(head.hash) },
     gasUsed,
     seconds: (performance.now() - started) / 1000,
+    headerDeviations: deviations.snapshot(),
   };
 }
 

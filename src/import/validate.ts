@@ -13,33 +13,76 @@ const MAX_UNCLE_DEPTH = 7n;
 const MAX_UNCLES = 2;
 
 /**
+ * How strictly a block's header is held to the rules that tie it to its parent's header.
+ * - `strict`: every rule below, as geth's consensus engines apply them. A block that breaks one is
+ *   refused.
+ * - `lenient`: the rules that development nodes break by design (anvil, Hardhat, geth --dev with
+ *   manual mining) are reported, not enforced: the timestamp (a burst of blocks mined in one
+ *   second shares it), the difficulty of a PoW block, the gas limit's step from its parent
+ *   (`anvil_setBlockGasLimit`), the base fee and the excess blob gas (anvil keeps a stale fee
+ *   state after `evm_revert` and `anvil_reorg`). The block is then executed with its own header
+ *   values and must still reproduce its state root, receipts root, bloom and gas used: what a block
+ *   does is verified either way, only how it was scheduled and priced is taken from its header.
+ *   The block number must always follow its parent's.
+ * - `auto`: strict for the public networks @ethereumjs/common knows (their blocks are made by
+ *   real consensus and a deviation means a bad upstream), lenient for any other chain.
+ */
+export type HeaderChecks = 'strict' | 'lenient' | 'auto';
+
+/** A header rule that `lenient` checks report instead of enforcing. */
+export type HeaderRule = 'timestamp' | 'difficulty' | 'gasLimit' | 'baseFee' | 'excessBlobGas';
+
+/** A header rule a block broke, and how (`timestamp 5 not after parent's 5`). */
+export interface HeaderDeviation {
+  rule: HeaderRule;
+  detail: string;
+}
+
+/** Chain ids of the public networks (mainnet, sepolia, holesky, hoodi): strict under `auto`. */
+export const PUBLIC_CHAIN_IDS: ReadonlySet<bigint> = new Set([1n, 11155111n, 17000n, 560048n]);
+
+/** The checks `setting` means for the chain `chainId` (`auto` resolved). */
+export function headerChecksFor(setting: HeaderChecks, chainId: bigint): 'strict' | 'lenient' {
+  if (setting !== 'auto') return setting;
+  return PUBLIC_CHAIN_IDS.has(chainId) ? 'strict' : 'lenient';
+}
+
+/**
  * Header rules that depend on the parent (ethereumjs `Blockchain.validateHeader`, geth
  * `consensus/ethash`, `consensus/misc/eip1559`, `eip4844`): number, timestamp, difficulty (PoW),
  * gas limit bounds, base fee, excess blob gas. Ethash seals are not verified (the shared test
- * chains have none). Returns nothing; throws {@link InvalidBlockError}.
+ * chains have none). Under `strict` checks a broken rule throws {@link InvalidBlockError}; under
+ * `lenient` ones the rules of {@link HeaderRule} are returned as deviations instead (the number
+ * rule always throws).
  */
-export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
+export function validateHeader(header: BlockHeader, parent: BlockHeader, checks: 'strict' | 'lenient' = 'strict'): HeaderDeviation[] {
   if (header.number !== parent.number + 1n) throw new InvalidBlockError(`number ${header.number} does not follow parent ${parent.number}`);
-  if (header.timestamp <= parent.timestamp) throw new InvalidBlockError(`timestamp ${header.timestamp} not after parent's ${parent.timestamp}`);
+  const deviations: HeaderDeviation[] = [];
+  const broken = (rule: HeaderRule, detail: string): void => {
+    if (checks === 'strict') throw new InvalidBlockError(detail);
+    deviations.push({ rule, detail });
+  };
+  if (header.timestamp <= parent.timestamp) broken('timestamp', `timestamp ${header.timestamp} not after parent's ${parent.timestamp}`);
   const common = header.common;
   if (common.consensusType() === ConsensusType.ProofOfWork) {
     const want = header.ethashCanonicalDifficulty(parent);
-    if (header.difficulty !== want) throw new InvalidBlockError(`difficulty ${header.difficulty} != expected ${want}`);
+    if (header.difficulty !== want) broken('difficulty', `difficulty ${header.difficulty} != expected ${want}`);
   }
   try {
     header.validateGasLimit(parent);
   } catch (err) {
-    throw new InvalidBlockError(`gasLimit ${header.gasLimit}: ${firstLine(err)}`);
+    broken('gasLimit', `gasLimit ${header.gasLimit}: ${firstLine(err)}`);
   }
   if (common.isActivatedEIP(1559)) {
     const londonBlock = common.hardforkBlock(Hardfork.London);
     const want = header.number === londonBlock ? common.param('initialBaseFee') : parent.calcNextBaseFee();
-    if (header.baseFeePerGas !== want) throw new InvalidBlockError(`baseFeePerGas ${header.baseFeePerGas} != expected ${want}`);
+    if (header.baseFeePerGas !== want) broken('baseFee', `baseFeePerGas ${header.baseFeePerGas} != expected ${want}`);
   }
   if (common.isActivatedEIP(4844)) {
     const want = parent.calcNextExcessBlobGas(common);
-    if (header.excessBlobGas !== want) throw new InvalidBlockError(`excessBlobGas ${header.excessBlobGas} != expected ${want}`);
+    if (header.excessBlobGas !== want) broken('excessBlobGas', `excessBlobGas ${header.excessBlobGas} != expected ${want}`);
   }
+  return deviations;
 }
 
 /**
@@ -47,9 +90,10 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
  * header on an ancestor within 7 generations, not itself an ancestor, not included before, not
  * duplicated.
  */
-export async function validateUncles(block: Block, store: ChainStore): Promise<void> {
+export async function validateUncles(block: Block, store: ChainStore, checks: 'strict' | 'lenient' = 'strict'): Promise<HeaderDeviation[]> {
   const uncles = block.uncleHeaders;
-  if (uncles.length === 0) return;
+  const deviations: HeaderDeviation[] = [];
+  if (uncles.length === 0) return deviations;
   if (uncles.length > MAX_UNCLES) throw new InvalidBlockError(`too many uncles: ${uncles.length} > ${MAX_UNCLES}`);
   const ancestors = new Map<string, BlockHeader>();
   const included = new Set<string>();
@@ -74,11 +118,12 @@ export async function validateUncles(block: Block, store: ChainStore): Promise<v
     const distance = block.header.number - uncle.number;
     if (distance < 1n || distance > MAX_UNCLE_DEPTH) throw new InvalidBlockError(`uncle ${uh} at distance ${distance}`);
     try {
-      validateHeader(uncle, parent);
+      for (const d of validateHeader(uncle, parent, checks)) deviations.push({ rule: d.rule, detail: `uncle ${uh}: ${d.detail}` });
     } catch (err) {
       throw new InvalidBlockError(`uncle ${uh}: ${firstLine(err)}`);
     }
   }
+  return deviations;
 }
 
 function firstLine(err: unknown): string {

@@ -66,6 +66,8 @@ export interface MetricSources {
   subscriptions?: () => ReadonlyArray<{ network: string; subscriptions: number; filters: number }>;
   /** The shared limit store (`--redis`), when configured. */
   limitStore?: () => { up: boolean; fallbacks: number } | undefined;
+  /** Header rules broken by followed blocks under lenient checks, by network and rule. */
+  headerDeviations?: () => ReadonlyArray<{ network: string; rule: string; count: number }>;
 }
 
 /** An EVM worker pool's state and its jobs since start, by how they ended. */
@@ -216,6 +218,15 @@ export class NodeMetrics {
             { labels: { network: n.network, kind: 'subscription' }, value: n.subscriptions },
             { labels: { network: n.network, kind: 'filter' }, value: n.filters },
           ]),
+      ),
+    );
+    const headerDeviations = sources.headerDeviations ?? (() => []);
+    register(
+      collected(
+        'tracenode_follow_header_deviations_total',
+        'Followed blocks that broke a header rule which lenient header checks let through (import.headerChecks), by network and rule: timestamp, difficulty, gasLimit, baseFee, excessBlobGas',
+        'counter',
+        () => headerDeviations().map((d) => ({ labels: { network: d.network, rule: d.rule }, value: d.count })),
       ),
     );
     const limitStore = sources.limitStore;

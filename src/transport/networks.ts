@@ -24,6 +24,8 @@ export interface NetworkHandle {
   evmStats?(): EvmPoolStats;
   /** Live subscriptions and installed filters (for the metrics). */
   subscriptionStats?(): { subscriptions: number; filters: number };
+  /** Header rules broken by followed blocks under lenient checks, by rule (for the metrics). */
+  headerDeviations?(): Partial<Record<string, number>>;
 }
 
 /** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */

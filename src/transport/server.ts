@@ -99,6 +99,8 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     workers: () => opts.networks.flatMap((n) => (n.evmStats ? [{ network: n.name, ...n.evmStats() }] : [])),
     subscriptions: () => opts.networks.flatMap((n) => (n.subscriptionStats ? [{ network: n.name, ...n.subscriptionStats() }] : [])),
     limitStore: limitStore && (() => ({ up: limitStore.up(), fallbacks: limitStore.fallbacks() })),
+    headerDeviations: () =>
+      opts.networks.flatMap((n) => Object.entries(n.headerDeviations?.() ?? {}).map(([rule, count]) => ({ network: n.name, rule, count: count ?? 0 }))),
   });
   const pipeline = createPipeline({ keys, metrics, logger, limitStore });
   const httpLimits: DispatchLimits = {

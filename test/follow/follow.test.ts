@@ -2,10 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex } from '@ethereumjs/util';
-import { type Hex, parseGwei } from 'viem';
+import { type Hex, keccak256, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { mineWithEip1559BaseFee } from '../../scripts/anvil/bareAnvil.js';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
 import { accountFor } from '../../scripts/anvil/chainParams.js';
 import { type EthereumChain, openChain } from '../../src/chain/open.js';
@@ -20,11 +19,14 @@ import { describeWithFoundry } from '../helpers/foundry.js';
 import { testConfig } from '../helpers/testConfig.js';
 
 /**
- * Following anvil (issue 16): a datadir with only the genesis follows an anvil that mined the
- * `state` scenario, then blocks anvil mines while it follows, then anvil's own reorganisations
- * (anvil_reorg, anvil_rollback). After each step every canonical hash equals anvil's, and what the
- * dropped branch held is gone: its transactions are null by hash wherever anvil says so.
- * anvil has no debug_getRawBlock, so every block is rebuilt from its JSON and checked by hash.
+ * Following anvil (issues 16 and 27): a datadir with only the genesis follows an anvil that mined
+ * the `state` scenario, then blocks anvil mines while it follows — bursts of evm_mine and automined
+ * transactions in one second, which share their parent's timestamp —, then anvil's own
+ * reorganisations (evm_revert, anvil_reorg, anvil_rollback), after which anvil mines with a stale
+ * base fee. anvil runs as users run it: no timestamp interval, no base fee set by hand. After each
+ * step every canonical hash equals anvil's, and what the dropped branch held is gone: its
+ * transactions are null by hash wherever anvil says so. anvil has no debug_getRawBlock, so every
+ * block is rebuilt from its JSON and checked by hash.
  */
 
 const describe = describeWithFoundry(['anvil'], 'following an upstream node');
@@ -63,10 +65,6 @@ beforeAll(async () => {
       if (reorg) reorgs++;
     },
   });
-  // anvil's clock was set back to mine the scenario at fixed timestamps: without an interval, the
-  // blocks it mines next (evm_mine, anvil_reorg) can repeat their parent's timestamp, which no
-  // consensus rule allows (geth: "timestamp older than parent") and tracenode refuses.
-  await anvil('anvil_setBlockTimestampInterval', [12]);
   follower.start();
 }, 180_000);
 
@@ -79,8 +77,8 @@ afterAll(async () => {
 });
 
 const anvil = (method: string, params: unknown[] = []) => rawResult(built.anvil!.url, method, params);
-/** Mines a block with the base fee EIP-1559 gives it (anvil keeps a stale one after evm_revert and anvil_reorg). */
-const mine = () => mineWithEip1559BaseFee(anvil);
+/** Mines a block as anvil does by default (its timestamp may repeat the parent's; after a revert its base fee is stale). */
+const mine = () => anvil('evm_mine');
 
 const anvilHead = async () => BigInt((await anvil('eth_blockNumber')) as string);
 
@@ -115,8 +113,13 @@ async function expectSameChain(): Promise<void> {
 
 /** Signs and sends a transfer from alice; returns its hash. */
 async function sendTransfer(value: bigint): Promise<Hex> {
-  const nonce = Number(BigInt((await anvil('eth_getTransactionCount', [alice.address, 'pending'])) as string));
-  const raw = await signer.signTransaction({
+  return (await anvil('eth_sendRawTransaction', [await signTransfer(value)])) as Hex;
+}
+
+/** A transfer from alice at her pending nonce (+ `ahead`), signed. */
+async function signTransfer(value: bigint, ahead = 0): Promise<Hex> {
+  const nonce = Number(BigInt((await anvil('eth_getTransactionCount', [alice.address, 'pending'])) as string)) + ahead;
+  return signer.signTransaction({
     chainId: built.chainId,
     type: 'eip1559',
     nonce,
@@ -126,8 +129,17 @@ async function sendTransfer(value: bigint): Promise<Hex> {
     maxFeePerGas: parseGwei('100'),
     maxPriorityFeePerGas: parseGwei('1'),
   });
-  return (await anvil('eth_sendRawTransaction', [raw])) as Hex;
 }
+
+/** anvil's blocks from..to as it holds them. */
+async function anvilBlocks(from: bigint, to: bigint): Promise<Array<{ hash: string; timestamp: string; baseFeePerGas: string }>> {
+  const out: Array<{ hash: string; timestamp: string; baseFeePerGas: string }> = [];
+  for (let n = from; n <= to; n++) out.push((await anvil('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])) as never);
+  return out;
+}
+
+/** Lines of the header rule `rule` reported (once per rule for the follower's life). */
+const reported = (rule: string) => lines.filter((l) => l.startsWith(`warn block breaks the ${rule} header rule`));
 
 const ethGetTx = (hash: string) => ethereumMethods.get('eth_getTransactionByHash')!.call(ctx, [hash]);
 
@@ -148,6 +160,33 @@ describe('following anvil', () => {
     await expectSameChain();
     const ours = await ethereumMethods.get('eth_getBalance')!.call(ctx, [bob, 'latest']);
     expect(ours).toBe(await anvil('eth_getBalance', [bob, 'latest']));
+  });
+
+  it('a burst of evm_mine calls: blocks that repeat their parent’s timestamp are followed, the rule reported once and counted', async () => {
+    const from = (await anvilHead()) + 1n;
+    const before = follower.status().headerDeviations?.timestamp ?? 0;
+    for (let i = 0; i < 4; i++) await mine();
+    await expectSameChain();
+    const blocks = await anvilBlocks(from - 1n, from + 3n);
+    const repeated = blocks.filter((b, i) => i > 0 && BigInt(b.timestamp) <= BigInt(blocks[i - 1].timestamp)).length;
+    // anvil gives every block mined within one second that second's timestamp.
+    expect(repeated).toBeGreaterThan(0);
+    expect((follower.status().headerDeviations?.timestamp ?? 0) - before).toBe(repeated);
+    expect(reported('timestamp')).toHaveLength(1);
+  });
+
+  it('automine: transfers sent in a row are mined one block each, at once, and followed', async () => {
+    await anvil('evm_setAutomine', [true]);
+    try {
+      const from = (await anvilHead()) + 1n;
+      const hashes: Hex[] = [];
+      for (let i = 0; i < 3; i++) hashes.push(await sendTransfer(BigInt(500 + i)));
+      expect(await anvilHead()).toBe(from + 2n);
+      await expectSameChain();
+      for (const hash of hashes) expect(((await ethGetTx(hash)) as { hash: string }).hash).toBe(hash);
+    } finally {
+      await anvil('evm_setAutomine', [false]);
+    }
   });
 
   for (const depth of [1, 3, 20]) {
@@ -189,6 +228,27 @@ describe('following anvil', () => {
       expect(ours).toBe(await anvil('eth_getBalance', [bob, 'latest']));
     });
   }
+
+  it('anvil_reorg: its replacement blocks (parent’s timestamp, a transfer in the second) are followed in one switch', async () => {
+    for (let i = 0; i < 3; i++) await mine();
+    await caughtUp();
+    const before = reorgs;
+    const head = await anvilHead();
+    const raw = await signTransfer(4242n);
+    await anvil('anvil_reorg', [3, [[raw, 1]]]);
+    expect(await anvilHead()).toBe(head);
+    await expectSameChain();
+    expect(reorgs).toBe(before + 1);
+    const hash = keccak256(raw);
+    const theirs = (await anvil('eth_getTransactionByHash', [hash])) as { blockHash: string; blockNumber: string };
+    expect(BigInt(theirs.blockNumber)).toBe(head - 1n);
+    expect(((await ethGetTx(hash)) as { blockHash: string }).blockHash).toBe(theirs.blockHash);
+  });
+
+  it('after evm_revert and anvil_reorg anvil mines with a stale base fee: followed, the rule reported once', () => {
+    expect(follower.status().headerDeviations?.baseFee ?? 0).toBeGreaterThan(0);
+    expect(reported('baseFee')).toHaveLength(1);
+  });
 
   it('anvil_rollback: blocks above anvil’s new head are dropped', async () => {
     for (let i = 0; i < 2; i++) await mine();

@@ -15,10 +15,11 @@ import { testConfig } from '../helpers/testConfig.js';
 import { until } from '../helpers/until.js';
 
 /**
- * `tracenode serve --follow` as an operator runs it beside anvil: /health reports the upstream,
- * its head, the lag and the time since the last block, and is 200 once caught up; latest moves
- * when anvil mines. Pointed at a node of another chain (another genesis) it refuses to follow:
- * /health is 503 and says why.
+ * `tracenode serve --follow` as an operator runs it beside anvil (as users run anvil: no timestamp
+ * interval, so blocks mined in one second share a timestamp): /health reports the upstream, its
+ * head, the lag and the time since the last block, and is 200 once caught up; latest moves when
+ * anvil mines; the metrics count the header rules anvil's blocks broke. Pointed at a node of
+ * another chain (another genesis) it refuses to follow: /health is 503 and says why.
  */
 
 const describe = describeWithFoundry(['anvil'], 'serve --follow');
@@ -28,7 +29,6 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   built = await buildAnvilChain({ outDir: join(tmp.dir, 'anvil'), scenario: 'state', keepRunning: true });
-  await rawResult(built.anvil!.url, 'anvil_setBlockTimestampInterval', [12]);
 }, 180_000);
 
 afterAll(async () => {
@@ -118,6 +118,25 @@ describe('serve --follow', () => {
     );
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(h.body).toMatchObject({ ok: true, upstream: new URL(built.anvil!.url.replace('http://', 'ws://')).origin, lagBlocks: 0 });
+    // A burst: blocks mined in one second share its timestamp; each is followed and counted.
+    for (let i = 0; i < 3; i++) await rawResult(built.anvil!.url, 'evm_mine', []);
+    const head = Number(BigInt((await rawResult(built.anvil!.url, 'eth_blockNumber', [])) as string));
+    await until(
+      'burst followed',
+      () => health(base),
+      (r) => (r.body.head as { number: number }).number === head,
+      5_000,
+    );
+    let repeated = 0;
+    let parent = -1n;
+    for (let n = 0; n <= head; n++) {
+      const ts = BigInt(((await rawResult(built.anvil!.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])) as { timestamp: string }).timestamp);
+      if (n > 0 && ts <= parent) repeated++;
+      parent = ts;
+    }
+    expect(repeated).toBeGreaterThan(0);
+    const metrics = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
+    expect(metrics).toContain(`tracenode_follow_header_deviations_total{network="mainnet",rule="timestamp"} ${repeated}\n`);
   });
 
   it('tracenode follow: a genesis-only datadir catches up with anvil and exits; run again, nothing to do', async () => {
