@@ -153,7 +153,12 @@ export const SETTINGS = {
     wsMaxBufferedBytes: setting(
       bytes,
       16 * MiB,
-      'Answers a socket may leave unread; past it the connection is closed (1008), so a client that never reads cannot grow server memory.',
+      'Bytes of answers a socket may leave unread: what is queued on it less its largest frame (the answer being written, whatever its size, which `wsWriteStallMs` bounds); past it the connection is closed (1008), so a client that never reads cannot grow server memory.',
+    ),
+    wsWriteStallMs: setting(
+      positiveInt,
+      10_000,
+      'When one frame alone keeps a socket over its unread limit (a large answer or notification), the connection is closed (1008) only once the client has taken no byte of it for this long: geth gives a WebSocket write 10 s (`defaultWriteTimeout`).',
     ),
     wsPingIntervalMs: setting(
       positiveInt,
@@ -197,7 +202,7 @@ export const SETTINGS = {
     maxBacklogBytes: setting(
       bytes,
       8 * MiB,
-      'Notifications a subscriber may leave unread (bytes queued on its socket); past it the connection is closed (1008, counted as notification_backlog), so a client that never reads cannot grow server memory.',
+      'Bytes of notifications a subscriber may leave unread: what is queued on its socket less its largest frame (the one being written, whatever its size, which `transport.wsWriteStallMs` bounds); past it the connection is closed (1008, counted as notification_backlog), so a client that never reads cannot grow server memory.',
     ),
     filtersPerKey: setting(
       positiveInt,

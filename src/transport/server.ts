@@ -113,6 +113,7 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     maxInFlight: t.wsMaxInFlightMessages,
     maxBufferedBytes: t.wsMaxBufferedBytes,
     maxBacklogBytes: config.subscriptions.maxBacklogBytes,
+    writeStallMs: t.wsWriteStallMs,
     pingIntervalMs: t.wsPingIntervalMs,
   };
   const quiet = { error() {}, warn() {}, debug() {}, info() {}, isLevelEnabled: () => false } as unknown as Logger;

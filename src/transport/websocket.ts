@@ -5,16 +5,20 @@ import type { NodeMetrics } from '../pipeline/metrics.js';
 import type { Pipeline, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
 import type { NotificationChannel } from '../rpc/method.js';
+import { WriteBacklog, webSocketGauge } from './writeBacklog.js';
 
 /**
  * WebSocket sessions. One session per connection (authenticated at the upgrade); each text frame
  * is one message through the request pipeline, answered on the same socket (answers may come out
  * of order; clients match by id). Two bounds keep one client from growing the server:
  * - work: over `maxInFlight` unanswered messages the socket stops reading until one finishes;
- * - memory: when the answers the client has not read pass `maxBufferedBytes`, the connection is
- *   closed with 1008 (policy violation) and a reason saying so, and the metrics count it
- *   (`slow_consumer`); likewise when subscription notifications left unread pass
- *   `maxBacklogBytes` (`notification_backlog`).
+ * - memory: what is queued on the socket and not yet handed to the kernel, less the largest frame
+ *   queued (the answer being written: a client reading a 40 MB answer has not left it unread), is
+ *   checked after each send. Past `maxBufferedBytes` after an answer the connection is closed with
+ *   1008 (policy violation) and a reason saying so, and the metrics count it (`slow_consumer`);
+ *   likewise past `maxBacklogBytes` after a subscription notification (`notification_backlog`).
+ *   When that one frame alone keeps the socket over the limit, it is closed the same way only if
+ *   no byte of it is taken for `writeStallMs` (`writeBacklog.ts` keeps the account).
  * Messages over the size limit are refused by ws itself, which closes with 1009 (message too big).
  * Every `pingIntervalMs` the connection is pinged; one that has not answered the previous ping
  * (nor sent anything since) is cut (`ping_timeout`), and its subscriptions end with it.
@@ -31,9 +35,12 @@ const SLOW_CONSUMER_GRACE_MS = 5000;
 export interface WebSocketLimits {
   dispatch: DispatchLimits;
   maxInFlight: number;
+  /** Bytes an answer may leave queued on the socket, besides its largest frame. */
   maxBufferedBytes: number;
-  /** Notifications a subscriber may leave unread, in bytes queued on its socket. */
+  /** Bytes a notification may leave queued on the socket, besides its largest frame. */
   maxBacklogBytes: number;
+  /** How long the one frame over a limit may go without a byte taken before the socket is closed. */
+  writeStallMs: number;
   pingIntervalMs: number;
 }
 
@@ -51,14 +58,28 @@ export function serveWebSocket(
   let inFlight = 0;
   let paused = false;
   let closedBy: string | undefined;
-  const closeUnread = (reason: string, what: string): void => {
+  const backlog = new WriteBacklog(webSocketGauge(socket), limits.writeStallMs);
+  const closeUnread = (reason: string, what: string, stalled = false): void => {
     if (closedBy !== undefined) return;
     closedBy = reason;
-    log.warn({ keyId: session.keyId, bufferedBytes: socket.bufferedAmount }, `websocket closed: ${what} left unread past the limit`);
+    backlog.stop();
+    log.warn({ keyId: session.keyId, bufferedBytes: socket.bufferedAmount, stalled }, `websocket closed: ${what} left unread past the limit`);
     socket.close(WS_CLOSE_POLICY_VIOLATION, `${what} left unread past the server limit`);
     // A slow client gets what is already queued and the close frame; one that does not read at
     // all is cut after a grace period.
     setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+  };
+
+  /** Sends `frame` and applies `limit` to what is left queued; false when that closed the connection. */
+  const sendBounded = (frame: string, limit: number, reason: string, what: string): boolean => {
+    backlog.send(() => socket.send(frame));
+    const standing = backlog.standing(limit);
+    if (standing === 'over') {
+      closeUnread(reason, what);
+      return false;
+    }
+    if (standing === 'oneFrame') backlog.watchStall(reason, limit, () => closeUnread(reason, what, true));
+    return true;
   };
 
   // Subscriptions notify through this channel; they end when the socket closes.
@@ -67,12 +88,7 @@ export function serveWebSocket(
   const channel: NotificationChannel = {
     send(frame) {
       if (closedBy !== undefined || socket.readyState !== socket.OPEN) return false;
-      socket.send(frame);
-      if (socket.bufferedAmount > limits.maxBacklogBytes) {
-        closeUnread('notification_backlog', 'notifications');
-        return false;
-      }
-      return true;
+      return sendBounded(frame, limits.maxBacklogBytes, 'notification_backlog', 'notifications');
     },
     onClose(fn) {
       if (closed) fn();
@@ -114,8 +130,7 @@ export function serveWebSocket(
       .handle(subscriber, toBuffer(data), limits.dispatch, log)
       .then((reply) => {
         if (reply.body === undefined || socket.readyState !== socket.OPEN) return;
-        socket.send(reply.body);
-        if (socket.bufferedAmount > limits.maxBufferedBytes) closeUnread('slow_consumer', 'answers');
+        sendBounded(reply.body, limits.maxBufferedBytes, 'slow_consumer', 'answers');
       })
       .catch((err: unknown) => log.error({ err }, 'websocket message failed'))
       .finally(() => {
@@ -128,6 +143,7 @@ export function serveWebSocket(
   });
   socket.on('close', (code: number) => {
     clearInterval(pinger);
+    backlog.stop();
     closed = true;
     for (const fn of onClose.splice(0)) fn();
     gone.abort();

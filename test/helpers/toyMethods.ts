@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { ServerError } from '../../src/rpc/errors.js';
+import { NotificationsUnsupportedError, ServerError } from '../../src/rpc/errors.js';
 import { createMethodTable, defineMethod, type MethodDefinition, type MethodTable } from '../../src/rpc/method.js';
 import type { NetworkHandle } from '../../src/transport/networks.js';
 
@@ -17,6 +17,8 @@ import type { NetworkHandle } from '../../src/transport/networks.js';
  * | `test_record`     | appends its params to `ctx.recorded` (notification tests), returns `true` |
  * | `test_bigint`     | returns `1n`, which JSON cannot encode (→ -32603) |
  * | `test_undefined`  | returns nothing (→ `result: null`) |
+ * | `test_bigAnswer`  | `[n]` → a string of `n` `x`s |
+ * | `test_notify`     | `[n]` → sends one notification whose `result` is `n` `x`s ({@link toyNotification}), returns what the channel's `send` said |
  */
 export interface ToyContext {
   /** Params of every `test_record` call, in arrival order. */
@@ -84,8 +86,41 @@ const nothing: MethodDefinition<ToyContext> = {
   },
 };
 
+const MAX_TOY_BYTES = 100_000_000;
+
+const bigAnswer = defineMethod({
+  name: 'test_bigAnswer',
+  params: [z.number().int().min(0).max(MAX_TOY_BYTES)],
+  handler: (_ctx: ToyContext, [n]) => 'x'.repeat(n),
+});
+
+/** The frame `test_notify` sends: an `eth_subscription`-shaped notification of subscription `0x1`. */
+export const toyNotification = (n: number): string =>
+  `{"jsonrpc":"2.0","method":"test_subscription","params":{"subscription":"0x1","result":"${'x'.repeat(n)}"}}`;
+
+const notify = defineMethod({
+  name: 'test_notify',
+  params: [z.number().int().min(0).max(MAX_TOY_BYTES)],
+  handler: (_ctx: ToyContext, [n], req) => {
+    const channel = req?.session.notifications;
+    if (channel === undefined) throw new NotificationsUnsupportedError();
+    return channel.send(toyNotification(n));
+  },
+});
+
 /** The toy table (see {@link ToyContext} for what each method does). */
-export const toyMethods: MethodTable<ToyContext> = createMethodTable<ToyContext>([add, bigint, echo, record, rpcError, sleepMethod, throwPlain, nothing]);
+export const toyMethods: MethodTable<ToyContext> = createMethodTable<ToyContext>([
+  add,
+  bigAnswer,
+  bigint,
+  echo,
+  notify,
+  record,
+  rpcError,
+  sleepMethod,
+  throwPlain,
+  nothing,
+]);
 
 /** A fresh context for {@link toyMethods}. */
 export function createToyContext(): ToyContext {
