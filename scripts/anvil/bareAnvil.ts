@@ -60,11 +60,12 @@ export async function mineWithEip1559BaseFee(call: (method: string, params?: unk
 
 /**
  * Starts anvil on the same computed genesis as the scenario chains (alice and bob funded), with
- * mining on demand and a 12 s block interval (so no block repeats its parent's timestamp).
- * Transactions are signed (an impersonated one has no signature, and tracenode, which rebuilds
- * each block from anvil's JSON, cannot check its hash).
+ * mining on demand and a 12 s block interval (so no block repeats its parent's timestamp); with
+ * `automine`, as users run anvil instead: each transaction mined at once, blocks mined in one
+ * second sharing its timestamp, no interval. Transactions are signed (an impersonated one has no
+ * signature, and tracenode, which rebuilds each block from anvil's JSON, cannot check its hash).
  */
-export async function startBareAnvil(dir: string): Promise<BareAnvil> {
+export async function startBareAnvil(dir: string, opts: { automine?: boolean } = {}): Promise<BareAnvil> {
   mkdirSync(dir, { recursive: true });
   const genesis = makeGenesis(makeAlloc([accountFor('alice'), accountFor('bob')]));
   const { state } = await genesisBlocks(genesis);
@@ -75,13 +76,14 @@ export async function startBareAnvil(dir: string): Promise<BareAnvil> {
   writeFileSync(genesisPath, JSON.stringify(genesis));
   const anvil = await startAnvil(
     [
-      ...['--hardfork', 'cancun', '--chain-id', String(CHAIN_ID), '--accounts', '0', '--no-mining', '--order', 'fifo'],
+      ...['--hardfork', 'cancun', '--chain-id', String(CHAIN_ID), '--accounts', '0'],
+      ...(opts.automine ? [] : ['--no-mining', '--order', 'fifo']),
       ...['--gas-limit', String(GAS_LIMIT), '--load-state', statePath, '--cache-path', join(stateDir, 'cache'), '--quiet'],
     ],
     { removeOnStop: [stateDir] },
   );
   const call = (method: string, params: unknown[] = []) => rawResult(anvil.url, method, params);
-  await call('anvil_setBlockTimestampInterval', [12]);
+  if (!opts.automine) await call('anvil_setBlockTimestampInterval', [12]);
   const wallet = createWalletClient({ account: privateKeyToAccount(accountFor('alice').privateKey), transport: http(anvil.url) });
   return {
     url: anvil.url,

@@ -10,6 +10,7 @@ import { type FollowStatus, followHealth } from '../follow/followLoop.js';
 import { StarknetFollower } from '../follow/starknetFollower.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
+import type { UpstreamPool } from '../methods/eth/_shared/upstreamPool.js';
 import { createPendingRelay, type PendingSource } from '../methods/eth/subscriptions/pendingRelay.js';
 import { ethereumMethods } from '../methods/ethereum.js';
 import { createStarknetContext, starknetMethods } from '../methods/starknet.js';
@@ -34,12 +35,14 @@ export async function createEthereumNetwork(
     pending?: PendingSource;
     /** Block and log filters in Redis, shared by replicas (`--redis`). */
     sharedFilters?: { redis: Redis; prefix: string };
+    /** The followed node, where transactions are sent (default: none, refused). */
+    pool?: UpstreamPool;
   },
 ): Promise<NetworkHandle> {
   // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
   const onWorkerFailure = (reason: string, err?: unknown) =>
     opts.logger?.error({ network: opts.name, err: err instanceof Error ? err.message : err }, `EVM worker ${reason}`);
-  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending, opts.sharedFilters);
+  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending, opts.sharedFilters, opts.pool);
   return {
     name: opts.name,
     hostnames: opts.hostnames ?? [],
@@ -137,7 +140,8 @@ export async function openNetwork(
     followUrl === undefined
       ? undefined
       : new FollowerThread(chain, followUrl, config, (logger ?? silentLog).child({ network: name }), shownUpstreamUrl(followUrl), () => headMoved());
-  // Pending transactions come from the followed node's pool, over a connection of this thread's own.
+  // Pending transactions come from the followed node's pool, over a connection of this thread's
+  // own; transactions sent through this node go there too.
   const upstream = followUrl === undefined ? undefined : new Upstream(followUrl, { requestTimeoutMs: config.follow.requestTimeoutMs });
   const pending =
     upstream &&
@@ -149,7 +153,9 @@ export async function openNetwork(
   // Filters in Redis: a connection of the network's own, failing fast while Redis is away.
   const redis = config.server.redis === undefined ? undefined : filterConnection(config);
   const sharedFilters = redis && { redis, prefix: `${config.redis.keyPrefix}${name}:` };
-  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower, pending, sharedFilters });
+  // Transactions are sent to the followed node, and its pool answers pending nonces and lookups.
+  const pool: UpstreamPool | undefined = upstream && { forward: (method, params) => upstream.forward(method, params) };
+  const handle = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower, pending, sharedFilters, pool });
   const events = (handle.context as EthContext).events;
   headMoved = () => void events.headMoved();
   // A serving node starts its EVM workers now, so its first calls do not wait for them.

@@ -37,7 +37,13 @@ export interface Call {
 
 const ETH_NEW_HEADS: Call = { method: 'eth_subscribe', params: ['newHeads'] };
 
-type Reply = { id: number; result?: unknown; error?: { code?: unknown; message?: unknown } };
+type Reply = { id: number; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+
+/** The upstream's answer to one call as it gave it: its result, or its JSON-RPC error. */
+export type UpstreamAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
+/** An upstream error message longer than this is cut when relayed (nodes' messages are a line; revert data goes in `data`). */
+const MAX_RELAYED_MESSAGE = 4096;
 
 export class Upstream {
   private nextId = 1;
@@ -65,6 +71,25 @@ export class Upstream {
   async call(method: string, params: unknown[] = []): Promise<unknown> {
     const [reply] = await this.send([{ method, params }]);
     return resultOf(reply, method);
+  }
+
+  /**
+   * One call's answer as the upstream gave it, its JSON-RPC error included (code, message and
+   * data, for a client to read as the upstream said them); rejects with an {@link UpstreamError}
+   * only when no well-formed answer came.
+   */
+  async forward(method: string, params: unknown[]): Promise<UpstreamAnswer> {
+    const [reply] = await this.send([{ method, params }]);
+    if (reply.error !== undefined) {
+      const { code, message, data } = reply.error ?? {};
+      if (typeof code !== 'number' || !Number.isInteger(code) || typeof message !== 'string') {
+        throw new UpstreamError(`upstream ${method}: an error answer without a code and message`);
+      }
+      const relayed = message.length > MAX_RELAYED_MESSAGE ? `${message.slice(0, MAX_RELAYED_MESSAGE)}…` : message;
+      return { error: data === undefined ? { code, message: relayed } : { code, message: relayed, data } };
+    }
+    if (!('result' in reply)) throw new UpstreamError(`upstream ${method}: an answer with neither result nor error`);
+    return { result: reply.result };
   }
 
   /** The results of a batch, in order; one error fails the batch with that error. */

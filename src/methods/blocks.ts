@@ -26,13 +26,16 @@ import { getUncleCountByBlockNumber } from './eth/getUncleCountByBlockNumber.js'
 import { maxPriorityFeePerGas } from './eth/maxPriorityFeePerGas.js';
 import { coinbase, getWork, hashrate, mining, submitWork } from './eth/mining.js';
 import { readOnlyMethods } from './eth/readOnly.js';
+import { sendRawTransaction } from './eth/sendRawTransaction.js';
+import { sendRawTransactionSync } from './eth/sendRawTransactionSync.js';
 import { syncing } from './eth/syncing.js';
 import { listening } from './net/listening.js';
 import { peerCount } from './net/peerCount.js';
 
 /**
- * Block, transaction, receipt, log and fee methods, node-status answers and the read-only
- * refusals, sorted by wire name; merged into the Ethereum method table.
+ * Block, transaction, receipt, log and fee methods, node-status answers, the sending methods
+ * (relayed to the followed node) and the signing refusals, sorted by wire name; merged into the
+ * Ethereum method table.
  */
 export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   accounts, // eth_accounts
@@ -63,7 +66,9 @@ export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   hashrate, // eth_hashrate
   maxPriorityFeePerGas, // eth_maxPriorityFeePerGas
   mining, // eth_mining
-  ...readOnlyMethods, // eth_sendRawTransaction, eth_sendTransaction, eth_sign* (refused)
+  sendRawTransaction, // eth_sendRawTransaction (relayed to the followed node)
+  sendRawTransactionSync, // eth_sendRawTransactionSync (relayed to the followed node)
+  ...readOnlyMethods, // eth_sendTransaction, eth_sign* (refused)
   submitWork, // eth_submitWork
   syncing, // eth_syncing
   listening, // net_listening

@@ -4,6 +4,7 @@ import { StateReader } from '../state/stateReader.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
+import type { UpstreamPool } from './eth/_shared/upstreamPool.js';
 import { type ChainEvents, type ChainEventsOptions, createChainEvents } from './eth/subscriptions/chainEvents.js';
 import type { PendingSource } from './eth/subscriptions/pendingRelay.js';
 
@@ -55,6 +56,8 @@ export interface EthContext {
   events: ChainEvents;
   /** `web3_clientVersion` answer. */
   clientVersion: string;
+  /** The followed node, where transactions are sent and pending ones found (absent: nothing followed). */
+  pool?: UpstreamPool;
 }
 
 /** The {@link EthLimits} of the `rpc` settings and eth_simulateV1's `execution` ones. */
@@ -78,8 +81,9 @@ export function ethLimits({ rpc, execution }: Pick<Config, 'rpc' | 'execution'>)
  * Builds the context of an opened chain from the configuration: state caches (`caches`), the EVM
  * workers that run calls and trace replays (`execution`, `tracing`), the trace service's cache, the
  * gas price oracle (`gasOracle`), the method limits (`rpc`) and the chain events that subscriptions
- * and filters read (`subscriptions`), with the pending transactions `pending` relays (none by default), and block and log
- * filters in Redis when `sharedFilters` is given. Each part reads its settings here,
+ * and filters read (`subscriptions`), with the pending transactions `pending` relays (none by default), block and log
+ * filters in Redis when `sharedFilters` is given, and the followed node's pool (`pool`, where
+ * transactions are sent) when there is one. Each part reads its settings here,
  * once. Workers start on the first EVM job; `evm.close()` stops them (before the chain closes).
  */
 export async function createEthContext(
@@ -89,6 +93,7 @@ export async function createEthContext(
   onWorkerFailure?: (reason: string, err?: unknown) => void,
   pending?: PendingSource,
   sharedFilters?: ChainEventsOptions['shared'],
+  pool?: UpstreamPool,
 ): Promise<EthContext> {
   const state = new StateReader(chain.level, config.caches);
   const evm = createEvmService(chain, config, onWorkerFailure);
@@ -102,5 +107,6 @@ export async function createEthContext(
     limits: ethLimits(config),
     events: createChainEvents(chain.store, config.subscriptions, { pending, shared: sharedFilters }),
     clientVersion,
+    pool,
   };
 }

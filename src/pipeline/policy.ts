@@ -1,4 +1,5 @@
 import type { KeyPolicy } from './keys.js';
+import { signedTransactionTarget } from './signedTarget.js';
 
 /**
  * A key's allowlists, with Infura's semantics: each kind that is set must allow the request (AND
@@ -80,8 +81,17 @@ const CONTRACT_ARGUMENT: Readonly<Record<string, (params: unknown[]) => unknown>
   trace_callMany: (p) => (Array.isArray(p[0]) ? p[0].map((pair) => (Array.isArray(pair) ? (field(pair[0], 'to') ?? null) : 0)) : 0),
   // the target is inside the signed bytes, which the pipeline does not decode: refused
   trace_rawTransaction: () => null,
+  // sent to the followed node: the signed transaction's `to`, read from its envelope
+  eth_sendRawTransaction: (p) => sentTarget(p[0]),
+  eth_sendRawTransactionSync: (p) => sentTarget(p[0]),
   debug_traceCall: (p) => field(p[0], 'to'),
 };
+
+/** A sent transaction's target: its `to`, null for a creation (refused), 0 (let through) for bytes that are no transaction. */
+function sentTarget(raw: unknown): string | null | 0 {
+  const to = signedTransactionTarget(raw);
+  return to === undefined ? 0 : to;
+}
 
 const field = (value: unknown, name: string): unknown =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
@@ -90,8 +100,9 @@ const field = (value: unknown, name: string): unknown =>
  * Whether one call passes the key's method and contract allowlists. For the contract-checked
  * methods every address the call targets must be allowed: a call without a target (a contract
  * creation, a log filter over every contract) is refused; so is trace_rawTransaction, whose
- * target is inside the signed bytes. Params that do not have the method's shape are let through:
- * the method answers them with -32602.
+ * target is inside the signed bytes. A transaction sent (eth_sendRawTransaction) is checked by the
+ * `to` of its signed envelope. Params that do not have the method's shape are let through: the
+ * method answers them with -32602.
  */
 export function callAllowed(policy: KeyPolicy, method: string, params: unknown): boolean {
   const allow = policy.allow;

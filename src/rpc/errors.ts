@@ -104,6 +104,16 @@ export class MethodNotSupportedError extends RpcError {
   }
 }
 
+/**
+ * An error the followed node answered to a call this node relays to it (eth_sendRawTransaction,
+ * a pending nonce): its code, message and data, unchanged, so that a client reads "nonce too low"
+ * or "insufficient funds" as the node with the transaction pool said it. No static code: the code
+ * is the upstream's.
+ */
+export class UpstreamAnswerError extends RpcError {
+  override readonly name = 'UpstreamAnswerError';
+}
+
 /** -32005: a limit was exceeded (result count, range, rate, size). */
 export class LimitExceededError extends RpcError {
   static readonly code = -32005;

@@ -20,7 +20,7 @@ const SETS = ['execution-apis', 'execution-apis-prague'] as const;
 const OLD_GETH_KEY_ERROR =
   'recorded from an older geth that answered -32000 "unable to decode storage key"; current geth and the newer set answer -32602 (docs/methods.md#eth_getstorageat), which we follow';
 const READ_ONLY =
-  'recorded against a geth with a transaction pool; a read-only archive answers -32004 "… this node is read-only" rather than accept a transaction it can never mine';
+  'recorded against a geth with a transaction pool; a node that follows none answers -32004 "… this node is read-only" rather than accept a transaction it can never mine (a following node relays it: test/clients/wallets.test.ts)';
 const OLD_GETH_SIMULATE_CODES =
   'recorded from an older geth that answered a fee cap below the base fee with -32602 and a reverted simulated call with code -32000; current geth (the newer set, whose same cases pass) answers -38012 and code 3, which we follow';
 const EXCLUDED: Record<string, string> = {

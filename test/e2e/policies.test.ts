@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { importPKCS8, SignJWT } from 'jose';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRegistry, readKeysFile } from '../../src/pipeline/keys.js';
 import { watchKeysFile } from '../../src/pipeline/keysWatcher.js';
@@ -22,6 +23,12 @@ const CONTRACT = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 const OTHER = '0x00000000000000000000000000000000000000aa';
 const REJECTED = { code: -32002, message: 'rejected due to project ID settings' };
 
+/** Signed transactions as a wallet sends them: to the listed contract, to another, and a creation. */
+const signer = privateKeyToAccount(`0x${'42'.repeat(32)}`);
+const signedTo = (to?: `0x${string}`) =>
+  signer.signTransaction({ chainId: 1, type: 'eip1559', nonce: 0, to, data: to ? '0x' : '0x6000', gas: 60_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n });
+const [SENT_TO_CONTRACT, SENT_TO_OTHER, SENT_CREATION] = await Promise.all([signedTo(CONTRACT), signedTo(OTHER), signedTo()]);
+
 /** Toy methods named as the policies see them: eth_call waits `params[1]` ms (a heavy call). */
 const echo = (name: string): MethodDefinition<unknown> => ({ name, call: async (_ctx, params) => params ?? null });
 const methods = createMethodTable<unknown>([
@@ -31,6 +38,7 @@ const methods = createMethodTable<unknown>([
   echo('trace_call'),
   echo('trace_callMany'),
   echo('trace_rawTransaction'),
+  echo('eth_sendRawTransaction'),
   {
     name: 'eth_call',
     async call(_ctx, params) {
@@ -220,6 +228,29 @@ const CASES: Case[] = [
     key: 'contract-key',
     method: 'trace_rawTransaction',
     params: ['0x00', ['trace']],
+    status: 403,
+    error: REJECTED,
+  },
+  {
+    name: 'contracts: eth_sendRawTransaction to it (read from the signed envelope)',
+    key: 'contract-key',
+    method: 'eth_sendRawTransaction',
+    params: [SENT_TO_CONTRACT],
+    status: 200,
+  },
+  {
+    name: 'contracts: eth_sendRawTransaction to another',
+    key: 'contract-key',
+    method: 'eth_sendRawTransaction',
+    params: [SENT_TO_OTHER],
+    status: 403,
+    error: REJECTED,
+  },
+  {
+    name: 'contracts: eth_sendRawTransaction creating a contract',
+    key: 'contract-key',
+    method: 'eth_sendRawTransaction',
+    params: [SENT_CREATION],
     status: 403,
     error: REJECTED,
   },

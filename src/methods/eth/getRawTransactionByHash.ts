@@ -5,7 +5,8 @@ import { rawTransactionByHash } from './_shared/rawTransaction.js';
 
 /**
  * `eth_getRawTransactionByHash(hash)`: a mined transaction's signed encoding (EIP-2718 for typed
- * ones), as geth's `GetRawTransactionByHash`; `null` for an unknown hash (there is no pool).
+ * ones), as geth's `GetRawTransactionByHash`, also of a transaction the followed node holds
+ * pending (`_shared/rawTransaction.ts`); `null` for an unknown hash.
  */
 export const getRawTransactionByHash = defineMethod({
   name: 'eth_getRawTransactionByHash',

@@ -3,16 +3,12 @@ import type { MethodDefinition } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 
 /**
- * A method that exists on Ethereum but that a read-only node cannot honour. It refuses with
- * -32004 whatever its params (they are not even decoded): a client learns the node is read-only
- * rather than that its arguments were wrong.
- *
- * The execution-apis fixtures `eth_sendRawTransaction/*.io` expect the transaction hash: they were
- * recorded against a geth with a transaction pool. We serve an imported, final chain with no pool
- * and no peers, so accepting a transaction would be a lie (it would never be mined); those five
- * cases are expected to fail and are excluded on purpose. Infura answers the signing methods with
- * -32601 (it holds no keys); -32004 "method not supported" (execution-apis error groups) says more
- * precisely that the method is known but refused here.
+ * A method that exists on Ethereum but that a node holding no keys cannot honour. It refuses with
+ * -32004 whatever its params (they are not even decoded): a client learns the node signs nothing
+ * rather than that its arguments were wrong. Infura answers the signing methods with -32601 (it
+ * holds no keys); -32004 "method not supported" (execution-apis error groups) says more precisely
+ * that the method is known but refused here. Signed transactions are sent with
+ * eth_sendRawTransaction (`sendRawTransaction.ts`), relayed to the followed node.
  */
 function readOnly(name: string): MethodDefinition<EthContext> {
   return {
@@ -23,8 +19,6 @@ function readOnly(name: string): MethodDefinition<EthContext> {
   };
 }
 
-/** `eth_sendRawTransaction`: refused (no transaction pool). */
-export const sendRawTransaction = readOnly('eth_sendRawTransaction');
 /** `eth_sendTransaction`: refused (no keys, no pool). */
 export const sendTransaction = readOnly('eth_sendTransaction');
 /** `eth_sign`: refused (no keys). */
@@ -40,7 +34,6 @@ export const signTypedDataV4 = readOnly('eth_signTypedData_v4');
 
 /** Every refusal, sorted by wire name. */
 export const readOnlyMethods: readonly MethodDefinition<EthContext>[] = [
-  sendRawTransaction,
   sendTransaction,
   sign,
   signTransaction,

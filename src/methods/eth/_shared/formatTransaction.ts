@@ -21,11 +21,14 @@ export interface RpcAuthorization {
   s: string;
 }
 
-/** A mined transaction on the wire (geth `ethapi.RPCTransaction`); optional keys depend on the type. */
+/**
+ * A transaction on the wire (geth `ethapi.RPCTransaction`); optional keys depend on the type. A
+ * pending one (in a pool, in no block yet) has null block fields.
+ */
 export interface RpcTransaction {
-  blockHash: string;
-  blockNumber: string;
-  blockTimestamp: string;
+  blockHash: string | null;
+  blockNumber: string | null;
+  blockTimestamp: string | null;
   from: string;
   gas: string;
   gasPrice: string;
@@ -36,7 +39,7 @@ export interface RpcTransaction {
   input: string;
   nonce: string;
   to: string | null;
-  transactionIndex: string;
+  transactionIndex: string | null;
   value: string;
   type: string;
   accessList?: RpcAccessListEntry[];
@@ -179,6 +182,20 @@ export function formatTransaction(tx: TypedTransaction, at: TxPosition): RpcTran
       s: bigIntToQuantity(bytesToBigInt(s)),
     }));
   }
+  return out;
+}
+
+/**
+ * Renders a transaction still in a pool, as geth's `newRPCPendingTransaction`: block hash,
+ * number, timestamp and index null; `gasPrice` the fee cap (what it pays is not known before a
+ * block sets the base fee).
+ */
+export function formatPendingTransaction(tx: TypedTransaction): RpcTransaction {
+  const out = formatTransaction(tx, { blockHash: new Uint8Array(32), blockNumber: 0n, blockTimestamp: 0n, baseFeePerGas: undefined, index: 0 });
+  out.blockHash = null;
+  out.blockNumber = null;
+  out.blockTimestamp = null;
+  out.transactionIndex = null;
   return out;
 }
 

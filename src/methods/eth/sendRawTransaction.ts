@@ -1,0 +1,33 @@
+import { bytesToData } from '../../codec/hex.js';
+import { Data } from '../../codec/schemas.js';
+import { MethodNotSupportedError } from '../../rpc/errors.js';
+import { defineMethod, type MethodDefinition } from '../../rpc/method.js';
+import type { EthContext } from '../context.js';
+import { forwardToUpstream } from './_shared/upstreamPool.js';
+
+const relay = defineMethod({
+  name: 'eth_sendRawTransaction',
+  params: [Data],
+  handler: (ctx: EthContext, [raw]) => forwardToUpstream(ctx.pool!, 'eth_sendRawTransaction', [bytesToData(raw)]),
+});
+
+/**
+ * `eth_sendRawTransaction(signedTx)`: sent to the followed node, whose answer is relayed
+ * unchanged — the transaction hash, or its error ("nonce too low", "insufficient funds for gas *
+ * price + value", "replacement transaction underpriced", …) with its code, message and data. This
+ * node keeps no pool: the transaction becomes visible here when the followed node mines it and
+ * this node has executed that block. A parameter that is not hex data is -32602 here (as geth
+ * answers it), before anything is sent.
+ *
+ * Without an upstream the node is read-only and the method refuses with -32004 whatever its
+ * params: the execution-apis fixtures `eth_sendRawTransaction/*.io` expect a hash from a geth
+ * with a pool, and accepting a transaction that would never be mined would be a lie (those cases
+ * are excluded from the conformance run on purpose).
+ */
+export const sendRawTransaction: MethodDefinition<EthContext> = {
+  name: 'eth_sendRawTransaction',
+  call(ctx, params, req) {
+    if (ctx.pool === undefined) return Promise.reject(new MethodNotSupportedError('eth_sendRawTransaction is not supported: this node is read-only'));
+    return relay.call(ctx, params, req);
+  },
+};
