@@ -88,7 +88,8 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     process.stderr.write(`tracenode ${name}: ${(err as Error).message}\n`);
-    if (process.env.TRACENODE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    // A fault of tracenode's own code (not a bad block, upstream or datadir) comes with its stack.
+    if (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError) process.stderr.write(`${err.stack}\n`);
     return 1;
   }
 }

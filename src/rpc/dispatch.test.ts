@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { SETTINGS } from '../config/settings.js';
 import { type DispatchLimits, type DispatchTarget, dispatch, scanRawIds } from './dispatch.js';
 import { ServerError } from './errors.js';
 import { createMethodTable, defineMethod, type MethodDefinition } from './method.js';
@@ -87,7 +88,14 @@ function quietLog() {
   return { error: vi.fn(), warn: vi.fn(), debug: vi.fn() };
 }
 
-async function run(body: string | Uint8Array, limits?: DispatchLimits, log = quietLog()): Promise<unknown> {
+/** The transport settings' defaults (geth's batch and name limits). */
+const LIMITS: DispatchLimits = {
+  maxBatchItems: SETTINGS.transport.httpMaxBatchItems.default,
+  maxMethodNameLength: SETTINGS.transport.maxMethodNameLength.default,
+  batchResponseMaxBytes: SETTINGS.transport.batchResponseMaxBytes.default,
+};
+
+async function run(body: string | Uint8Array, limits: DispatchLimits = LIMITS, log = quietLog()): Promise<unknown> {
   const out = await dispatch(body, target, log, limits);
   return out === undefined ? undefined : JSON.parse(out);
 }
@@ -115,8 +123,8 @@ describe('dispatch: JSON-RPC 2.0 specification examples', () => {
 
   it('a notification runs and gets no response', async () => {
     seen.length = 0;
-    expect(await dispatch('{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}', target, quietLog())).toBeUndefined();
-    expect(await dispatch('{"jsonrpc": "2.0", "method": "foobar_notify"}', target, quietLog())).toBeUndefined();
+    expect(await dispatch('{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}', target, quietLog(), LIMITS)).toBeUndefined();
+    expect(await dispatch('{"jsonrpc": "2.0", "method": "foobar_notify"}', target, quietLog(), LIMITS)).toBeUndefined();
     expect(seen).toEqual([
       ['update', [1, 2, 3, 4, 5]],
       ['foobar_notify', undefined],
@@ -124,7 +132,7 @@ describe('dispatch: JSON-RPC 2.0 specification examples', () => {
   });
 
   it('a notification of an unknown method gets no response', async () => {
-    expect(await dispatch('{"jsonrpc": "2.0", "method": "foobar"}', target, quietLog())).toBeUndefined();
+    expect(await dispatch('{"jsonrpc": "2.0", "method": "foobar"}', target, quietLog(), LIMITS)).toBeUndefined();
   });
 
   it('rpc call of non-existent method', async () => {
@@ -184,14 +192,14 @@ describe('dispatch: JSON-RPC 2.0 specification examples', () => {
 
   it('rpc call Batch (all notifications)', async () => {
     const body = '[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]';
-    expect(await dispatch(body, target, quietLog())).toBeUndefined();
+    expect(await dispatch(body, target, quietLog(), LIMITS)).toBeUndefined();
   });
 });
 
 describe('dispatch: envelope', () => {
   it('wire format: jsonrpc, id, then result or error', async () => {
-    expect(await dispatch('{"jsonrpc":"2.0","id":7,"method":"get_data"}', target, quietLog())).toBe('{"jsonrpc":"2.0","id":7,"result":["hello",5]}');
-    expect(await dispatch('{"id":7,"jsonrpc":"2.0","method":"custom"}', target, quietLog())).toBe(
+    expect(await dispatch('{"jsonrpc":"2.0","id":7,"method":"get_data"}', target, quietLog(), LIMITS)).toBe('{"jsonrpc":"2.0","id":7,"result":["hello",5]}');
+    expect(await dispatch('{"id":7,"jsonrpc":"2.0","method":"custom"}', target, quietLog(), LIMITS)).toBe(
       '{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"custom failure","data":{"reason":"because"}}}',
     );
   });
@@ -223,7 +231,12 @@ describe('dispatch: envelope', () => {
 
   it('params as an object go to the method (defineMethod without names → non-array args)', async () => {
     const noNames = defineMethod({ name: 'pos', params: [z.number()], handler: () => 1 });
-    const out = await dispatch('{"jsonrpc":"2.0","id":1,"method":"pos","params":{"a":1}}', { methods: createMethodTable([noNames]), context: 0 }, quietLog());
+    const out = await dispatch(
+      '{"jsonrpc":"2.0","id":1,"method":"pos","params":{"a":1}}',
+      { methods: createMethodTable([noNames]), context: 0 },
+      quietLog(),
+      LIMITS,
+    );
     expect(JSON.parse(out!)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'non-array args' } });
   });
 
@@ -253,7 +266,7 @@ describe('dispatch: envelope', () => {
 
   it('a plain Error becomes -32603 internal error; the message and stack go to the log only', async () => {
     const log = quietLog();
-    const out = await dispatch('{"jsonrpc":"2.0","id":"q","method":"boom"}', target, log);
+    const out = await dispatch('{"jsonrpc":"2.0","id":"q","method":"boom"}', target, log, LIMITS);
     expect(out).toBe('{"jsonrpc":"2.0","id":"q","error":{"code":-32603,"message":"internal error"}}');
     expect(log.error).toHaveBeenCalledOnce();
     const [fields] = log.error.mock.calls[0];
@@ -264,7 +277,7 @@ describe('dispatch: envelope', () => {
 
   it('an internal error in a notification is logged but not answered', async () => {
     const log = quietLog();
-    expect(await dispatch('{"jsonrpc":"2.0","method":"boom"}', target, log)).toBeUndefined();
+    expect(await dispatch('{"jsonrpc":"2.0","method":"boom"}', target, log, LIMITS)).toBeUndefined();
     expect(log.error).toHaveBeenCalledOnce();
   });
 
@@ -315,14 +328,14 @@ describe('dispatch: ids', () => {
     ['a negative decimal', '-12.5000'],
     ['2^53 + 1', '9007199254740993'],
   ])('a numeric id is echoed with its exact text: %s', async (_name, idText) => {
-    const out = await dispatch(`{"jsonrpc":"2.0","id":${idText},"method":"get_data"}`, target, quietLog());
+    const out = await dispatch(`{"jsonrpc":"2.0","id":${idText},"method":"get_data"}`, target, quietLog(), LIMITS);
     expect(out).toBe(`{"jsonrpc":"2.0","id":${idText},"result":["hello",5]}`);
   });
 
   it('exact ids in a batch, per item, including errors', async () => {
     const body =
       '[{"jsonrpc":"2.0","id":1.50,"method":"get_data"},{"jsonrpc":"2.0","id":"s","method":"nope"},{"jsonrpc":"2.0","id":99999999999999999999,"method":"nope"}]';
-    const out = await dispatch(body, target, quietLog());
+    const out = await dispatch(body, target, quietLog(), LIMITS);
     expect(out).toBe(
       '[{"jsonrpc":"2.0","id":1.50,"result":["hello",5]},' +
         '{"jsonrpc":"2.0","id":"s","error":{"code":-32601,"message":"the method nope does not exist/is not available"}},' +
@@ -338,9 +351,9 @@ describe('dispatch: ids', () => {
   });
 
   it('an escaped "id" key and duplicate keys resolve as JSON.parse does (last wins)', async () => {
-    expect(await dispatch('{"jsonrpc":"2.0","\\u0069d":1.0,"method":"get_data"}', target, quietLog())).toContain('"id":1.0,');
-    expect(await dispatch('{"jsonrpc":"2.0","id":"x","id":2.0,"method":"get_data"}', target, quietLog())).toContain('"id":2.0,');
-    expect(await dispatch('{"jsonrpc":"2.0","id":2.0,"id":"x","method":"get_data"}', target, quietLog())).toContain('"id":"x",');
+    expect(await dispatch('{"jsonrpc":"2.0","\\u0069d":1.0,"method":"get_data"}', target, quietLog(), LIMITS)).toContain('"id":1.0,');
+    expect(await dispatch('{"jsonrpc":"2.0","id":"x","id":2.0,"method":"get_data"}', target, quietLog(), LIMITS)).toContain('"id":2.0,');
+    expect(await dispatch('{"jsonrpc":"2.0","id":2.0,"id":"x","method":"get_data"}', target, quietLog(), LIMITS)).toContain('"id":"x",');
   });
 });
 

@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
 import type { BaseLogger } from 'pino';
-import { DEFAULT_TRANSPORT_LIMITS } from '../config/limits.js';
 import { InternalError, InvalidRequestError, MethodNotFoundError, ParseError, RpcError } from './errors.js';
 import type { MethodTable, RequestContext } from './method.js';
 
@@ -47,13 +46,6 @@ export interface CallScope {
 /** The logger calls dispatch makes; a request-scoped pino/Fastify child logger fits. */
 export type DispatchLogger = Pick<BaseLogger, 'error' | 'warn' | 'debug'>;
 
-/** Production defaults of {@link DispatchLimits} (HTTP batch limit). */
-export const DEFAULT_DISPATCH_LIMITS: Readonly<DispatchLimits> = Object.freeze({
-  maxBatchItems: DEFAULT_TRANSPORT_LIMITS.httpMaxBatchItems,
-  maxMethodNameLength: DEFAULT_TRANSPORT_LIMITS.maxMethodNameLength,
-  batchResponseMaxBytes: DEFAULT_TRANSPORT_LIMITS.batchResponseMaxBytes,
-});
-
 /** -32003, geth's code for a batch whose responses exceed `BatchResponseMaxSize`. */
 const RESPONSE_TOO_LARGE_CODE = -32003;
 
@@ -77,7 +69,7 @@ export async function dispatch(
   body: string | Uint8Array,
   target: DispatchTarget,
   log: DispatchLogger,
-  limits: DispatchLimits = DEFAULT_DISPATCH_LIMITS,
+  limits: DispatchLimits,
   scope?: CallScope,
 ): Promise<string | undefined> {
   const env: Env = { target, log, limits, scope };

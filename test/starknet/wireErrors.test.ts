@@ -83,7 +83,11 @@ describe('createMethodTable: mapError, applied by the dispatcher', () => {
   };
   const quiet = { debug: () => {}, error: () => {} } as unknown as Parameters<typeof dispatch>[2];
   const run = (table: ReturnType<typeof createMethodTable>, method: string) =>
-    dispatch(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":[1]}`, { methods: table, context: undefined }, quiet).then((out) => JSON.parse(out!));
+    dispatch(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":[1]}`, { methods: table, context: undefined }, quiet, {
+      maxBatchItems: 1000,
+      maxMethodNameLength: 2048,
+      batchResponseMaxBytes: 25_000_000,
+    }).then((out) => JSON.parse(out!));
 
   it('the definitions are used as they are, with or without it', () => {
     const table = createMethodTable([ok, mapped], toRpcError);
