@@ -4,7 +4,7 @@
 // climbs out of the repository. And src/ keeps its layering: no import cycle, and no layer imports
 // a layer above it (the table below).
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { join, posix, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -73,9 +73,11 @@ describe('repository', () => {
  * What each layer of src/ may import besides itself: leaves (codec, log, config) nothing; domain
  * layers only those below them; `methods` the domain layers and, of `rpc`, only its error classes
  * and method-definition types; `workers` (the EVM worker pool) sits on the execution and tracing
- * layers it runs in its threads; `rpc` (envelope and method types) never `methods` (it takes a
- * method table as an argument); `pipeline` (auth, policies, limits, metrics) sits on `rpc`, and
- * `transport` (HTTP, WebSocket, CORS) on `pipeline`; `cli` is the composition root.
+ * layers it runs in its threads; `live` (subscriptions, polled filters, the pending relay) on the
+ * chain and Starknet stores, given its wire shapes by `methods`; `rpc` (envelope and method types)
+ * never `methods` (it takes a method table as an argument); `pipeline` (auth, policies, limits,
+ * metrics) sits on `rpc`, and `transport` (HTTP, WebSocket, CORS) on `pipeline`; `cli` is the
+ * composition root.
  */
 const LAYERS: Record<string, readonly string[]> = {
   codec: [],
@@ -91,24 +93,50 @@ const LAYERS: Record<string, readonly string[]> = {
   import: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'log', 'config'],
   // Following an upstream: the importer's execute-and-verify on blocks fetched from another node.
   follow: ['import', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config'],
+  // Subscription hubs, chain feeds, polled and Redis-shared filters, the pending-transaction relay:
+  // their lifecycle only. Renderings, notification envelopes and wire errors are given or mapped by `methods`.
+  live: ['chain', 'starknet', 'db', 'codec', 'config'],
   rpc: ['codec', 'log', 'config'],
   pipeline: ['rpc', 'codec', 'log', 'config'],
   transport: ['pipeline', 'rpc', 'codec', 'log', 'config'],
-  methods: ['workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
+  methods: ['live', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
   cli: ['*'],
 };
 
-/** Every module of src/ (tests excluded) and the src/ modules it imports (`import` and `import type`). */
-function importGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
+/** Every module of src/ (tests excluded), by its path under src/, with its text. */
+function sourceModules(): Map<string, string> {
+  const modules = new Map<string, string>();
   for (const file of codeFiles(join(REPO, 'src')).filter((f) => !f.endsWith('.test.ts'))) {
-    const targets = [...readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']+)'/g)].map((m) =>
-      relative(join(REPO, 'src'), resolve(dirname(file), m[1]))
-        .replace(/\.js$/, '.ts')
-        .split(sep)
-        .join('/'),
+    modules.set(relative(join(REPO, 'src'), file).split(sep).join('/'), readFileSync(file, 'utf8'));
+  }
+  return modules;
+}
+
+/** What a module imports: `import`/`export … from '…'` (`import type` too), `import '…'` and `import('…')` of a literal name. */
+function specifiers(text: string): string[] {
+  return [...text.matchAll(/\b(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => m[1]);
+}
+
+/** A relative import of `module` as the module of src/ it names (`x.js` is built from `x.ts`). */
+function resolveImport(module: string, specifier: string): string {
+  return posix.join(posix.dirname(module), specifier).replace(/\.js$/, '.ts');
+}
+
+/** The layer of a module of src/: its first folder, or `(root)`. */
+function layerOf(module: string): string {
+  return module.includes('/') ? module.split('/')[0] : '(root)';
+}
+
+/** Every module of src/ and the src/ modules it imports. */
+function importGraph(modules: Map<string, string>): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const [module, text] of modules) {
+    graph.set(
+      module,
+      specifiers(text)
+        .filter((s) => s.startsWith('.'))
+        .map((s) => resolveImport(module, s)),
     );
-    graph.set(relative(join(REPO, 'src'), file).split(sep).join('/'), targets);
   }
   return graph;
 }
@@ -140,7 +168,6 @@ function findCycle(graph: Map<string, string[]>): string[] | undefined {
 /** Imports that cross the layering of {@link LAYERS}, as `from -> to`. */
 function layerViolations(graph: Map<string, string[]>): string[] {
   const out: string[] = [];
-  const layerOf = (module: string) => (module.includes('/') ? module.split('/')[0] : '(root)');
   for (const [from, targets] of graph) {
     const layer = layerOf(from);
     if (layer === '(root)' || layer === 'cli') continue;
@@ -158,8 +185,77 @@ function layerViolations(graph: Map<string, string[]>): string[] {
   return out;
 }
 
+/**
+ * The domain layers: they speak bigint, bytes and their own errors, and JSON-RPC stays above
+ * them (STYLE.md, "Errors"): no zod schema, nothing of `rpc/` or `methods/`, no wire error code.
+ */
+const DOMAIN_LAYERS = ['chain', 'state', 'execution', 'tracing', 'follow', 'starknet', 'live'];
+
+/**
+ * #30 item 1: to be removed. Domain modules that speak the wire today, each fixed by its own
+ * item of issue #30; the checks below let these files through, and only them. Remove an entry
+ * when its file is fixed.
+ */
+const WIRE_ALLOWLIST = {
+  imports: [
+    'execution/callArgs.ts', // zod schemas of eth_call's call object and overrides
+  ],
+  codes: [
+    'execution/simulate.ts', // eth_simulateV1's -38xxx and -32xxx codes, a revert's code 3
+  ],
+};
+
+/** Imports of domain modules that reach the wire (zod, `rpc/`, `methods/`), as `module -> specifier`. */
+function wireImports(modules: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [module, text] of modules) {
+    if (!DOMAIN_LAYERS.includes(layerOf(module))) continue;
+    for (const specifier of specifiers(text)) {
+      const target = specifier.startsWith('.') ? resolveImport(module, specifier) : specifier;
+      if (/^(zod$|zod\/|rpc\/|methods\/)/.test(target)) out.push(`${module} -> ${specifier}`);
+    }
+  }
+  return out;
+}
+
+/** The codes `rpc/errors.ts` declares besides the -32xxx ones: 3 (revert) and Starknet's (24, 31–34, 66, 68…). */
+const SMALL_WIRE_CODES = [...readFileSync(join(REPO, 'src', 'rpc', 'errors.ts'), 'utf8').matchAll(/static readonly code = (\d+);/g)].map((m) => m[1]);
+
+/**
+ * What counts as a JSON-RPC error code in a module's code (comments left out: one may say what
+ * `methods/` answers): a numeric literal -32xxx (JSON-RPC's reserved and server codes) or -38xxx
+ * (the execution-apis codes), anywhere; or one of {@link SMALL_WIRE_CODES} given to a `code`
+ * (`code: 3`, `code = 24`).
+ */
+const WIRE_CODE = [/(?<![\w$.)\]])-3[28]\d{3}(?!\d)/, new RegExp(`\\bcode\\s*(?::|=(?!=))\\s*(?:${SMALL_WIRE_CODES.join('|')})(?![\\w.])`)];
+
+/** A module's text with its comments blanked, lines kept. */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+}
+
+/** Lines of domain modules holding a JSON-RPC error code ({@link WIRE_CODE}), as `module:line: text`. */
+function wireCodes(modules: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [module, text] of modules) {
+    if (!DOMAIN_LAYERS.includes(layerOf(module))) continue;
+    withoutComments(text)
+      .split('\n')
+      .forEach((line, i) => {
+        if (WIRE_CODE.some((re) => re.test(line))) out.push(`${module}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  return out;
+}
+
+/** Findings (`module -> …`, `module:line: …`) of modules not in `allowed`. */
+function notAllowed(findings: string[], allowed: readonly string[]): string[] {
+  return findings.filter((f) => !allowed.includes(f.split(/ |:/)[0]));
+}
+
 describe('src layering', () => {
-  const graph = importGraph();
+  const modules = sourceModules();
+  const graph = importGraph(modules);
 
   it('every module of src/ is found', () => {
     expect(graph.size).toBeGreaterThan(100);
@@ -182,5 +278,42 @@ describe('src layering', () => {
     ]);
     expect(findCycle(bad)).toEqual(['chain/a.ts', 'chain/b.ts', 'chain/a.ts']);
     expect(layerViolations(bad)).toEqual(['chain/b.ts -> methods/x.ts', 'methods/x.ts -> rpc/server.ts']);
+  });
+
+  it('the domain layers import no zod, rpc/ or methods/ (the allowlist of #30 item 1 aside)', () => {
+    expect(notAllowed(wireImports(modules), WIRE_ALLOWLIST.imports)).toEqual([]);
+  });
+
+  it('no file of the domain layers holds a JSON-RPC error code (the allowlist of #30 item 1 aside)', () => {
+    expect(notAllowed(wireCodes(modules), WIRE_ALLOWLIST.codes)).toEqual([]);
+  });
+
+  it('the wire checks find zod, rpc/ and methods/ imports, and JSON-RPC codes in code but not in comments', () => {
+    const bad = new Map([
+      ['live/a.ts', "import { z } from 'zod';\nimport type { RpcError } from '../rpc/errors.js';\nimport { headChange } from '../chain/headChange.js';"],
+      ['chain/b.ts', "const errors = await import('../methods/errors.js');\nimport { x } from 'zod/mini';"],
+      [
+        'state/c.ts',
+        [
+          "throw new Failure(-32000, 'no');",
+          '// methods/ answer it with -32000 and code: 3',
+          'return { code: 24, message };',
+          'static readonly code = 3;',
+          'const code = readWord(body, 0);',
+          'const timeout = 32000, offset = x-32000;',
+          "if (err.code === 24) return 'http://host:38000/';",
+          "if (reason.startsWith('nonce')) return -38011;",
+        ].join('\n'),
+      ],
+      ['methods/d.ts', "import { z } from 'zod';\nthrow new RpcError(-32602, 'x');"],
+    ]);
+    expect(wireImports(bad)).toEqual(['live/a.ts -> zod', 'live/a.ts -> ../rpc/errors.js', 'chain/b.ts -> ../methods/errors.js', 'chain/b.ts -> zod/mini']);
+    expect(wireCodes(bad)).toEqual([
+      "state/c.ts:1: throw new Failure(-32000, 'no');",
+      'state/c.ts:3: return { code: 24, message };',
+      'state/c.ts:4: static readonly code = 3;',
+      "state/c.ts:8: if (reason.startsWith('nonce')) return -38011;",
+    ]);
+    expect(notAllowed(wireCodes(bad), ['state/c.ts'])).toEqual([]);
   });
 });

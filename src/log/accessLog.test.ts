@@ -37,6 +37,23 @@ describe('access log lines', () => {
     expect(direct.lines).toEqual(viaPino.lines);
   });
 
+  it('name the refusals of the message when there were some, as pino writes them; a field left undefined is left out', () => {
+    for (const line of [
+      { ...LINE, refused: ['rate', 'concurrency'] },
+      { ...LINE, refused: undefined },
+    ]) {
+      const viaPino = collecting();
+      viaPino.logger.info(line, 'request');
+      const direct = collecting();
+      accessLogWriter(direct.logger)(line);
+      expect(direct.lines).toEqual(viaPino.lines);
+    }
+    const { logger, lines } = collecting();
+    accessLogWriter(logger)({ ...LINE, refused: ['quota'] });
+    accessLogWriter(logger)({ ...LINE, refused: undefined });
+    expect(lines.map((l) => JSON.parse(l).refused)).toEqual([['quota'], undefined]);
+  });
+
   it('carry the bindings of a child logger (pid, hostname, or anything bound)', () => {
     const { logger, lines } = collecting();
     accessLogWriter(logger.child({ worker: 2 }))(LINE);

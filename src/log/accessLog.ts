@@ -11,6 +11,11 @@ export interface AccessLine {
   readonly ms: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /**
+   * Why calls of the message were refused before running (the refusals' `reason`: `policy`,
+   * `rate`, `quota`, `concurrency`), each once; absent when none was. The line leaves it out then.
+   */
+  readonly refused?: readonly string[];
 }
 
 /** The level the access log writes at. */
@@ -43,7 +48,7 @@ export function accessLogWriter(logger: Logger): (line: AccessLine) => void {
   return (line) => {
     if (!logger.isLevelEnabled(ACCESS_LEVEL)) return;
     stream.write(
-      `{"level":${ACCESS_LEVEL_VALUE}${time()}${chindings},"keyId":${JSON.stringify(line.keyId)},"network":${JSON.stringify(line.network)},"transport":${JSON.stringify(line.transport)},"methods":${JSON.stringify(line.methods)},"status":${line.status},"ms":${line.ms},"bytesIn":${line.bytesIn},"bytesOut":${line.bytesOut},"msg":"request"}\n`,
+      `{"level":${ACCESS_LEVEL_VALUE}${time()}${chindings},"keyId":${JSON.stringify(line.keyId)},"network":${JSON.stringify(line.network)},"transport":${JSON.stringify(line.transport)},"methods":${JSON.stringify(line.methods)},"status":${line.status},"ms":${line.ms},"bytesIn":${line.bytesIn},"bytesOut":${line.bytesOut}${line.refused === undefined ? '' : `,"refused":${JSON.stringify(line.refused)}`},"msg":"request"}\n`,
     );
   };
 }

@@ -1,12 +1,13 @@
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
+import { type ChainEventsOptions, createChainEvents } from '../live/eth/chainEvents.js';
+import type { PendingSource } from '../live/eth/pendingRelay.js';
 import { StateReader } from '../state/stateReader.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
+import { ETH_LIVE_FORMAT, type EthChainEvents } from './eth/_shared/liveFormat.js';
 import type { UpstreamPool } from './eth/_shared/upstreamPool.js';
-import { type ChainEvents, type ChainEventsOptions, createChainEvents } from './eth/subscriptions/chainEvents.js';
-import type { PendingSource } from './eth/subscriptions/pendingRelay.js';
 
 /** The sections of the configuration an Ethereum network's methods and the layers below them read. */
 export type EthContextConfig = Config;
@@ -53,7 +54,7 @@ export interface EthContext {
   gasOracle: GasOracle;
   limits: EthLimits;
   /** New heads and reorganisations as subscriptions and filters see them (fed by the follower). */
-  events: ChainEvents;
+  events: EthChainEvents;
   /** `web3_clientVersion` answer. */
   clientVersion: string;
   /** The followed node, where transactions are sent and pending ones found (absent: nothing followed). */
@@ -105,7 +106,7 @@ export async function createEthContext(
     evm,
     gasOracle: createGasOracle(chain.store, config.gasOracle),
     limits: ethLimits(config),
-    events: createChainEvents(chain.store, config.subscriptions, { pending, shared: sharedFilters }),
+    events: createChainEvents(chain.store, config.subscriptions, ETH_LIVE_FORMAT, { pending, shared: sharedFilters }),
     clientVersion,
     pool,
   };

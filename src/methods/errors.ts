@@ -2,6 +2,7 @@ import { bytesToData } from '../codec/hex.js';
 import { CallError, type CallResult, ExecutionFailedError } from '../execution/callResult.js';
 import { revertMessage } from '../execution/revert.js';
 import { SimulateError } from '../execution/simulate.js';
+import * as live from '../live/errors.js';
 import {
   ExecutionRevertedError,
   LimitExceededError,
@@ -43,6 +44,18 @@ export function toRpcError(err: unknown): RpcError | undefined {
   if (err instanceof starknet.NoBlocksError) return new StarknetNoBlocksError();
   if (err instanceof starknet.InvalidContinuationTokenError) return new StarknetInvalidContinuationTokenError();
   if (err instanceof starknet.TooManyKeysInFilterError) return new StarknetTooManyKeysInFilterError();
+  // Subscriptions and filters (`live/errors.ts`): a cap reached → -32005, Infura's limit code (on
+  // both network kinds); a filter refused → -32000 with geth's text. NoPendingTransactionsError is
+  // mapped where it is caught (`eth/_shared/pendingRefusal.ts`): its text names the method.
+  if (err instanceof live.TooManySubscriptionsError || err instanceof live.TooManyFiltersError) return new LimitExceededError(err.message);
+  if (
+    err instanceof live.FilterNotFoundError ||
+    err instanceof live.FilterStoreUnavailableError ||
+    err instanceof live.FilterContendedError ||
+    err instanceof live.NoHeadYetError
+  ) {
+    return new ServerError(err.message);
+  }
   return undefined;
 }
 

@@ -11,7 +11,7 @@ import { unsubscribe } from './eth/unsubscribe.js';
 
 /**
  * Subscriptions (WebSocket) and polled filters (any transport), fed by the chain events of the
- * network (`eth/subscriptions/`), sorted by wire name; merged into the Ethereum method table.
+ * network (`live/eth/`), sorted by wire name; merged into the Ethereum method table.
  */
 export const subscriptionMethods: readonly MethodDefinition<EthContext>[] = [
   getFilterChanges, // eth_getFilterChanges

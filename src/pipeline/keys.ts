@@ -7,7 +7,8 @@ import { z } from 'zod';
 /**
  * API keys and their policies, as hosted providers offer them (Infura's project settings): an
  * optional secret (HTTP Basic password) or JWT, allowlists of Origins, User-Agents, contracts and
- * methods, a rate limit with a burst, a daily quota and a cap on heavy requests in flight.
+ * methods, a rate limit with a burst, a daily quota and a cap on heavy requests in flight (the
+ * methods whose definitions declare `cost: 'heavy'`, `rpc/method.ts`).
  *
  * A keys file is either one key per line (`#` comments; keys without policies) or YAML/JSON of the
  * shape below, recognised by its content. Unknown fields are an error, not ignored; every entry's

@@ -1,7 +1,7 @@
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { LimitExceededError } from '../rpc/errors.js';
 import type { KeyPolicy } from './keys.js';
 import type { LimitStore } from './limitStore.js';
+import { ConcurrentHeavyLimitError, DailyQuotaExceededError, type RateLimitedError, RequestRateExceededError } from './refusals.js';
 
 /**
  * Per-key request limits: a rate with a burst, a daily quota, and a cap on heavy calls in flight.
@@ -16,38 +16,22 @@ import type { LimitStore } from './limitStore.js';
  *   backoff_seconds} and a `Retry-After` header (Infura's shape).
  * - `dailyQuota: Q`: at most Q calls per UTC day. Over it: HTTP 429, -32005
  *   `daily request count exceeded, request rate limited`, backing off until midnight UTC.
- * - `maxConcurrentHeavy: C`: at most C heavy calls (eth_call, eth_estimateGas, eth_getLogs,
- *   eth_createAccessList, eth_simulateV1, trace_*, debug_trace*) in progress for the key; one more is refused at once with HTTP 429, -32005
+ * - `maxConcurrentHeavy: C`: at most C heavy calls in progress for the key: the methods whose
+ *   definitions declare `cost: 'heavy'` (`rpc/method.ts`, `MethodCost`: those that run the EVM or
+ *   scan many blocks). One more is refused at once with HTTP 429, -32005
  *   `project ID concurrent request limit exceeded` rather than queued without bound.
+ *
+ * Each refusal is its own error class (`refusals.ts`) whose `reason` says which limit refused.
  */
 
 /** Where the limit errors point clients (`data.see`): the limits section of the operator documentation. */
 export const LIMITS_DOC = 'docs/operators.md#limits';
 
-/** Methods that run the EVM or scan many blocks (besides `trace_*`): the ones `maxConcurrentHeavy` counts. */
-const HEAVY_METHODS: ReadonlySet<string> = new Set(['eth_call', 'eth_estimateGas', 'eth_getLogs', 'eth_createAccessList', 'eth_simulateV1']);
-
-/** Methods that run the EVM or scan many blocks: the ones `maxConcurrentHeavy` counts. */
-export function isHeavyMethod(method: string): boolean {
-  return HEAVY_METHODS.has(method) || method.startsWith('trace_') || method.startsWith('debug_trace');
-}
-
-/** A refusal with the seconds a client should wait, for the Retry-After header. */
-export class RateLimitedError extends LimitExceededError {
-  constructor(
-    message: string,
-    data: Record<string, unknown>,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message, data, 429);
-  }
-}
-
 /** The limiters of one key (built when the key's policy is installed). */
 export interface KeyLimits {
-  /** Counts one call; throws {@link RateLimitedError} when the key is over its rate or quota. */
+  /** Counts one call; throws {@link DailyQuotaExceededError} or {@link RequestRateExceededError} when the key is over its quota or rate. */
   admit(): Promise<void> | undefined;
-  /** Takes a heavy-call slot, or throws; the returned function gives it back. */
+  /** Takes a heavy-call slot, or throws {@link ConcurrentHeavyLimitError}; the returned function gives it back. */
   enterHeavy(): () => void;
 }
 
@@ -75,19 +59,14 @@ export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now,
     return day;
   };
 
-  const quotaRefusal = (res: RateLimiterRes): Error => {
+  const quotaRefusal = (res: RateLimiterRes): RateLimitedError => {
     const backoff = Math.ceil((dayEnds - now()) / 1000);
-    return new RateLimitedError(
-      'daily request count exceeded, request rate limited',
-      { see: LIMITS_DOC, current_daily: res.consumedPoints, allowed_daily: quota, backoff_seconds: backoff },
-      backoff,
-    );
+    return new DailyQuotaExceededError({ see: LIMITS_DOC, current_daily: res.consumedPoints, allowed_daily: quota!, backoff_seconds: backoff }, backoff);
   };
-  const rateRefusal = (res: RateLimiterRes): Error => {
+  const rateRefusal = (res: RateLimiterRes): RateLimitedError => {
     const backoff = Math.max(0.001, res.msBeforeNext / 1000);
     const window = rate!.burst / rate!.perSecond;
-    return new RateLimitedError(
-      'project ID request rate exceeded',
+    return new RequestRateExceededError(
       { see: LIMITS_DOC, current_rps: round(res.consumedPoints / window), allowed_rps: rate!.perSecond, backoff_seconds: round(backoff) },
       Math.ceil(backoff),
     );
@@ -106,11 +85,7 @@ export function createKeyLimits(policy: KeyPolicy, now: () => number = Date.now,
         ? () => noop
         : () => {
             if (heavy >= maxHeavy) {
-              throw new RateLimitedError(
-                'project ID concurrent request limit exceeded',
-                { see: LIMITS_DOC, current_concurrent: heavy, allowed_concurrent: maxHeavy, backoff_seconds: 1 },
-                1,
-              );
+              throw new ConcurrentHeavyLimitError({ see: LIMITS_DOC, current_concurrent: heavy, allowed_concurrent: maxHeavy, backoff_seconds: 1 }, 1);
             }
             heavy++;
             return release;
@@ -141,7 +116,7 @@ function limiter(store: LimitStore | undefined, opts: { keyPrefix: string; point
   return { local, shared: { limiter: shared, store } };
 }
 
-function consume(l: Limiter, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
+function consume(l: Limiter, key: string, refusal: (res: RateLimiterRes) => RateLimitedError): Promise<void> {
   if (l.shared === undefined) {
     return l.local.consume(key).then(
       () => undefined,
@@ -154,7 +129,7 @@ function consume(l: Limiter, key: string, refusal: (res: RateLimiterRes) => Erro
 }
 
 /** Counted in Redis, or in this process while Redis is away. */
-async function consumeShared(l: Limiter, key: string, refusal: (res: RateLimiterRes) => Error): Promise<void> {
+async function consumeShared(l: Limiter, key: string, refusal: (res: RateLimiterRes) => RateLimitedError): Promise<void> {
   try {
     const shared = l.shared;
     if (shared?.store.usable()) {

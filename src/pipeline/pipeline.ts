@@ -7,9 +7,10 @@ import { type AuthResult, authenticate, type Credentials } from './auth.js';
 import type { ClientGone } from './clientGone.js';
 import type { KeyPolicy, KeyRegistry } from './keys.js';
 import type { LimitStore } from './limitStore.js';
-import { createKeyLimits, isHeavyMethod, type KeyLimits, RateLimitedError } from './limits.js';
+import { createKeyLimits, type KeyLimits } from './limits.js';
 import type { NodeMetrics, RefusalReason } from './metrics.js';
 import { callAllowed, sessionAllowed } from './policy.js';
+import { RateLimitedError } from './refusals.js';
 
 /**
  * The one path every request takes, whatever carried it: the transport authenticates the
@@ -18,6 +19,10 @@ import { callAllowed, sessionAllowed } from './policy.js';
  * policy (allowlists), rate limit and quota, heavy-call concurrency, the operator's own middleware
  * (`use`), the method. Handlers receive a {@link RequestContext}: the session, an abort signal
  * that fires when the client goes away, and a head snapshot read once per message.
+ *
+ * Which calls are heavy is what their method definitions declare (`cost`, `rpc/method.ts`), read
+ * from the network's table; why a call was refused is the refusal's `reason` (`refusals.ts`),
+ * which the metrics and the access line record.
  */
 
 /** A network as the pipeline serves it: its method table and context, and how to read its head. */
@@ -156,6 +161,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           ms: Math.round((performance.now() - run.started) * 1000) / 1000,
           bytesIn: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
           bytesOut: out === undefined ? 0 : Buffer.byteLength(out),
+          refused: run.refusals,
         });
       }
       return { status, body: out, retryAfter: status === 429 ? run.retryAfter : undefined };
@@ -176,6 +182,8 @@ class MessageRun implements CallScope, RequestContext {
   readonly request: RequestContext = this;
   calls = 0;
   readonly methods: string[] = [];
+  /** Why calls of this message were refused, each reason once, in order of first refusal. */
+  refusals: RefusalReason[] | undefined;
   retryAfter: number | undefined;
   private refusedStatus: number | undefined;
   private refusedAll = true;
@@ -225,7 +233,7 @@ class MessageRun implements CallScope, RequestContext {
       metrics.call(session.network, session.transport, session.keyId, label, wire ? String(wire.code) : '-32603', (performance.now() - t0) / 1000);
       if (wire !== undefined && (wire.httpStatus === 403 || wire.httpStatus === 429)) {
         if (err instanceof RateLimitedError) {
-          metrics.refused(err.message.startsWith('daily') ? 'quota' : err.message.includes('concurrent') ? 'concurrency' : 'rate');
+          this.refuse(err.reason);
           this.retryAfter = Math.max(this.retryAfter ?? 0, err.retryAfterSeconds);
         }
         this.refusedStatus = this.refusedStatus === undefined || this.refusedStatus === wire.httpStatus ? wire.httpStatus : 0;
@@ -236,15 +244,25 @@ class MessageRun implements CallScope, RequestContext {
     }
   }
 
-  /** Policy, rate limit and quota, heavy-call concurrency, the operator's middleware, the method. */
+  /** Counts a refusal by its reason, and keeps the reason for the message's access line. */
+  private refuse(reason: RefusalReason): void {
+    this.metrics.refused(reason);
+    if (this.refusals === undefined) this.refusals = [reason];
+    else if (!this.refusals.includes(reason)) this.refusals.push(reason);
+  }
+
+  /**
+   * Policy, rate limit and quota, heavy-call concurrency, the operator's middleware, the method.
+   * Heavy is what the method's definition declares (an unknown method is cheap), not its name.
+   */
   private steps(call: CallInfo, invoke: () => Promise<unknown>): Promise<unknown> {
     const { session } = this;
     if (!session.allowed || !callAllowed(session.policy, call.method, call.params)) {
-      this.metrics.refused('policy');
+      this.refuse('policy');
       throw new RejectedByKeySettingsError();
     }
     const admitted = this.keyLimits.admit();
-    const heavy = isHeavyMethod(call.method);
+    const heavy = call.declaration.cost === 'heavy';
     // The common case (no limit to wait for, a light method, no middleware) adds no promise.
     if (admitted === undefined && !heavy && this.extra.length === 0) return invoke();
     const run = async (): Promise<unknown> => {

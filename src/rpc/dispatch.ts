@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { BaseLogger } from 'pino';
 import { InternalError, InvalidRequestError, MethodNotFoundError, ParseError, RpcError } from './errors.js';
-import type { MethodTable, RequestContext } from './method.js';
+import { declarationOf, type MethodDeclaration, type MethodTable, type RequestContext } from './method.js';
 
 /**
  * JSON-RPC 2.0 envelope handling shared by HTTP and WebSocket: parse, validate, run single
@@ -31,6 +31,8 @@ export interface CallInfo {
   readonly params: unknown;
   /** Whether the network serves the method (an unknown one still passes the middleware). */
   readonly known: boolean;
+  /** What the method's definition in the table declares (cost, EVM); an unknown method is cheap. */
+  readonly declaration: MethodDeclaration;
 }
 
 /**
@@ -166,7 +168,7 @@ async function runRequest(env: Env, req: unknown, rawId: string | undefined): Pr
   try {
     if (scope?.around !== undefined) {
       const invoke = def === undefined ? () => Promise.reject(new MethodNotFoundError(method)) : () => def.call(env.target.context, params, scope.request);
-      outcome = { result: await scope.around({ method, params, known: def !== undefined }, invoke) };
+      outcome = { result: await scope.around({ method, params, known: def !== undefined, declaration: declarationOf(def) }, invoke) };
     } else if (def === undefined) {
       outcome = { error: new MethodNotFoundError(method) };
     } else {

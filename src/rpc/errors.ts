@@ -117,7 +117,8 @@ export class UpstreamAnswerError extends RpcError {
 /** -32005: a limit was exceeded (result count, range, rate, size). */
 export class LimitExceededError extends RpcError {
   static readonly code = -32005;
-  override readonly name = 'LimitExceededError';
+  // Widened to string: the per-limit refusals of the pipeline (`pipeline/refusals.ts`) name themselves.
+  override readonly name: string = 'LimitExceededError';
   constructor(message: string, data?: unknown, httpStatus = 200) {
     super(LimitExceededError.code, message, data, httpStatus);
   }

@@ -59,22 +59,69 @@ export interface ClientSignal {
 }
 
 /**
- * A JSON-RPC method as the dispatcher sees it: a wire name and one function that validates the
- * raw `params` and runs the handler. Built with {@link defineMethod}. `req` is absent when a
- * method is called outside a request (tests, internal callers).
+ * How much of the node one call of a method may take, declared by the method next to its name
+ * (as reth's trace and blocking-task permits are acquired by the methods themselves):
+ *
+ * - `cheap`: reads that cost about what a state, block or receipt lookup costs (tens of µs to a
+ *   few ms, answered on the request thread from caches and LevelDB). Counted by a key's rate and
+ *   quota only. A method that declares nothing is cheap, and so is a name no table serves (it is
+ *   answered -32601 anyway). `eth_getFilterLogs` and `starknet_getEvents` also scan blocks, under
+ *   their own range and page caps; they were never counted as heavy and are declared cheap.
+ * - `heavy`: a call whose cost grows with what the client asks: one that runs the EVM (`eth_call`,
+ *   `eth_estimateGas`, `eth_createAccessList`, `eth_simulateV1`, every `trace_*` and
+ *   `debug_trace*`) or scans a range of blocks (`eth_getLogs`). Besides the rate and quota, the
+ *   pipeline counts it against the key's `maxConcurrentHeavy`: a call past the cap is refused at
+ *   once (-32005, HTTP 429) rather than queued without bound.
+ */
+export type MethodCost = 'cheap' | 'heavy';
+
+/** What a method declares about its cost, as the pipeline reads it (defaults applied). */
+export interface MethodDeclaration {
+  readonly cost: MethodCost;
+  /**
+   * Whether a call may run on an EVM worker (`workers/`): it then waits in the pool's one bounded
+   * queue, and answers -32005 `node is busy` when that queue is full. A method that runs the EVM
+   * is heavy ({@link createMethodTable} refuses one declared cheap). The pipeline passes it on to
+   * middleware with the call; the per-key cap counts by `cost`.
+   */
+  readonly evm: boolean;
+}
+
+/**
+ * A JSON-RPC method as the dispatcher sees it: a wire name, its declared cost, and one function
+ * that validates the raw `params` and runs the handler. Built with {@link defineMethod} (or
+ * written by hand: `cost` and `evm` may be left out, for a cheap method off the EVM). `req` is
+ * absent when a method is called outside a request (tests, internal callers).
  */
 export interface MethodDefinition<Ctx> {
   readonly name: string;
+  /** The method's cost class (default `cheap`); see {@link MethodCost}. */
+  readonly cost?: MethodCost;
+  /** Whether it runs on an EVM worker (default false); see {@link MethodDeclaration.evm}. */
+  readonly evm?: boolean;
   call(ctx: Ctx, params: unknown, req?: RequestContext): Promise<unknown>;
 }
 
 /**
  * A network's served methods, by wire name. A name absent from it is "method not found".
- * `mapError` turns what the handlers' domain layers throw into wire errors (the dispatcher
- * applies it only when a call fails, so a successful call costs nothing more).
+ * `declaration` gives what a name's definition declares, defaults applied (an unknown name is
+ * cheap). `mapError` turns what the handlers' domain layers throw into wire errors (the
+ * dispatcher applies it only when a call fails, so a successful call costs nothing more).
  */
 export interface MethodTable<Ctx> extends ReadonlyMap<string, MethodDefinition<Ctx>> {
+  declaration(name: string): MethodDeclaration;
   readonly mapError?: (err: unknown) => RpcError | undefined;
+}
+
+// The four declarations there are, shared: reading one allocates nothing on the request path.
+const DECLARATIONS: Readonly<Record<MethodCost, readonly [MethodDeclaration, MethodDeclaration]>> = {
+  cheap: [Object.freeze({ cost: 'cheap', evm: false }), Object.freeze({ cost: 'cheap', evm: true })],
+  heavy: [Object.freeze({ cost: 'heavy', evm: false }), Object.freeze({ cost: 'heavy', evm: true })],
+};
+
+/** What `def` declares, with the defaults (`cheap`, off the EVM) for what it leaves out or for no method. */
+export function declarationOf(def: Pick<MethodDefinition<never>, 'cost' | 'evm'> | undefined): MethodDeclaration {
+  return DECLARATIONS[def?.cost ?? 'cheap'][def?.evm === true ? 1 : 0];
 }
 
 type Outputs<S extends readonly z.ZodType[]> = { -readonly [K in keyof S]: z.output<S[K]> };
@@ -88,6 +135,10 @@ export interface MethodSpec<Ctx, S extends readonly z.ZodType[]> {
   required?: number;
   /** Names of the arguments, so that by-name params (a JSON object) are accepted too. */
   names?: readonly string[];
+  /** Cost class (default `cheap`): `heavy` for a method that runs the EVM or scans blocks; see {@link MethodCost}. */
+  cost?: MethodCost;
+  /** Whether it runs on an EVM worker (default false); see {@link MethodDeclaration.evm}. */
+  evm?: boolean;
   handler: (ctx: Ctx, args: Outputs<S>, req: RequestContext | undefined) => unknown;
 }
 
@@ -102,6 +153,8 @@ export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(spec: Me
   const direct = spec.params.map(directDecoder);
   return {
     name: spec.name,
+    cost: spec.cost ?? 'cheap',
+    evm: spec.evm ?? false,
     async call(ctx: Ctx, params: unknown, req?: RequestContext): Promise<unknown> {
       const raw = positional(params, spec.names);
       if (raw.length > spec.params.length) {
@@ -159,16 +212,20 @@ export function describeZodError(error: z.ZodError): string {
 }
 
 /**
- * Builds a method table from definitions, refusing duplicate names. `mapError` travels with the
- * table: the dispatcher passes it whatever a call throws and sends the wire error it returns.
- * That is how a network's domain errors become wire errors without this layer knowing them: the
- * table's builder passes `toRpcError` (`methods/errors.ts`).
+ * Builds a method table from definitions, refusing duplicate names and a method that runs the
+ * EVM but declares itself cheap. `mapError` travels with the table: the dispatcher passes it
+ * whatever a call throws and sends the wire error it returns. That is how a network's domain
+ * errors become wire errors without this layer knowing them: the table's builder passes
+ * `toRpcError` (`methods/errors.ts`).
  */
 export function createMethodTable<Ctx>(defs: readonly MethodDefinition<Ctx>[], mapError?: (err: unknown) => RpcError | undefined): MethodTable<Ctx> {
   const table = new Map<string, MethodDefinition<Ctx>>();
   for (const def of defs) {
     if (table.has(def.name)) throw new Error(`duplicate method ${def.name}`);
+    const declared = declarationOf(def);
+    if (declared.evm && declared.cost !== 'heavy') throw new Error(`method ${def.name} runs on an EVM worker but is declared ${declared.cost}`);
     table.set(def.name, def);
   }
-  return mapError ? Object.assign(table, { mapError }) : table;
+  const declaration = (name: string): MethodDeclaration => declarationOf(table.get(name));
+  return mapError ? Object.assign(table, { declaration, mapError }) : Object.assign(table, { declaration });
 }

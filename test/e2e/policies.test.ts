@@ -29,7 +29,7 @@ const signedTo = (to?: `0x${string}`) =>
   signer.signTransaction({ chainId: 1, type: 'eip1559', nonce: 0, to, data: to ? '0x' : '0x6000', gas: 60_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n });
 const [SENT_TO_CONTRACT, SENT_TO_OTHER, SENT_CREATION] = await Promise.all([signedTo(CONTRACT), signedTo(OTHER), signedTo()]);
 
-/** Toy methods named as the policies see them: eth_call waits `params[1]` ms (a heavy call). */
+/** Toy methods named as the policies see them: eth_call waits `params[1]` ms and declares itself heavy, as the real one does. */
 const echo = (name: string): MethodDefinition<unknown> => ({ name, call: async (_ctx, params) => params ?? null });
 const methods = createMethodTable<unknown>([
   echo('test_echo'),
@@ -41,6 +41,7 @@ const methods = createMethodTable<unknown>([
   echo('eth_sendRawTransaction'),
   {
     name: 'eth_call',
+    cost: 'heavy',
     async call(_ctx, params) {
       const ms = Array.isArray(params) && typeof params[1] === 'number' ? params[1] : 0;
       await sleep(ms);

@@ -13,6 +13,8 @@ import { TraceConfigParam, traceWholeBlock } from './_trace.js';
  */
 export const traceBlockByHash = defineMethod({
   name: 'debug_traceBlockByHash',
+  cost: 'heavy', // replays the block in the EVM workers
+  evm: true,
   params: [Hash, TraceConfigParam],
   required: 1,
   handler: async (ctx: EthContext, [hash, config], req) => {

@@ -13,6 +13,8 @@ import { TraceConfigParam, traceWholeBlock } from './_trace.js';
  */
 export const traceBlockByNumber = defineMethod({
   name: 'debug_traceBlockByNumber',
+  cost: 'heavy', // replays the block in the EVM workers
+  evm: true,
   params: [BlockNumberOrTag, TraceConfigParam],
   required: 1,
   handler: async (ctx: EthContext, [id, config], req) => {

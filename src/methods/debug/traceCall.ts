@@ -17,6 +17,8 @@ import { defaultConfig, requestedTimeout, resolveTracer, TraceCallConfigParam } 
  */
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
+  cost: 'heavy', // runs the EVM
+  evm: true,
   params: [CallObject, BlockNumberOrHash, TraceCallConfigParam],
   required: 2,
   handler: async (ctx: EthContext, [request, block, config], req) => {

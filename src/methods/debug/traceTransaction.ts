@@ -16,6 +16,8 @@ import { defaultConfig, requestedTimeout, resolveTracer, TraceConfigParam } from
  */
 export const traceTransaction = defineMethod({
   name: 'debug_traceTransaction',
+  cost: 'heavy', // replays the block in the EVM workers
+  evm: true,
   params: [Hash, TraceConfigParam],
   required: 1,
   handler: async (ctx: EthContext, [hash, config], req) => {

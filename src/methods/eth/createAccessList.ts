@@ -19,6 +19,8 @@ import { resolveBlock } from './_shared/resolveBlock.js';
  */
 export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
+  cost: 'heavy', // runs the EVM
+  evm: true,
   params: [CallObject, BlockNumberOrHash, StateOverrideSet],
   required: 1,
   handler: async (ctx: EthContext, [request, block, state], req) => {

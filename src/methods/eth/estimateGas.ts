@@ -15,6 +15,8 @@ import { resolveBlock } from './_shared/resolveBlock.js';
  */
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
+  cost: 'heavy', // runs the EVM
+  evm: true,
   params: [CallObject, BlockNumberOrHash, StateOverrideSet, BlockOverrideSet],
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {

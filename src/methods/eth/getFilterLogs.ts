@@ -1,9 +1,9 @@
 import { RawString } from '../../codec/schemas.js';
+import { FilterNotFoundError } from '../../live/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { filterOwner } from './_shared/filterOwner.js';
 import { findLogs } from './_shared/findLogs.js';
-import { filterOwner } from './subscriptions/filterOwner.js';
-import { FilterNotFoundError } from './subscriptions/filterStore.js';
 
 /**
  * `eth_getFilterLogs(id)`: every log the log filter's criteria match now, as eth_getLogs would

@@ -26,6 +26,7 @@ import { LogFilterSchema } from './_shared/logFilter.js';
  */
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
+  cost: 'heavy', // scans a range of blocks (up to `getLogsMaxBlockRange`), off the EVM
   params: [LogFilterSchema],
   handler: (ctx: EthContext, [criteria], req) => findLogs(ctx, criteria, req),
 });

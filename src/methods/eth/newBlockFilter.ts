@@ -1,6 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
-import { filterOwner } from './subscriptions/filterOwner.js';
+import { filterOwner } from './_shared/filterOwner.js';
 
 /**
  * `eth_newBlockFilter()`: a filter whose changes (eth_getFilterChanges) are the hashes of the

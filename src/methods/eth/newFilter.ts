@@ -1,8 +1,8 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { filterOwner } from './_shared/filterOwner.js';
+import { liveLogFilter } from './_shared/liveLogFilter.js';
 import { LogFilterSchema } from './_shared/logFilter.js';
-import { filterOwner } from './subscriptions/filterOwner.js';
-import { liveLogFilter } from './subscriptions/liveLogFilter.js';
 
 /**
  * `eth_newFilter(filter)`: a log filter polled with eth_getFilterChanges (matching logs of new

@@ -1,7 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
-import { filterOwner } from './subscriptions/filterOwner.js';
-import { pendingRefusal } from './subscriptions/pendingRelay.js';
+import { filterOwner } from './_shared/filterOwner.js';
+import { pendingRefusal } from './_shared/pendingRefusal.js';
 
 /**
  * `eth_newPendingTransactionFilter()`: a filter whose changes are the hashes of the followed

@@ -91,6 +91,8 @@ const SimOpts = z.unknown().transform((value, ctx): SimulateRequest => {
  */
 export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
+  cost: 'heavy', // runs the EVM
+  evm: true,
   params: [SimOpts, BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [opts, block], req) => {

@@ -3,9 +3,9 @@ import { RawString } from '../../codec/schemas.js';
 import { InvalidParamsError, NotificationsUnsupportedError, RpcError } from '../../rpc/errors.js';
 import { defineMethod, describeZodError } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { liveLogFilter } from './_shared/liveLogFilter.js';
 import { type LogFilterCriteria, LogFilterSchema } from './_shared/logFilter.js';
-import { liveLogFilter } from './subscriptions/liveLogFilter.js';
-import { pendingRefusal } from './subscriptions/pendingRelay.js';
+import { pendingRefusal } from './_shared/pendingRefusal.js';
 
 /** geth's answer to an unknown subscription name (`rpc/errors.go`, subscriptionNotFoundError). */
 const UNKNOWN_SUBSCRIPTION_CODE = -32601;

@@ -1,7 +1,7 @@
 import { RawString } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
-import { filterOwner } from './subscriptions/filterOwner.js';
+import { filterOwner } from './_shared/filterOwner.js';
 
 /**
  * `eth_uninstallFilter(id)`: removes the filter; true if this key held it, false otherwise (an

@@ -1,7 +1,8 @@
 import { type Config, defaultConfig } from '../../config/settings.js';
+import { createStarknetEvents, type StarknetEvents } from '../../live/starknet/starknetEvents.js';
 import type { EventLimits } from '../../starknet/getEvents.js';
 import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
-import { createStarknetEvents, type StarknetEvents } from './subscriptions/starknetEvents.js';
+import { STARKNET_LIVE_FORMAT } from './_shared/liveFormat.js';
 
 /**
  * The context of the Starknet methods: what their handlers may use, and how the CLI builds it
@@ -41,7 +42,7 @@ export async function createStarknetContext(
   onError?: (err: unknown) => void,
 ): Promise<StarknetNetworkContext> {
   const store = await openStarknetStore(datadir, { blockCacheEntries: config.starknet.blockCacheEntries });
-  const events = createStarknetEvents(store, config.subscriptions, onError);
+  const events = createStarknetEvents(store, config.subscriptions, STARKNET_LIVE_FORMAT, onError);
   return {
     store,
     eventLimits: { maxChunkSize: config.starknet.maxChunkSize, maxKeyPositions: config.starknet.maxKeyPositions },

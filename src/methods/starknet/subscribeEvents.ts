@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { NotificationsUnsupportedError, StarknetTooManyKeysInFilterError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import { eventConstraints } from '../../starknet/eventMatcher.js';
+import { eventsCatchUp } from './_shared/catchUp.js';
 import { Addresses, Felt } from './_shared/schemas.js';
+import { SubscriptionBlockId, startBlock } from './_shared/startBlock.js';
 import type { StarknetContext } from './context.js';
-import { eventsCatchUp } from './subscriptions/catchUp.js';
-import { SubscriptionBlockId, startBlock } from './subscriptions/startBlock.js';
 
 /**
  * `starknet_subscribeEvents(from_address?, keys?, block_id?)` (Starknet WebSocket spec v0.8,

@@ -1,8 +1,8 @@
 import { NotificationsUnsupportedError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
+import { headsCatchUp } from './_shared/catchUp.js';
+import { SubscriptionBlockId, startBlock } from './_shared/startBlock.js';
 import type { StarknetContext } from './context.js';
-import { headsCatchUp } from './subscriptions/catchUp.js';
-import { SubscriptionBlockId, startBlock } from './subscriptions/startBlock.js';
 
 /**
  * `starknet_subscribeNewHeads(block_id?)` (Starknet WebSocket spec v0.8, `api/starknet_ws_api.json`),

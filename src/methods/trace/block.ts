@@ -17,6 +17,8 @@ export type TraceBlockResult = RpcTrace[] | null;
  */
 export const traceBlock = defineMethod({
   name: 'trace_block',
+  cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
+  evm: true,
   params: [TraceBlockNumber],
   handler: async (ctx: EthContext, [id], req): Promise<TraceBlockResult> => {
     const hash = await ctx.chain.store.canonicalHash(await traceBlockNumber(ctx, id, req));

@@ -22,6 +22,8 @@ import { traceTypes } from './_adHoc.js';
  */
 export const traceCall = defineMethod({
   name: 'trace_call',
+  cost: 'heavy', // runs the EVM
+  evm: true,
   params: [CallObject, TraceTypeList, BlockNumberOrHash, StateOverrideSet, BlockOverrideSet],
   required: 2,
   handler: async (ctx: EthContext, [request, list, block, state, blockOverrides], req): Promise<RpcTraceResults> => {

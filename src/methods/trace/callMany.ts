@@ -38,6 +38,8 @@ const CallList = z.unknown().transform((value, ctx): Array<{ request: CallReques
  */
 export const traceCallMany = defineMethod({
   name: 'trace_callMany',
+  cost: 'heavy', // runs the EVM
+  evm: true,
   params: [CallList, BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [list, block], req): Promise<RpcTraceResults[]> => {

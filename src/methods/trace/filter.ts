@@ -116,6 +116,8 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
  */
 export const traceFilter = defineMethod({
   name: 'trace_filter',
+  cost: 'heavy', // replays the blocks of a range in the EVM workers
+  evm: true,
   params: [TraceFilterObject],
   handler: async (ctx: EthContext, [filter], req): Promise<TraceFilterResult> => {
     const { traceFilterMaxResults: maxResults, traceFilterMaxBlocks: maxBlocks } = ctx.limits;

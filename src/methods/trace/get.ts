@@ -13,6 +13,8 @@ import { tracerOf } from './_shared.js';
  */
 export const traceGet = defineMethod({
   name: 'trace_get',
+  cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
+  evm: true,
   params: [Hash, TraceIndexList],
   handler: async (ctx: EthContext, [hash, indices], req): Promise<RpcTrace | null> => {
     const location = await ctx.chain.store.txLocation(hash);

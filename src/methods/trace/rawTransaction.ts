@@ -48,6 +48,8 @@ function requestOf(tx: TypedTransaction): CallRequest {
  */
 export const traceRawTransaction = defineMethod({
   name: 'trace_rawTransaction',
+  cost: 'heavy', // runs the EVM
+  evm: true,
   params: [Data, TraceTypeList],
   handler: async (ctx: EthContext, [raw, list], req): Promise<RpcTraceResults> => {
     const types = traceTypes(list);

@@ -20,6 +20,8 @@ export type RpcReplayedTx = RpcTraceResults & { transactionHash: string };
  */
 export const traceReplayBlockTransactions = defineMethod({
   name: 'trace_replayBlockTransactions',
+  cost: 'heavy', // replays the block in the EVM workers
+  evm: true,
   params: [TraceBlockNumber, TraceTypeList],
   handler: async (ctx: EthContext, [id, list], req): Promise<RpcReplayedTx[] | null> => {
     const types = traceTypes(list);

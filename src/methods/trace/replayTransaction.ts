@@ -17,6 +17,8 @@ import { tracerOf } from './_shared.js';
  */
 export const traceReplayTransaction = defineMethod({
   name: 'trace_replayTransaction',
+  cost: 'heavy', // replays the block in the EVM workers
+  evm: true,
   params: [Hash, TraceTypeList],
   handler: async (ctx: EthContext, [hash, list], req): Promise<RpcTraceResults> => {
     const types = traceTypes(list);

@@ -16,6 +16,8 @@ export type TraceTransactionResult = RpcTrace[] | null;
  */
 export const traceTransaction = defineMethod({
   name: 'trace_transaction',
+  cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
+  evm: true,
   params: [Hash],
   handler: async (ctx: EthContext, [hash], req): Promise<TraceTransactionResult> => {
     const store = ctx.chain.store;

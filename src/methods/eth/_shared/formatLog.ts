@@ -1,5 +1,6 @@
 import type { StoredLog } from '../../../chain/receipts.js';
 import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
+import type { LogPosition } from '../../../live/eth/chainFeed.js';
 
 /** A log on the wire (geth `types.Log` JSON). */
 export interface RpcLog {
@@ -14,16 +15,6 @@ export interface RpcLog {
   logIndex: string;
   /** True when the log's block left the canonical chain (a subscription or filter after a reorganisation). */
   removed: boolean;
-}
-
-/** Where a log sits: its block, its transaction, and its index counted across the whole block. */
-export interface LogPosition {
-  blockHash: Uint8Array;
-  blockNumber: bigint;
-  blockTimestamp: bigint;
-  transactionHash: Uint8Array;
-  transactionIndex: number;
-  logIndex: number;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { MethodNotSupportedError } from '../../../rpc/errors.js';
+import { NoPendingTransactionsError } from '../errors.js';
 
 /**
  * Pending transactions, relayed from the followed upstream node. This node has no transaction
@@ -10,8 +10,8 @@ import { MethodNotSupportedError } from '../../../rpc/errors.js';
  * this node verified: a pending transaction is by definition in no block yet.
  *
  * When nothing is followed, or the upstream has no pool (it refuses the filter), listening is
- * refused with -32004 saying so: a subscription that could never fire would leave the client
- * waiting for nothing.
+ * refused with {@link NoPendingTransactionsError} saying so: a subscription that could never fire
+ * would leave the client waiting for nothing.
  */
 
 /** A JSON-RPC call to the upstream (its result, or a rejection). */
@@ -25,19 +25,6 @@ export interface PendingSource {
    * {@link NoPendingTransactionsError} when there is nothing to relay.
    */
   listen(listener: PendingListener): Promise<() => void>;
-}
-
-/** Nothing to relay; `reason` completes "… is not supported: ". */
-export class NoPendingTransactionsError extends Error {
-  override readonly name = 'NoPendingTransactionsError';
-  constructor(readonly reason: string) {
-    super(reason);
-  }
-}
-
-/** The wire refusal (-32004) of `what` (a method or subscription name) when `err` says why. */
-export function pendingRefusal(what: string, err: unknown): MethodNotSupportedError | undefined {
-  return err instanceof NoPendingTransactionsError ? new MethodNotSupportedError(`${what} is not supported: ${err.reason}`) : undefined;
 }
 
 /** The source of a network that follows nothing: every listener is refused. */

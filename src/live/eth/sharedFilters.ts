@@ -1,15 +1,13 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import type { Redis } from 'ioredis';
-import { headChange } from '../../../chain/headChange.js';
-import type { ChainStore, Head } from '../../../chain/store.js';
-import { bytesToData } from '../../../codec/hex.js';
-import { LimitExceededError, ServerError } from '../../../rpc/errors.js';
-import type { RpcLog } from '../_shared/formatLog.js';
-import { type FilterBlock, type LogFilterCriteria, LogFilterSchema } from '../_shared/logFilter.js';
-import { feedBlock, MAX_BLOCKS_PER_UPDATE } from './chainFeed.js';
-import { type FilterLimits, FilterNotFoundError, type FilterStore, type FilterView, type PolledFilters } from './filterStore.js';
+import { headChange } from '../../chain/headChange.js';
+import type { ChainStore, Head } from '../../chain/store.js';
+import { bytesToData } from '../../codec/hex.js';
+import { FilterContendedError, FilterNotFoundError, FilterStoreUnavailableError, NoHeadYetError, TooManyFiltersError } from '../errors.js';
+import { type ChainFeed, MAX_BLOCKS_PER_UPDATE } from './chainFeed.js';
+import type { FilterLimits, FilterStore, FilterView, PolledFilters } from './filterStore.js';
 import { newId } from './ids.js';
-import { liveLogFilter } from './liveLogFilter.js';
+import type { LiveLogFilter } from './liveLogFilter.js';
 import type { PendingSource } from './pendingRelay.js';
 
 /**
@@ -32,25 +30,33 @@ import type { PendingSource } from './pendingRelay.js';
  *
  * Pending-transaction filters stay on the replica that made them (each relays its own view of
  * the upstream's pool): route them with sticky sessions, or poll them over WebSocket.
- * Redis unreachable: filter calls fail with -32000 and say so; nothing else is affected.
+ * Redis unreachable: filter calls fail with {@link FilterStoreUnavailableError}; nothing else is
+ * affected.
+ *
+ * Log criteria (`C`) are stored in the form their {@link CriteriaCodec} gives (eth_newFilter's own
+ * JSON: `methods/` supplies the codec), and logs are rendered by the chain feed's renderer.
  */
+
+/** How log filter criteria are kept in Redis and matched again at each poll; given by `methods/`. */
+export interface CriteriaCodec<C> {
+  /** The criteria as a JSON value to store. */
+  encode(criteria: C): unknown;
+  /** A stored value back to criteria. */
+  decode(stored: unknown): C;
+  /** The filter that matches new blocks and logs against the criteria. */
+  live(criteria: C): LiveLogFilter;
+}
 
 /** The record of a filter in Redis. */
 interface FilterRecord {
   /** Key id of the owner. */
   k: string;
   t: 'blocks' | 'logs';
-  /** Log criteria in eth_newFilter's own JSON form (decoded again by LogFilterSchema). */
+  /** Log criteria in the codec's JSON form (eth_newFilter's own). */
   c?: unknown;
   /** Cursor: number and hash of the last block delivered. */
   n: string;
   h: string;
-}
-
-export class FilterStoreUnavailableError extends ServerError {
-  constructor() {
-    super('filters are unavailable: the shared filter store (Redis) does not answer');
-  }
 }
 
 /** Replaces the record only when it is still `old`: 1 done, 0 changed meanwhile, -1 gone. */
@@ -64,16 +70,23 @@ return 1`;
 /** Tries of a poll that loses the compare-and-set to another poll of the same filter. */
 const MAX_POLL_TRIES = 5;
 
-export class SharedFilterStore implements PolledFilters {
+/** Block and log filters in Redis, shared by replicas; see the module comment. */
+export class SharedFilterStore<C, L> implements PolledFilters<C, L> {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    private readonly store: ChainStore,
+    /** The network's feed: its store, and the renderer of a poll's logs. */
+    private readonly feed: ChainFeed<L>,
+    private readonly criteria: CriteriaCodec<C>,
     /** Pending-transaction filters, kept on this replica. */
-    private readonly local: FilterStore,
+    private readonly local: FilterStore<C, L>,
     private readonly limits: FilterLimits,
     private readonly now: () => number = Date.now,
   ) {}
+
+  private get store(): ChainStore {
+    return this.feed.store;
+  }
 
   /** Filters held on this replica (pending-transaction ones); shared ones are counted in Redis. */
   get size(): number {
@@ -84,22 +97,22 @@ export class SharedFilterStore implements PolledFilters {
     return this.install(keyId, { k: keyId, t: 'blocks', ...(await this.cursor()) });
   }
 
-  async installLogs(keyId: string, criteria: LogFilterCriteria): Promise<string> {
-    return this.install(keyId, { k: keyId, t: 'logs', c: encodeCriteria(criteria), ...(await this.cursor()) });
+  async installLogs(keyId: string, criteria: C): Promise<string> {
+    return this.install(keyId, { k: keyId, t: 'logs', c: this.criteria.encode(criteria), ...(await this.cursor()) });
   }
 
   installPending(keyId: string, source: PendingSource): Promise<string> {
     return this.local.installPending(keyId, source);
   }
 
-  async get(keyId: string, id: string): Promise<FilterView> {
+  async get(keyId: string, id: string): Promise<FilterView<C>> {
     const found = await this.read(keyId, id);
     if (found === undefined) return this.local.get(keyId, id);
     await this.touch(keyId, id, found.raw);
-    return found.rec.t === 'logs' ? { kind: 'logs', criteria: decodeCriteria(found.rec.c) } : { kind: 'blocks' };
+    return found.rec.t === 'logs' ? { kind: 'logs', criteria: this.criteria.decode(found.rec.c) } : { kind: 'blocks' };
   }
 
-  async takeChanges(keyId: string, id: string): Promise<string[] | RpcLog[]> {
+  async takeChanges(keyId: string, id: string): Promise<string[] | L[]> {
     for (let attempt = 0; attempt < MAX_POLL_TRIES; attempt++) {
       const found = await this.read(keyId, id);
       if (found === undefined) return this.local.takeChanges(keyId, id);
@@ -114,7 +127,7 @@ export class SharedFilterStore implements PolledFilters {
       if ((await this.store.headerByHash(cursor.hash)) === undefined) return this.drop(keyId, id);
       const change = await headChange(this.store, cursor, head, MAX_BLOCKS_PER_UPDATE);
       if (change.truncated) return this.drop(keyId, id);
-      const changes = rec.t === 'blocks' ? change.added.map((h) => bytesToData(h.hash())) : await this.logChanges(decodeCriteria(rec.c), change);
+      const changes = rec.t === 'blocks' ? change.added.map((h) => bytesToData(h.hash())) : await this.logChanges(this.criteria.decode(rec.c), change);
       if (changes.length > this.limits.maxChanges) return this.drop(keyId, id);
       const next = JSON.stringify({ ...rec, n: head.number.toString(), h: bytesToHex(head.hash) });
       const swapped = await this.command(() => this.redis.eval(COMPARE_AND_SET, 1, this.filterKey(id), raw, next, this.limits.timeoutMs));
@@ -125,7 +138,7 @@ export class SharedFilterStore implements PolledFilters {
       if (swapped === -1) throw new FilterNotFoundError();
       // Another poll moved the cursor meanwhile: read again from where it left it.
     }
-    throw new ServerError('filter polled too often at once; try again');
+    throw new FilterContendedError();
   }
 
   async uninstall(keyId: string, id: string): Promise<boolean> {
@@ -149,7 +162,7 @@ export class SharedFilterStore implements PolledFilters {
 
   private async cursor(): Promise<{ n: string; h: string }> {
     const head = await this.store.head();
-    if (head === undefined) throw new ServerError('no block yet');
+    if (head === undefined) throw new NoHeadYetError();
     return { n: head.number.toString(), h: bytesToHex(head.hash) };
   }
 
@@ -159,7 +172,7 @@ export class SharedFilterStore implements PolledFilters {
     // Filters past their deadline do not count against the key.
     const [, held] = (await this.command(() => this.redis.multi().zremrangebyscore(owner, '-inf', now).zcard(owner).exec())) as [unknown, [null, number]];
     if (held[1] >= this.limits.maxPerKey) {
-      throw new LimitExceededError(`too many filters for this key (limit ${this.limits.maxPerKey}); uninstall unused ones`);
+      throw new TooManyFiltersError(this.limits.maxPerKey);
     }
     const id = newId();
     await this.command(() =>
@@ -200,19 +213,19 @@ export class SharedFilterStore implements PolledFilters {
   }
 
   /** Matching logs: the removed blocks' (newest first, each block's last log first), then the added blocks'. */
-  private async logChanges(criteria: LogFilterCriteria, change: Awaited<ReturnType<typeof headChange>>): Promise<RpcLog[]> {
-    const live = liveLogFilter(criteria);
-    const out: RpcLog[] = [];
+  private async logChanges(criteria: C, change: Awaited<ReturnType<typeof headChange>>): Promise<L[]> {
+    const live = this.criteria.live(criteria);
+    const out: L[] = [];
     for (const [headers, removed] of [
       [change.removed, true],
       [change.added, false],
     ] as const) {
       for (const header of headers) {
         if (!live.mayMatchBlock(header)) continue;
-        const logs = await feedBlock(this.store, header).logs();
+        const logs = await this.feed.block(header).logs();
         for (let i = 0; i < logs.length; i++) {
           const log = logs[removed ? logs.length - 1 - i : i];
-          if (live.matches(log.log)) out.push(log.rpc(removed));
+          if (live.matches(log.log)) out.push(log.rendered(removed));
         }
       }
     }
@@ -228,20 +241,4 @@ export class SharedFilterStore implements PolledFilters {
       throw err;
     }
   }
-}
-
-/** The criteria in eth_newFilter's JSON form, to store. */
-function encodeCriteria(c: LogFilterCriteria): unknown {
-  const block = (b: FilterBlock | undefined) => (b === undefined ? undefined : b.kind === 'tag' ? b.tag : `0x${b.number.toString(16)}`);
-  return {
-    blockHash: c.blockHash && bytesToData(c.blockHash),
-    fromBlock: block(c.fromBlock),
-    toBlock: block(c.toBlock),
-    address: c.addresses.map(bytesToData),
-    topics: c.topics.map((alts) => (alts.length === 0 ? null : alts.map(bytesToData))),
-  };
-}
-
-function decodeCriteria(stored: unknown): LogFilterCriteria {
-  return LogFilterSchema.parse(stored);
 }

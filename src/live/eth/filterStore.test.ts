@@ -1,25 +1,34 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import { describe, expect, it } from 'vitest';
-import type { StoredLog } from '../../../chain/receipts.js';
+import type { StoredLog } from '../../chain/receipts.js';
+import { liveLogFilter } from '../../methods/eth/_shared/liveLogFilter.js';
+import { FilterNotFoundError } from '../errors.js';
 import type { ChainFeed, ChainListener, ChainUpdate, FeedBlock, FeedLog } from './chainFeed.js';
-import { FilterNotFoundError, FilterStore } from './filterStore.js';
-import { liveLogFilter } from './liveLogFilter.js';
+import { FilterStore } from './filterStore.js';
 
 /** A feed the test drives by hand. */
-function handFeed(): { feed: ChainFeed; push(update: ChainUpdate): Promise<void> } {
-  const listeners: ChainListener[] = [];
-  const feed = { listen: (l: ChainListener) => listeners.push(l) } as unknown as ChainFeed;
+function handFeed(): { feed: ChainFeed<Rendered>; push(update: ChainUpdate<Rendered>): Promise<void> } {
+  const listeners: ChainListener<Rendered>[] = [];
+  const feed = { listen: (l: ChainListener<Rendered>) => listeners.push(l) } as unknown as ChainFeed<Rendered>;
   return { feed, push: async (u) => void (await Promise.all(listeners.map((l) => l(u)))) };
 }
 
 const byte = (b: number, n: number) => new Uint8Array(n).fill(b);
 
+/** A log as this test renders it. */
+interface Rendered {
+  block: number;
+  index: number;
+  emitter: number;
+  removed: boolean;
+}
+
 /** Block `n` with one log per entry of `emitters` (the emitter's address is 20 bytes of that value). */
-function block(n: number, emitters: number[]): FeedBlock {
-  const logs: FeedLog[] = emitters.map((e, i) => {
+function block(n: number, emitters: number[]): FeedBlock<Rendered> {
+  const logs: FeedLog<Rendered>[] = emitters.map((e, i) => {
     const log: StoredLog = [byte(e, 20), [], byte(i, 1)];
-    const rpc = (removed: boolean) => ({ block: n, index: i, emitter: e, removed }) as never;
-    return { log, rpc, json: (removed: boolean) => JSON.stringify(rpc(removed)) };
+    const rendered = (removed: boolean): Rendered => ({ block: n, index: i, emitter: e, removed });
+    return { log, rendered, json: (removed: boolean) => JSON.stringify(rendered(removed)) };
   });
   return {
     header: { number: BigInt(n), logsBloom: byte(0xff, 256) } as unknown as BlockHeader,

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NotificationChannel } from '../../../rpc/method.js';
-import type { StarknetBlockInput } from '../../../starknet/block.js';
-import { prepareBlock } from '../../../starknet/blockOps.js';
-import { eventConstraints } from '../../../starknet/eventMatcher.js';
-import { feltToBytes } from '../../../starknet/felt.js';
-import { openStarknetStore, type StarknetStore } from '../../../starknet/store.js';
+import { STARKNET_LIVE_FORMAT } from '../../methods/starknet/_shared/liveFormat.js';
+import type { StarknetBlockInput } from '../../starknet/block.js';
+import { prepareBlock } from '../../starknet/blockOps.js';
+import { eventConstraints } from '../../starknet/eventMatcher.js';
+import { feltToBytes } from '../../starknet/felt.js';
+import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
+import type { SubscriberChannel } from '../channel.js';
 import { StarknetFeed } from './starknetFeed.js';
 import type { CatchUp } from './subscriptionHub.js';
 import { StarknetSubscriptionHub } from './subscriptionHub.js';
@@ -34,7 +35,7 @@ function block(n: number, branch = 'a', parentBranch = branch): StarknetBlockInp
 }
 
 /** A channel that records the frames sent to it; `accept` frames are taken, later ones refused (a closed socket). */
-function channel(accept = Number.POSITIVE_INFINITY): NotificationChannel & { frames: Array<{ method: string; id: string; result: unknown }>; close(): void } {
+function channel(accept = Number.POSITIVE_INFINITY): SubscriberChannel & { frames: Array<{ method: string; id: string; result: unknown }>; close(): void } {
   const closers: Array<() => void> = [];
   let open = true;
   const frames: Array<{ method: string; id: string; result: unknown }> = [];
@@ -65,8 +66,8 @@ async function setup(blocks: number): Promise<{ store: StarknetStore; feed: Star
   dirs.push(dir);
   const store = await openStarknetStore(dir, { create: true });
   for (let n = 0; n < blocks; n++) await store.appendBlock(prepareBlock(block(n)));
-  const feed = new StarknetFeed(store);
-  const hub = new StarknetSubscriptionHub(feed, { maxPerConnection: 3 });
+  const feed = new StarknetFeed(store, STARKNET_LIVE_FORMAT.render);
+  const hub = new StarknetSubscriptionHub(feed, { maxPerConnection: 3 }, STARKNET_LIVE_FORMAT.frame);
   await feed.headMoved();
   return { store, feed, hub };
 }
@@ -129,7 +130,7 @@ describe('StarknetSubscriptionHub', () => {
     const id = hub.subscribe(other, 'newHeads', 0, async (to, send) => {
       for (let n = 0; n <= to; n++) {
         sent.push(n);
-        if (!send('starknet_subscriptionNewHeads', `{"n":${n}}`)) return;
+        if (!send('newHeads', `{"n":${n}}`)) return;
       }
     });
     // Block 3 is written while the catch-up waits for its turn: whether the catch-up or the live
@@ -148,7 +149,7 @@ describe('StarknetSubscriptionHub', () => {
     hub.subscribe(stopping, 'newHeads', 0, async (to, send) => {
       for (let n = 0; n <= to; n++) {
         sent.push(n);
-        if (!send('starknet_subscriptionNewHeads', '{}')) return;
+        if (!send('newHeads', '{}')) return;
       }
     });
     await settled(feed);

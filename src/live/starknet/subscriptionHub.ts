@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { LimitExceededError } from '../../../rpc/errors.js';
-import type { NotificationChannel } from '../../../rpc/method.js';
-import type { EventConstraints } from '../../../starknet/eventMatcher.js';
-import { eventMatcher } from '../../../starknet/eventMatcher.js';
-import type { StoredEvent } from '../../../starknet/eventRecord.js';
+import type { EventConstraints } from '../../starknet/eventMatcher.js';
+import { eventMatcher } from '../../starknet/eventMatcher.js';
+import type { StoredEvent } from '../../starknet/eventRecord.js';
+import type { SubscriberChannel } from '../channel.js';
+import { TooManySubscriptionsError } from '../errors.js';
 import type { FeedBlock, StarknetFeed, StarknetUpdate } from './starknetFeed.js';
 
 /**
@@ -21,7 +21,8 @@ import type { FeedBlock, StarknetFeed, StarknetUpdate } from './starknetFeed.js'
  * sent twice), then it goes live. Without `block_id` it starts at the head, which it is sent
  * first, as pathfinder does.
  *
- * Envelope: `{"jsonrpc":"2.0","method":M,"params":{"subscription_id":ID,"result":…}}`.
+ * Each notification's envelope is the hub's {@link StarknetFrame}, given by `methods/` (the
+ * spec's `starknet_subscription…` methods).
  */
 
 /** What a subscription is to. */
@@ -29,7 +30,7 @@ export type StarknetSubscriptionKind = 'newHeads' | 'events';
 
 interface Subscriber {
   readonly id: string;
-  readonly channel: NotificationChannel;
+  readonly channel: SubscriberChannel;
   readonly kind: StarknetSubscriptionKind;
   readonly group?: EventGroup;
   /** Sent live updates once its catch-up is done. */
@@ -46,12 +47,16 @@ interface EventGroup {
 }
 
 /** What a subscription's catch-up sends, given the feed's head: it calls `send` with each result JSON. */
-export type CatchUp = (toBlock: number, send: (method: StarknetNotification, result: string) => boolean) => Promise<void>;
+export type CatchUp = (toBlock: number, send: (kind: StarknetNotification, result: string) => boolean) => Promise<void>;
 
-export type StarknetNotification = 'starknet_subscriptionNewHeads' | 'starknet_subscriptionEvents' | 'starknet_subscriptionReorg';
+/** What a notification carries: a new head, an event, or a reorganisation. */
+export type StarknetNotification = 'newHeads' | 'events' | 'reorg';
+
+/** The serialized notification of kind `kind` to subscription `id`, around a result already serialized. */
+export type StarknetFrame = (kind: StarknetNotification, id: string, result: string) => string;
 
 export interface StarknetSubscriptionLimits {
-  /** Most subscriptions one connection may hold (-32005 past it), as for eth_subscribe. */
+  /** Most subscriptions one connection may hold ({@link TooManySubscriptionsError} past it), as for eth_subscribe. */
   maxPerConnection: number;
 }
 
@@ -69,13 +74,9 @@ export function newSubscriptionId(): string {
   return String(randomInt(1, 2 ** 48) * 32 + randomInt(0, 32));
 }
 
-/** The serialized envelope of one notification, around a result already serialized. */
-function frame(method: StarknetNotification, id: string, result: string): string {
-  return `{"jsonrpc":"2.0","method":"${method}","params":{"subscription_id":"${id}","result":${result}}}`;
-}
-
+/** The Starknet subscriptions of one network; see the module comment. */
 export class StarknetSubscriptionHub {
-  private readonly connections = new Map<NotificationChannel, Map<string, Subscriber>>();
+  private readonly connections = new Map<SubscriberChannel, Map<string, Subscriber>>();
   private readonly heads = new Set<Subscriber>();
   private readonly groups = new Map<string, EventGroup>();
   private count = 0;
@@ -83,6 +84,7 @@ export class StarknetSubscriptionHub {
   constructor(
     private readonly feed: StarknetFeed,
     private readonly limits: StarknetSubscriptionLimits,
+    private readonly frame: StarknetFrame,
     private readonly opts: StarknetHubOptions = {},
   ) {
     feed.listen((update) => this.publish(update));
@@ -98,10 +100,10 @@ export class StarknetSubscriptionHub {
    * head, after the answer carrying its id has gone out); returns the id. Events subscriptions
    * pass their filter's constraints.
    */
-  subscribe(channel: NotificationChannel, kind: StarknetSubscriptionKind, from: number, catchUp: CatchUp, constraints?: EventConstraints): string {
+  subscribe(channel: SubscriberChannel, kind: StarknetSubscriptionKind, from: number, catchUp: CatchUp, constraints?: EventConstraints): string {
     let subs = this.connections.get(channel);
     if ((subs?.size ?? 0) >= this.limits.maxPerConnection) {
-      throw new LimitExceededError(`too many subscriptions on this connection (limit ${this.limits.maxPerConnection})`);
+      throw new TooManySubscriptionsError(this.limits.maxPerConnection);
     }
     if (subs === undefined) {
       const created = new Map<string, Subscriber>();
@@ -138,7 +140,7 @@ export class StarknetSubscriptionHub {
           if (!owner.has(id)) return;
           const head = this.feed.head();
           if (head !== undefined && head.number >= from) {
-            await catchUp(head.number, (method, result) => owner.has(id) && channel.send(frame(method, id, result)));
+            await catchUp(head.number, (kind, result) => owner.has(id) && channel.send(this.frame(kind, id, result)));
           }
           sub.live = true;
         })
@@ -151,7 +153,7 @@ export class StarknetSubscriptionHub {
   }
 
   /** Ends a subscription of `channel`; false when it has none with that id. */
-  unsubscribe(channel: NotificationChannel, id: string): boolean {
+  unsubscribe(channel: SubscriberChannel, id: string): boolean {
     const subs = this.connections.get(channel);
     const sub = subs?.get(id);
     if (subs === undefined || sub === undefined) return false;
@@ -175,14 +177,14 @@ export class StarknetSubscriptionHub {
       const json = update.removed.json();
       for (const sub of this.everyLive()) {
         sub.from = 0;
-        sub.channel.send(frame('starknet_subscriptionReorg', sub.id, json));
+        sub.channel.send(this.frame('reorg', sub.id, json));
       }
     }
     for (const block of update.added) {
       if (this.heads.size > 0) {
         const header = block.headerJson();
         for (const sub of [...this.heads]) {
-          if (sub.live && block.block.number >= sub.from) sub.channel.send(frame('starknet_subscriptionNewHeads', sub.id, header));
+          if (sub.live && block.block.number >= sub.from) sub.channel.send(this.frame('newHeads', sub.id, header));
         }
       }
       if (this.groups.size > 0) await this.publishEvents(block);
@@ -204,7 +206,7 @@ export class StarknetSubscriptionHub {
         if (!group.matches(ev.event)) continue;
         const json = ev.json();
         for (const sub of [...group.members]) {
-          if (sub.live && number >= sub.from) sub.channel.send(frame('starknet_subscriptionEvents', sub.id, json));
+          if (sub.live && number >= sub.from) sub.channel.send(this.frame('events', sub.id, json));
         }
       }
     }

@@ -1,10 +1,10 @@
+import type { CatchUp } from '../../../live/starknet/subscriptionHub.js';
 import type { EventConstraints } from '../../../starknet/eventMatcher.js';
 import { hex64ToBytes } from '../../../starknet/felt.js';
 import { getEvents as queryEvents } from '../../../starknet/getEvents.js';
-import { toRpcEvent } from '../_shared/emittedEvent.js';
 import type { StarknetContext } from '../context.js';
 import { formatBlockHeader } from './blockHeader.js';
-import type { CatchUp } from './subscriptionHub.js';
+import { toRpcEvent } from './emittedEvent.js';
 
 /**
  * What a subscription started from a past block sends before it goes live: the stored blocks
@@ -21,7 +21,7 @@ export function headsCatchUp(ctx: StarknetContext, from: number): CatchUp {
     for (let start = from; start <= to; start += CATCH_UP_BATCH) {
       const numbers = Array.from({ length: Math.min(CATCH_UP_BATCH, to - start + 1) }, (_, i) => start + i);
       for (const block of await ctx.store.blocks(numbers)) {
-        if (block !== undefined && !send('starknet_subscriptionNewHeads', JSON.stringify(formatBlockHeader(block)))) return;
+        if (block !== undefined && !send('newHeads', JSON.stringify(formatBlockHeader(block)))) return;
       }
     }
   };
@@ -40,7 +40,7 @@ export function eventsCatchUp(ctx: StarknetContext, from: number, constraints: E
     let token: string | undefined;
     do {
       const page = await queryEvents(ctx.store, { ...filter, continuationToken: token }, { limits: ctx.eventLimits });
-      for (const e of page.events) if (!send('starknet_subscriptionEvents', JSON.stringify(toRpcEvent(e)))) return;
+      for (const e of page.events) if (!send('events', JSON.stringify(toRpcEvent(e)))) return;
       token = page.continuationToken;
     } while (token !== undefined);
   };

@@ -1,5 +1,5 @@
-import { LimitExceededError } from '../../../rpc/errors.js';
-import type { NotificationChannel } from '../../../rpc/method.js';
+import type { SubscriberChannel } from '../channel.js';
+import { TooManySubscriptionsError } from '../errors.js';
 import type { ChainFeed, ChainUpdate, FeedBlock } from './chainFeed.js';
 import { newId } from './ids.js';
 import type { LiveLogFilter } from './liveLogFilter.js';
@@ -20,9 +20,8 @@ import type { PendingSource } from './pendingRelay.js';
  *   that is in sync, never fires.
  * - `newPendingTransactions`: the hashes the pending relay brings from the followed node
  *   (`pendingRelay.ts`), one notification per hash, as geth sends them.
- * Each notification is geth's envelope,
- * `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":ID,"result":…}}`, one per
- * header or log, as geth sends them.
+ * One notification per header, log or hash, as geth sends them; its envelope is the hub's
+ * {@link NotificationFrame}, given by `methods/` (geth's `eth_subscription`).
  */
 
 /** What a subscription is to. */
@@ -30,7 +29,7 @@ export type SubscriptionKind = 'newHeads' | 'logs' | 'syncing' | 'newPendingTran
 
 interface Subscriber {
   readonly id: string;
-  readonly channel: NotificationChannel;
+  readonly channel: SubscriberChannel;
   readonly kind: SubscriptionKind;
   /** The log group it belongs to. */
   readonly group?: LogGroup;
@@ -50,24 +49,24 @@ interface Connection {
 }
 
 export interface SubscriptionLimits {
-  /** Most subscriptions one connection may hold (-32005 past it). */
+  /** Most subscriptions one connection may hold ({@link TooManySubscriptionsError} past it). */
   maxPerConnection: number;
 }
 
-/** The serialized envelope of one notification, around a result already serialized. */
-function frame(id: string, result: string): string {
-  return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${result}}}`;
-}
+/** The serialized notification of subscription `id`, around a result already serialized. */
+export type NotificationFrame = (id: string, result: string) => string;
 
-export class SubscriptionHub {
-  private readonly connections = new Map<NotificationChannel, Connection>();
+/** The subscriptions of one network, fed by its chain feed (logs rendered as `L`); see the module comment. */
+export class SubscriptionHub<L> {
+  private readonly connections = new Map<SubscriberChannel, Connection>();
   private readonly heads = new Set<Subscriber>();
   private readonly groups = new Map<string, LogGroup>();
   private count = 0;
 
   constructor(
-    feed: ChainFeed,
+    feed: ChainFeed<L>,
     private readonly limits: SubscriptionLimits,
+    private readonly frame: NotificationFrame,
   ) {
     feed.listen((update) => this.publish(update));
   }
@@ -81,14 +80,14 @@ export class SubscriptionHub {
    * Subscribes `channel` to pending transactions relayed by `source`; returns the id. Rejects as
    * the source does when it has nothing to relay.
    */
-  async subscribePending(channel: NotificationChannel, source: PendingSource): Promise<string> {
+  async subscribePending(channel: SubscriberChannel, source: PendingSource): Promise<string> {
     this.checkCap(channel);
     let sub: Subscriber | undefined;
     const early: string[] = [];
     const stop = await source.listen((hashes) => {
       for (const h of hashes) {
         if (sub === undefined) early.push(h);
-        else sub.channel.send(frame(sub.id, `"${h}"`));
+        else sub.channel.send(this.frame(sub.id, `"${h}"`));
       }
     });
     // The connection may have closed, or filled its quota, while the relay started.
@@ -98,7 +97,7 @@ export class SubscriptionHub {
       sub = this.connections.get(channel)?.subs.get(id);
       if (sub === undefined) throw new Error('subscription lost');
       sub.stop = stop;
-      for (const h of early.splice(0)) channel.send(frame(id, `"${h}"`));
+      for (const h of early.splice(0)) channel.send(this.frame(id, `"${h}"`));
       return id;
     } catch (err) {
       stop();
@@ -106,14 +105,14 @@ export class SubscriptionHub {
     }
   }
 
-  private checkCap(channel: NotificationChannel): void {
+  private checkCap(channel: SubscriberChannel): void {
     if ((this.connections.get(channel)?.subs.size ?? 0) >= this.limits.maxPerConnection) {
-      throw new LimitExceededError(`too many subscriptions on this connection (limit ${this.limits.maxPerConnection})`);
+      throw new TooManySubscriptionsError(this.limits.maxPerConnection);
     }
   }
 
   /** Opens a subscription on `channel`; returns its id. */
-  subscribe(channel: NotificationChannel, kind: SubscriptionKind, filter?: LiveLogFilter): string {
+  subscribe(channel: SubscriberChannel, kind: SubscriptionKind, filter?: LiveLogFilter): string {
     this.checkCap(channel);
     const conn = this.connection(channel);
     let group: LogGroup | undefined;
@@ -134,7 +133,7 @@ export class SubscriptionHub {
   }
 
   /** Ends a subscription of `channel`; false when it has none with that id. */
-  unsubscribe(channel: NotificationChannel, id: string): boolean {
+  unsubscribe(channel: SubscriberChannel, id: string): boolean {
     const conn = this.connections.get(channel);
     const sub = conn?.subs.get(id);
     if (conn === undefined || sub === undefined) return false;
@@ -142,7 +141,7 @@ export class SubscriptionHub {
     return true;
   }
 
-  private connection(channel: NotificationChannel): Connection {
+  private connection(channel: SubscriberChannel): Connection {
     let conn = this.connections.get(channel);
     if (conn === undefined) {
       const created: Connection = { subs: new Map() };
@@ -168,20 +167,20 @@ export class SubscriptionHub {
     this.count--;
   }
 
-  private async publish(update: ChainUpdate): Promise<void> {
+  private async publish(update: ChainUpdate<L>): Promise<void> {
     if (this.groups.size > 0) {
       for (const block of update.removed) await this.publishLogs(block, true);
     }
     for (const block of update.added) {
       if (this.heads.size > 0) {
         const header = block.headerJson();
-        for (const sub of [...this.heads]) sub.channel.send(frame(sub.id, header));
+        for (const sub of [...this.heads]) sub.channel.send(this.frame(sub.id, header));
       }
       if (this.groups.size > 0) await this.publishLogs(block, false);
     }
   }
 
-  private async publishLogs(block: FeedBlock, removed: boolean): Promise<void> {
+  private async publishLogs(block: FeedBlock<L>, removed: boolean): Promise<void> {
     const groups = [...this.groups.values()].filter((g) => g.filter.mayMatchBlock(block.header));
     if (groups.length === 0) return;
     const logs = await block.logs();
@@ -190,7 +189,7 @@ export class SubscriptionHub {
       for (const group of groups) {
         if (!group.filter.matches(log.log)) continue;
         const json = log.json(removed);
-        for (const sub of [...group.members]) sub.channel.send(frame(sub.id, json));
+        for (const sub of [...group.members]) sub.channel.send(this.frame(sub.id, json));
       }
     }
   }

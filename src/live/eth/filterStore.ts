@@ -1,6 +1,4 @@
-import { LimitExceededError, ServerError } from '../../../rpc/errors.js';
-import type { RpcLog } from '../_shared/formatLog.js';
-import type { LogFilterCriteria } from '../_shared/logFilter.js';
+import { FilterNotFoundError, TooManyFiltersError } from '../errors.js';
 import type { ChainFeed, ChainUpdate } from './chainFeed.js';
 import { newId } from './ids.js';
 import type { LiveLogFilter } from './liveLogFilter.js';
@@ -22,19 +20,14 @@ import type { PendingSource } from './pendingRelay.js';
  *   polls. A filter that passes it is removed, and its next poll is `filter not found`, so the
  *   client makes a new one and reads the gap with eth_getLogs: a filter nobody reads cannot
  *   grow without bound, and a client never silently misses logs.
+ * The store is generic over what `methods/` gives it: `C`, a log filter's criteria (kept for
+ * eth_getFilterLogs), and `L`, a rendered log (the feed's, see `ChainRenderer`).
  */
 
 export interface FilterLimits {
   maxPerKey: number;
   timeoutMs: number;
   maxChanges: number;
-}
-
-/** geth's text (`eth/filters/api.go`, errFilterNotFound), code -32000. */
-export class FilterNotFoundError extends ServerError {
-  constructor() {
-    super('filter not found');
-  }
 }
 
 interface BaseFilter {
@@ -55,41 +48,42 @@ export interface BlockFilter extends BaseFilter {
   changes: string[];
 }
 
-export interface LogFilter extends BaseFilter {
+export interface LogFilter<C, L> extends BaseFilter {
   readonly kind: 'logs';
-  readonly criteria: LogFilterCriteria;
+  readonly criteria: C;
   readonly live: LiveLogFilter;
-  changes: RpcLog[];
+  changes: L[];
 }
 
-export type Filter = BlockFilter | LogFilter | PendingFilter;
+export type Filter<C, L> = BlockFilter | LogFilter<C, L> | PendingFilter;
 
 /** What eth_getFilterLogs needs of a filter. */
-export type FilterView = { readonly kind: 'blocks' | 'pending' } | { readonly kind: 'logs'; readonly criteria: LogFilterCriteria };
+export type FilterView<C> = { readonly kind: 'blocks' | 'pending' } | { readonly kind: 'logs'; readonly criteria: C };
 
 /**
  * The polled filters of a network as the filter methods use them: this store (filters held in
  * this process), or `SharedFilterStore` (in Redis, shared by replicas).
  */
-export interface PolledFilters {
+export interface PolledFilters<C, L> {
   /** Filters held in this process. */
   readonly size: number;
   installBlocks(keyId: string): string | Promise<string>;
-  installLogs(keyId: string, criteria: LogFilterCriteria, live: LiveLogFilter): string | Promise<string>;
+  installLogs(keyId: string, criteria: C, live: LiveLogFilter): string | Promise<string>;
   installPending(keyId: string, source: PendingSource): Promise<string>;
-  get(keyId: string, id: string): FilterView | Promise<FilterView>;
-  takeChanges(keyId: string, id: string): string[] | RpcLog[] | Promise<string[] | RpcLog[]>;
+  get(keyId: string, id: string): FilterView<C> | Promise<FilterView<C>>;
+  takeChanges(keyId: string, id: string): string[] | L[] | Promise<string[] | L[]>;
   uninstall(keyId: string, id: string): boolean | Promise<boolean>;
   close(): void;
 }
 
-export class FilterStore implements PolledFilters {
-  private readonly filters = new Map<string, Filter>();
+/** The polled filters of one network, held in this process; see the module comment. */
+export class FilterStore<C, L> implements PolledFilters<C, L> {
+  private readonly filters = new Map<string, Filter<C, L>>();
   private readonly perKey = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    feed: ChainFeed,
+    feed: ChainFeed<L>,
     private readonly limits: FilterLimits,
     private readonly now: () => number = Date.now,
   ) {
@@ -108,7 +102,7 @@ export class FilterStore implements PolledFilters {
     return this.add({ id: newId(), keyId, lastPoll: this.now(), kind: 'blocks', changes: [] });
   }
 
-  installLogs(keyId: string, criteria: LogFilterCriteria, live: LiveLogFilter): string {
+  installLogs(keyId: string, criteria: C, live: LiveLogFilter): string {
     return this.add({ id: newId(), keyId, lastPoll: this.now(), kind: 'logs', criteria, live, changes: [] });
   }
 
@@ -129,7 +123,7 @@ export class FilterStore implements PolledFilters {
   }
 
   /** The filter `id` of `keyId`, its deadline renewed; throws {@link FilterNotFoundError}. */
-  get(keyId: string, id: string): Filter {
+  get(keyId: string, id: string): Filter<C, L> {
     const filter = this.filters.get(id);
     if (filter === undefined || filter.keyId !== keyId) throw new FilterNotFoundError();
     if (this.expired(filter)) {
@@ -141,7 +135,7 @@ export class FilterStore implements PolledFilters {
   }
 
   /** What the filter collected since the last poll (and forgets it). */
-  takeChanges(keyId: string, id: string): string[] | RpcLog[] {
+  takeChanges(keyId: string, id: string): string[] | L[] {
     const filter = this.get(keyId, id);
     const out = filter.changes;
     filter.changes = [];
@@ -172,18 +166,18 @@ export class FilterStore implements PolledFilters {
     // Expired filters do not count against the key.
     this.sweep();
     if ((this.perKey.get(keyId) ?? 0) >= this.limits.maxPerKey) {
-      throw new LimitExceededError(`too many filters for this key (limit ${this.limits.maxPerKey}); uninstall unused ones`);
+      throw new TooManyFiltersError(this.limits.maxPerKey);
     }
   }
 
-  private add(filter: Filter): string {
+  private add(filter: Filter<C, L>): string {
     this.checkCap(filter.keyId);
     this.filters.set(filter.id, filter);
     this.perKey.set(filter.keyId, (this.perKey.get(filter.keyId) ?? 0) + 1);
     return filter.id;
   }
 
-  private remove(filter: Filter): void {
+  private remove(filter: Filter<C, L>): void {
     filter.stop?.();
     if (!this.filters.delete(filter.id)) return;
     const held = (this.perKey.get(filter.keyId) ?? 1) - 1;
@@ -191,17 +185,17 @@ export class FilterStore implements PolledFilters {
     else this.perKey.set(filter.keyId, held);
   }
 
-  private expired(filter: Filter): boolean {
+  private expired(filter: Filter<C, L>): boolean {
     return this.now() - filter.lastPoll > this.limits.timeoutMs;
   }
 
-  private async collect(update: ChainUpdate): Promise<void> {
+  private async collect(update: ChainUpdate<L>): Promise<void> {
     if (this.filters.size === 0) return;
     const now = this.now();
     const filters = [...this.filters.values()].filter((f) => now - f.lastPoll <= this.limits.timeoutMs);
     const blockFilters = filters.filter((f): f is BlockFilter => f.kind === 'blocks');
     for (const block of update.added) for (const f of blockFilters) f.changes.push(block.hashHex);
-    const logFilters = filters.filter((f): f is LogFilter => f.kind === 'logs');
+    const logFilters = filters.filter((f): f is LogFilter<C, L> => f.kind === 'logs');
     if (logFilters.length > 0) {
       for (const block of update.removed) await this.collectLogs(logFilters, block, true);
       for (const block of update.added) await this.collectLogs(logFilters, block, false);
@@ -209,13 +203,13 @@ export class FilterStore implements PolledFilters {
     for (const f of filters) if (f.changes.length > this.limits.maxChanges) this.remove(f);
   }
 
-  private async collectLogs(filters: LogFilter[], block: ChainUpdate['added'][number], removed: boolean): Promise<void> {
+  private async collectLogs(filters: LogFilter<C, L>[], block: ChainUpdate<L>['added'][number], removed: boolean): Promise<void> {
     const candidates = filters.filter((f) => f.live.mayMatchBlock(block.header));
     if (candidates.length === 0) return;
     const logs = await block.logs();
     for (let i = 0; i < logs.length; i++) {
       const log = logs[removed ? logs.length - 1 - i : i];
-      for (const f of candidates) if (f.live.matches(log.log)) f.changes.push(log.rpc(removed));
+      for (const f of candidates) if (f.live.matches(log.log)) f.changes.push(log.rendered(removed));
     }
   }
 }

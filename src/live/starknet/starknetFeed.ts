@@ -1,8 +1,6 @@
-import type { StoredEvent } from '../../../starknet/eventRecord.js';
-import { feltsEqual } from '../../../starknet/felt.js';
-import type { StarknetStore, StoredBlock } from '../../../starknet/store.js';
-import { toRpcEvent } from '../_shared/emittedEvent.js';
-import { formatBlockHeader } from './blockHeader.js';
+import type { StoredEvent } from '../../starknet/eventRecord.js';
+import { feltsEqual } from '../../starknet/felt.js';
+import type { StarknetStore, StoredBlock } from '../../starknet/store.js';
 
 /**
  * The serving thread's source of Starknet chain events. Told that the head moved (the follower
@@ -17,6 +15,10 @@ import { formatBlockHeader } from './blockHeader.js';
  * block in the same batch that writes its replacement. So a reorganisation names exactly the
  * announced blocks that left the chain: blocks written and dropped between two announcements
  * were never announced, and are not named.
+ *
+ * The shapes themselves (BLOCK_HEADER, EMITTED_EVENT, REORG_DATA) are `methods/`'s: the feed is
+ * given a {@link StarknetRenderer} and decides only when each rendering happens, and that it
+ * happens once.
  */
 
 /**
@@ -32,17 +34,30 @@ export interface BlockRef {
   readonly hash: string;
 }
 
-/** One event of a feed block, with its EMITTED_EVENT JSON rendered on first use. */
+/**
+ * How the feed's blocks, events and reorganisations are shown to clients, given by `methods/`;
+ * each returns a value `JSON.stringify` serializes, and is called at most once per item.
+ */
+export interface StarknetRenderer {
+  /** A block's header (the spec's BLOCK_HEADER). */
+  header(block: StoredBlock): unknown;
+  /** One event of a block (EMITTED_EVENT). */
+  event(block: StoredBlock, event: StoredEvent): unknown;
+  /** The announced blocks that left the chain, lowest and highest (REORG_DATA). */
+  reorg(first: BlockRef, last: BlockRef): unknown;
+}
+
+/** One event of a feed block, with its rendering serialized on first use. */
 export interface FeedEvent {
   readonly event: StoredEvent;
-  /** `JSON.stringify` of the EMITTED_EVENT, serialized once. */
+  /** The rendered event, serialized once. */
   json(): string;
 }
 
 /** A block of an update: its record, and its header JSON and events, each built once. */
 export interface FeedBlock {
   readonly block: StoredBlock;
-  /** The BLOCK_HEADER JSON, serialized once. */
+  /** The rendered header, serialized once. */
   headerJson(): string;
   /** The block's events in order, read from the store on first use. */
   events(): Promise<readonly FeedEvent[]>;
@@ -52,7 +67,7 @@ export interface FeedBlock {
 export interface RemovedRange {
   readonly first: BlockRef;
   readonly last: BlockRef;
-  /** The REORG_DATA JSON, serialized once. */
+  /** The rendered range, serialized once. */
   json(): string;
 }
 
@@ -80,6 +95,7 @@ export class StarknetFeed {
 
   constructor(
     private readonly store: StarknetStore,
+    private readonly renderer: StarknetRenderer,
     private readonly opts: StarknetFeedOptions = {},
   ) {}
 
@@ -160,8 +176,8 @@ export class StarknetFeed {
     }
     if (removed.length === 0 && added.length === 0) return;
     const update: StarknetUpdate = {
-      removed: removed.length === 0 ? undefined : removedRange(removed[removed.length - 1], removed[0]),
-      added: added.map((b) => feedBlock(this.store, b)),
+      removed: removed.length === 0 ? undefined : removedRange(removed[removed.length - 1], removed[0], this.renderer),
+      added: added.map((b) => feedBlock(this.store, b, this.renderer)),
     };
     for (const listener of [...this.listeners]) {
       try {
@@ -173,57 +189,41 @@ export class StarknetFeed {
   }
 }
 
-function removedRange(first: BlockRef, last: BlockRef): RemovedRange {
+function removedRange(first: BlockRef, last: BlockRef, renderer: StarknetRenderer): RemovedRange {
   let json: string | undefined;
   return {
     first,
     last,
     json: () => {
-      json ??= JSON.stringify({
-        starting_block_hash: first.hash,
-        starting_block_number: first.number,
-        ending_block_hash: last.hash,
-        ending_block_number: last.number,
-      });
+      json ??= JSON.stringify(renderer.reorg(first, last));
       return json;
     },
   };
 }
 
 /** A block of an update, its JSON and events read and rendered on first use. */
-export function feedBlock(store: StarknetStore, block: StoredBlock): FeedBlock {
+function feedBlock(store: StarknetStore, block: StoredBlock, renderer: StarknetRenderer): FeedBlock {
   let header: string | undefined;
   let events: Promise<FeedEvent[]> | undefined;
   return {
     block,
     headerJson: () => {
-      header ??= JSON.stringify(formatBlockHeader(block));
+      header ??= JSON.stringify(renderer.header(block));
       return header;
     },
     events: () => {
-      events ??= store.blockEvents(block.number).then((list) => list.map((ev) => feedEvent(block, ev)));
+      events ??= store.blockEvents(block.number).then((list) => list.map((ev) => feedEvent(block, ev, renderer)));
       return events;
     },
   };
 }
 
-function feedEvent(block: StoredBlock, ev: StoredEvent): FeedEvent {
+function feedEvent(block: StoredBlock, ev: StoredEvent, renderer: StarknetRenderer): FeedEvent {
   let json: string | undefined;
   return {
     event: ev,
     json: () => {
-      json ??= JSON.stringify(
-        toRpcEvent({
-          fromAddress: ev.fromAddress,
-          keys: ev.keys,
-          data: ev.data,
-          blockHash: block.hash,
-          blockNumber: block.number,
-          transactionHash: ev.transactionHash,
-          transactionIndex: ev.txIndex,
-          eventIndex: ev.eventIndex,
-        }),
-      );
+      json ??= JSON.stringify(renderer.event(block, ev));
       return json;
     },
   };

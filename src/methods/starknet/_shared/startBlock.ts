@@ -1,6 +1,6 @@
 import { StarknetBlockNotFoundError, StarknetTooManyBlocksBackError } from '../../../rpc/errors.js';
-import { type BlockIdOf, blockIdSchema } from '../_shared/schemas.js';
 import type { StarknetContext } from '../context.js';
+import { type BlockIdOf, blockIdSchema } from './schemas.js';
 
 /**
  * Where a Starknet subscription starts: its `block_id` (SUBSCRIPTION_BLOCK_ID of the WebSocket

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StarknetBlockInput } from '../../../starknet/block.js';
-import { prepareBlock } from '../../../starknet/blockOps.js';
-import { openStarknetStore, type StarknetStore } from '../../../starknet/store.js';
+import { STARKNET_LIVE_FORMAT } from '../../methods/starknet/_shared/liveFormat.js';
+import type { StarknetBlockInput } from '../../starknet/block.js';
+import { prepareBlock } from '../../starknet/blockOps.js';
+import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
 import { StarknetFeed, type StarknetUpdate } from './starknetFeed.js';
 
 /** Block `n` of branch `branch` (its hash says both), one event from contract 0xc0 with key n. */
@@ -42,7 +43,7 @@ describe('StarknetFeed', () => {
   it('announces appended blocks once, folding a burst into one update; nothing from before it started', async () => {
     const s = await store();
     for (const n of [0, 1]) await s.appendBlock(prepareBlock(block(n, 'a')));
-    const feed = new StarknetFeed(s);
+    const feed = new StarknetFeed(s, STARKNET_LIVE_FORMAT.render);
     const seen: ReturnType<typeof summary>[] = [];
     feed.listen((u) => void seen.push(summary(u)));
     await feed.headMoved();
@@ -58,7 +59,7 @@ describe('StarknetFeed', () => {
   it('a reorganisation to a shorter branch names the announced blocks it removed (lowest, highest), then the new branch; header and event JSON come out once', async () => {
     const s = await store();
     for (const n of [0, 1, 2, 3]) await s.appendBlock(prepareBlock(block(n, 'a')));
-    const feed = new StarknetFeed(s);
+    const feed = new StarknetFeed(s, STARKNET_LIVE_FORMAT.render);
     const seen: StarknetUpdate[] = [];
     feed.listen((u) => void seen.push(u));
     await feed.headMoved();
@@ -96,7 +97,7 @@ describe('StarknetFeed', () => {
   it('exclusive tasks run between two passes: a pass waits for the task', async () => {
     const s = await store();
     await s.appendBlock(prepareBlock(block(0, 'a')));
-    const feed = new StarknetFeed(s);
+    const feed = new StarknetFeed(s, STARKNET_LIVE_FORMAT.render);
     await feed.headMoved();
     const order: string[] = [];
     feed.listen(() => void order.push('update'));

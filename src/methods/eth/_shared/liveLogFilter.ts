@@ -1,24 +1,15 @@
-import type { BlockHeader } from '@ethereumjs/block';
-import type { StoredLog } from '../../../chain/receipts.js';
 import { bytesToData } from '../../../codec/hex.js';
+import type { LiveLogFilter } from '../../../live/eth/liveLogFilter.js';
 import { InvalidParamsError } from '../../../rpc/errors.js';
-import { type CompiledLogFilter, compileLogFilter, type LogFilterCriteria, MAX_FILTER_ALTERNATIVES, MAX_TOPIC_POSITIONS } from '../_shared/logFilter.js';
+import { type CompiledLogFilter, compileLogFilter, type LogFilterCriteria, MAX_FILTER_ALTERNATIVES, MAX_TOPIC_POSITIONS } from './logFilter.js';
 
 /**
- * A log filter applied to new blocks (a `logs` subscription, an `eth_newFilter` filter): the
+ * The live filter of a request's criteria (a `logs` subscription, an `eth_newFilter` filter): the
  * addresses and topics of eth_getLogs, and the block bounds geth applies to live logs
  * (`eth/filters/filter.go`, `filterLogs`): a numeric fromBlock or toBlock bounds them, a tag
- * (`latest`, …) does not.
+ * (`latest`, …) does not. Checks the criteria as eth_getLogs does (same limits and texts) and
+ * compiles them.
  */
-export interface LiveLogFilter {
-  /** The same for two filters that match the same logs (subscribers of one filter share its work). */
-  readonly key: string;
-  /** False when no log of a block with this header can match (range and bloom). */
-  mayMatchBlock(header: BlockHeader): boolean;
-  matches(log: StoredLog): boolean;
-}
-
-/** Checks the criteria as eth_getLogs does (same limits and texts) and compiles them. */
 export function liveLogFilter(criteria: LogFilterCriteria): LiveLogFilter {
   if (criteria.topics.length > MAX_TOPIC_POSITIONS) throw new InvalidParamsError('exceed max topics');
   if (criteria.addresses.length > MAX_FILTER_ALTERNATIVES || criteria.topics.some((t) => t.length > MAX_FILTER_ALTERNATIVES)) {

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { MethodTable } from '../rpc/method.js';
+import { ethereumMethods } from './ethereum.js';
+import { starknetMethods } from './starknet.js';
+
+/**
+ * The heavy methods before each method declared its cost (issue #30): the pipeline's name rule,
+ * `eth_call`, `eth_estimateGas`, `eth_getLogs`, `eth_createAccessList`, `eth_simulateV1` and
+ * every name starting `trace_` or `debug_trace`, applied to every name of both networks' tables.
+ */
+const HEAVY_BY_THE_OLD_NAME_RULE = [
+  'debug_traceBlockByHash',
+  'debug_traceBlockByNumber',
+  'debug_traceCall',
+  'debug_traceTransaction',
+  'eth_call',
+  'eth_createAccessList',
+  'eth_estimateGas',
+  'eth_getLogs',
+  'eth_simulateV1',
+  'trace_block',
+  'trace_call',
+  'trace_callMany',
+  'trace_filter',
+  'trace_get',
+  'trace_rawTransaction',
+  'trace_replayBlockTransactions',
+  'trace_replayTransaction',
+  'trace_transaction',
+];
+
+const TABLES: ReadonlyArray<readonly [string, MethodTable<unknown>]> = [
+  ['ethereum', ethereumMethods as MethodTable<unknown>],
+  ['starknet', starknetMethods as MethodTable<unknown>],
+];
+
+/** Every name of both tables whose definition declares `test`. */
+function declared(test: (cost: string, evm: boolean) => boolean): string[] {
+  return TABLES.flatMap(([, table]) => [...table.keys()].filter((name) => test(table.declaration(name).cost, table.declaration(name).evm))).sort();
+}
+
+describe('method cost declarations', () => {
+  it('the methods declared heavy are exactly those the old name rule made heavy', () => {
+    expect(declared((cost) => cost === 'heavy')).toEqual(HEAVY_BY_THE_OLD_NAME_RULE);
+  });
+
+  it('every heavy method runs on the EVM workers but eth_getLogs, which scans blocks', () => {
+    expect(declared((_cost, evm) => evm)).toEqual(HEAVY_BY_THE_OLD_NAME_RULE.filter((name) => name !== 'eth_getLogs'));
+  });
+
+  it('a trace or debug tracer method added later declares itself heavy too', () => {
+    for (const [network, table] of TABLES) {
+      for (const name of table.keys()) {
+        if (name.startsWith('trace_') || name.startsWith('debug_trace'))
+          expect(table.declaration(name), `${network} ${name}`).toEqual({ cost: 'heavy', evm: true });
+      }
+    }
+  });
+
+  it('a name the network does not serve is cheap', () => {
+    expect(ethereumMethods.declaration('trace_nope')).toEqual({ cost: 'cheap', evm: false });
+    expect(starknetMethods.declaration('eth_call')).toEqual({ cost: 'cheap', evm: false });
+  });
+});
