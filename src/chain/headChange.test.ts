@@ -74,3 +74,30 @@ describe('headChange', () => {
     expect([numbers(c.added), c.truncated]).toEqual([['8a', '9a', '10a'], true]);
   });
 });
+
+describe('headChange over blocks that name no parent (Hardhat reserved blocks, a zero parentHash)', () => {
+  // 1..3 linked, 4..6 with a zero parentHash, 7 naming 6: the canonical block below stands in for the parent.
+  const canonical: BlockHeader[] = [genesis];
+  for (let n = 1; n <= 7; n++) {
+    const reserved = n >= 4 && n <= 6;
+    const h = createBlockHeader(
+      {
+        number: BigInt(n),
+        parentHash: reserved ? new Uint8Array(32) : canonical[n - 1].hash(),
+        gasLimit: 30_000_000n,
+        timestamp: BigInt(n * 12),
+        baseFeePerGas: 7n,
+      },
+      { common },
+    );
+    byHash.set(bytesToHex(h.hash()), h);
+    canonical.push(h);
+  }
+  const withNumbers = { ...store, headerByHash: store.headerByHash, headerByNumber: async (n: bigint) => canonical[Number(n)] } as unknown as ChainStore;
+
+  it('an extension through them lists every new block', async () => {
+    const c = await headChange(withNumbers, head(canonical[3]), head(canonical[7]), 100);
+    expect(c.added.map((h) => h.number)).toEqual([4n, 5n, 6n, 7n]);
+    expect(c.removed).toEqual([]);
+  });
+});

@@ -39,20 +39,32 @@ export async function headChange(store: ChainStore, from: Head, to: Head, maxBlo
       break;
     }
     added.push(newer);
-    newer = newer.number === 0n ? undefined : await store.headerByHash(newer.parentHash);
+    newer = await parentOf(store, newer);
   }
   if (truncated) return { removed: [], added: added.reverse(), truncated };
   while (older !== undefined && newer !== undefined && older.number > newer.number) {
     if (removed.length === maxBlocks) break;
     removed.push(older);
-    older = older.number === 0n ? undefined : await store.headerByHash(older.parentHash);
+    older = await parentOf(store, older);
   }
   while (older !== undefined && newer !== undefined && !equalsBytes(older.hash(), newer.hash())) {
     if (added.length === maxBlocks || removed.length === maxBlocks) break;
     removed.push(older);
     added.push(newer);
-    older = older.number === 0n ? undefined : await store.headerByHash(older.parentHash);
-    newer = newer.number === 0n ? undefined : await store.headerByHash(newer.parentHash);
+    older = await parentOf(store, older);
+    newer = await parentOf(store, newer);
   }
   return { removed, added: added.reverse(), truncated: false };
+}
+
+/**
+ * A header's parent: the block it names, none for the genesis. A block that names none (a zero
+ * parentHash: Hardhat's reserved `hardhat_mine` blocks, followed under lenient header checks)
+ * has the canonical block below it.
+ */
+async function parentOf(store: ChainStore, header: BlockHeader): Promise<BlockHeader | undefined> {
+  if (header.number === 0n) return undefined;
+  const named = await store.headerByHash(header.parentHash);
+  if (named !== undefined || !header.parentHash.every((b) => b === 0)) return named;
+  return store.headerByNumber(header.number - 1n);
 }

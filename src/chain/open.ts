@@ -36,7 +36,9 @@ export async function openChain(datadir: string, caches: Config['caches']): Prom
     const schema = await level.get(META.schema);
     const genesisBytes = await level.get(META.genesis);
     if (!schema || !genesisBytes)
-      throw new NotInitialisedError(`datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\``);
+      throw new NotInitialisedError(
+        `datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\` (or \`--from-node URL\` for a development node)`,
+      );
     const version = new DataView(schema.buffer, schema.byteOffset, 4).getUint32(0);
     if (version !== SCHEMA_VERSION) throw new Error(`datadir ${datadir} has database schema ${version}, this tracenode reads ${SCHEMA_VERSION}`);
     const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(genesisBytes)));

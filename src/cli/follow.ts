@@ -18,7 +18,8 @@ export const FOLLOW_HELP = commandHelp(
     "provider: each block's events are indexed as `import-starknet` does it; an empty datadir\n" +
     'whose upstream is a Starknet node becomes a Starknet datadir and starts at block 0. A\n' +
     'reorganisation of the upstream is followed; progress lines go to stderr. For a live node, use\n' +
-    '`serve --follow URL`. Resumable: run it again to continue.',
+    '`serve --follow URL`. Resumable: run it again to continue. An Ethereum datadir is made by\n' +
+    '`init` first: from a genesis file, or `init --from-node URL` for anvil and Hardhat.',
   SPEC,
 );
 
@@ -72,7 +73,8 @@ export async function runFollow(argv: string[]): Promise<number> {
 
 /**
  * Whether the datadir is a Starknet one: its kind key says so, or it is empty and the upstream
- * answers `starknet_chainId` (an empty Ethereum datadir needs `init` with a genesis file first).
+ * answers `starknet_chainId` (an empty Ethereum datadir needs `init` first: a genesis file, or
+ * `--from-node URL` for a development node).
  */
 async function isStarknet(datadir: string, upstream: Upstream): Promise<boolean> {
   const level = await openDatabase(datadir);

@@ -1,14 +1,33 @@
 import { readFileSync } from 'node:fs';
-import { initDatadir } from '../import/init.js';
-import { type CommandSpec, commandHelp, type FlagSpec, parseCommand, required, requiredDatadir } from './options.js';
+import type { Config } from '../config/settings.js';
+import { readNodeGenesis } from '../follow/nodeGenesis.js';
+import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
+import { type InitResult, initDatadir, initDatadirFromNode } from '../import/init.js';
+import { type CommandSpec, commandHelp, type FlagSpec, parseCommand, requiredDatadir, UsageError } from './options.js';
 
 /** The genesis file: an argument of `init`, not a setting. */
 const GENESIS: FlagSpec = { name: 'genesis', env: 'TRACENODE_GENESIS', arg: 'FILE', help: 'geth-format genesis.json' };
-/** The datadir, the chain store's caches and the genesis state trie's node cache. */
-const SPEC: CommandSpec = { settings: ['server.datadir', 'caches', 'import.trieNodeCacheEntries'], flags: [GENESIS] };
+/** A development node to take the genesis from, instead of a file: an argument too. */
+const FROM_NODE: FlagSpec = {
+  name: 'from-node',
+  env: 'TRACENODE_FROM_NODE',
+  arg: 'URL',
+  help: "a running development node (anvil, Hardhat) whose genesis to take: its block 0, chain id, forks and its accounts' state at block 0",
+};
+/**
+ * The datadir, the chain store's caches and the genesis state trie's node cache; with
+ * `--from-node`, the header checks (anvil's block 0 is taken only under lenient ones) and the
+ * upstream request deadline.
+ */
+const SPEC: CommandSpec = {
+  settings: ['server.datadir', 'caches', 'import.trieNodeCacheEntries', 'import.headerChecks', 'follow.requestTimeoutMs'],
+  flags: [GENESIS, FROM_NODE],
+};
 export const INIT_HELP = commandHelp(
-  'tracenode init --datadir DIR --genesis genesis.json',
-  'Writes the genesis block and state of a geth-format genesis into DIR (like `geth init`).',
+  'tracenode init --datadir DIR (--genesis genesis.json | --from-node URL)',
+  'Writes the genesis block and state of a geth-format genesis into DIR (like `geth init`), or\n' +
+    'those of a running development node that has no genesis file (anvil, Hardhat): its own block 0,\n' +
+    "and the state of the accounts it lists, checked against the root of the state it holds. Then\n'serve --follow' or 'follow' that node (docs/following.md).",
   SPEC,
 );
 
@@ -21,18 +40,48 @@ export async function runInit(argv: string[]): Promise<number> {
   }
   const { config, values } = parsed;
   const datadir = requiredDatadir(config);
-  const genesisPath = required(values, GENESIS);
+  const genesisPath = values[GENESIS.name];
+  const nodeUrl = values[FROM_NODE.name];
+  if ((genesisPath === undefined) === (nodeUrl === undefined)) {
+    throw new UsageError('give either --genesis FILE or --from-node URL (or TRACENODE_GENESIS / TRACENODE_FROM_NODE)');
+  }
+  if (nodeUrl !== undefined) return initFromNode(datadir, nodeUrl, config);
   let text: string;
   try {
-    text = readFileSync(genesisPath, 'utf8');
+    text = readFileSync(genesisPath!, 'utf8');
   } catch (err) {
     throw new Error(`cannot read genesis ${genesisPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const result = await initDatadir(datadir, text, config);
+  report(await initDatadir(datadir, text, config), datadir, 'this genesis');
+  return 0;
+}
+
+async function initFromNode(datadir: string, url: string, config: Pick<Config, 'caches' | 'import' | 'follow'>): Promise<number> {
+  if (!/^(https?|wss?):\/\//i.test(url)) throw new UsageError('--from-node takes an http(s):// or ws(s):// URL of the node');
+  const upstream = new Upstream(url, { requestTimeoutMs: config.follow.requestTimeoutMs });
+  try {
+    const node = await readNodeGenesis(upstream);
+    const { info } = node;
+    const result = await initDatadirFromNode(datadir, node, config);
+    process.stdout.write(
+      `init: the node at ${shownUpstreamUrl(url)}: chain id ${node.common.chainId()}, fork ${info.fork} from block 0 (${info.forkSource}), ${info.accounts} accounts at block 0\n`,
+    );
+    if (result.genesisStateRoot !== undefined && !result.alreadyInitialised) {
+      process.stdout.write(
+        `init: block 0's header names the empty trie's state root ${result.stateRoot} (anvil, foundry issue 7366); its state is kept under ${result.genesisStateRoot}, the root of the state the node holds (its account proofs), and block 1's state root will verify it\n`,
+      );
+    }
+    report(result, datadir, "the node's genesis");
+    return 0;
+  } finally {
+    upstream.close();
+  }
+}
+
+function report(result: InitResult, datadir: string, what: string): void {
   process.stdout.write(
     result.alreadyInitialised
-      ? `init: ${datadir} already holds this genesis ${result.hash}\n`
+      ? `init: ${datadir} already holds ${what} ${result.hash}\n`
       : `init: genesis ${result.hash} (stateRoot ${result.stateRoot}) written to ${datadir}\n`,
   );
-  return 0;
 }

@@ -56,6 +56,17 @@ export const META = {
   schema: prefixed(PREFIX.meta, utf8.encode('schema')),
   /** What the datadir holds: `ethereum` or `starknet` (the same key in both key schemas). */
   kind: prefixed(PREFIX.meta, utf8.encode('kind')),
+  /**
+   * A state root as a header names it (32 bytes) ++ the trie root that holds that state (32
+   * bytes): written by `init --from-node` when the node's genesis header names the empty trie's
+   * root for a state that is not empty (anvil, foundry issue 7366); read by `state/trieDb.ts`.
+   */
+  stateRootAlias: prefixed(PREFIX.meta, utf8.encode('stateRootAlias')),
+  /**
+   * Present (one byte, 1) when the chain's blocks are executed without the EIP-4788 and EIP-2935
+   * system writes, as Hardhat makes them (`import/blockImporter.ts`, `chain/systemWrites.ts`).
+   */
+  systemWritesSkipped: prefixed(PREFIX.meta, utf8.encode('systemWritesSkipped')),
 } as const;
 
 /** Version of this key schema; a datadir written by another version is refused. */

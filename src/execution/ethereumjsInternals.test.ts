@@ -3,13 +3,39 @@ import { createEVM, type EVM, type EVMResult } from '@ethereumjs/evm';
 import { SimpleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { checkFingerprint, fastEipLookup, installCallFastPaths, loadInterpreter, opcodeTable, pointEvmAt, warmAddresses } from './ethereumjsInternals.js';
+import {
+  checkFingerprint,
+  fastEipLookup,
+  installCallFastPaths,
+  loadInterpreter,
+  opcodeTable,
+  pointEvmAt,
+  warmAddresses,
+  withoutSystemWrites,
+} from './ethereumjsInternals.js';
 import { JumpAnalysisCache } from './jumpAnalysis.js';
 
 /** EIPs of several forks, and one no fork has. */
 const PROBES = [1, 606, 1559, 2929, 3529, 3651, 3860, 4844, 7623, 7702, 7825, 9999];
 
 describe('@ethereumjs internals', () => {
+  it('withoutSystemWrites: a copy with EIP-4788 and EIP-2935 off and every other EIP as its hardfork has them, also after a change; the original untouched', () => {
+    const common = new Common({ chain: Mainnet, hardfork: 'prague' });
+    const copy = withoutSystemWrites(common);
+    expect([copy.isActivatedEIP(4788), copy.isActivatedEIP(2935)]).toEqual([false, false]);
+    expect([common.isActivatedEIP(4788), common.isActivatedEIP(2935)]).toEqual([true, true]);
+    expect(PROBES.map((eip) => copy.isActivatedEIP(eip))).toEqual(PROBES.map((eip) => common.isActivatedEIP(eip)));
+    copy.setHardfork('london');
+    expect([copy.isActivatedEIP(1559), copy.isActivatedEIP(4844), copy.isActivatedEIP(7702)]).toEqual([true, false, false]);
+    expect(common.hardfork()).toBe('prague');
+    // A Common whose lookup fastEipLookup replaced: the copy still asks the prototype about its own hardfork.
+    const fast = new Common({ chain: Mainnet, hardfork: 'cancun' });
+    fastEipLookup(fast);
+    const fastCopy = withoutSystemWrites(fast);
+    fastCopy.setHardfork('prague');
+    expect([fastCopy.isActivatedEIP(7702), fastCopy.isActivatedEIP(4788)]).toEqual([true, false]);
+  });
+
   it('fastEipLookup answers as isActivatedEIP did, and follows a hardfork change', () => {
     const common = new Common({ chain: Mainnet, hardfork: 'london' });
     const before = PROBES.map((eip) => common.isActivatedEIP(eip));

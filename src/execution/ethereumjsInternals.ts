@@ -39,6 +39,28 @@ export function fastEipLookup(common: Common): void {
   common.isActivatedEIP = (eip: number) => active.has(eip);
 }
 
+/** EIP-4788 (beacon roots) and EIP-2935 (block-hash history): the system writes runBlock makes before a block's transactions. */
+const SYSTEM_WRITE_EIPS: ReadonlySet<number> = new Set([4788, 2935]);
+
+/**
+ * A copy of `common` for a VM that executes blocks without the EIP-4788 and EIP-2935 system
+ * writes (a Hardhat chain: `chain/systemWrites.ts`). @ethereumjs/vm's runBlock makes each write
+ * when `vm.common.isActivatedEIP(4788)` / `(2935)` answers true, and nothing else in the VM or the
+ * EVM asks about these two EIPs (read in @ethereumjs/vm 10.1.3 `runBlock.ts`, `buildBlock.ts`;
+ * @ethereumjs/evm asks about neither), so the copy answers false for them and what the prototype
+ * answers (its own hardfork's EIPs, kept current by setHardforkBy) for every other EIP. Blocks keep
+ * their own Common, in which both EIPs stay active: their headers still carry
+ * `parentBeaconBlockRoot`. Throws if `isActivatedEIP` is no longer a method of Common's prototype.
+ */
+export function withoutSystemWrites(common: Common): Common {
+  const copy = common.copy();
+  const proto = Object.getPrototypeOf(copy) as { isActivatedEIP?: unknown };
+  if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', 'the EIPs runBlock asks about');
+  const activated = proto.isActivatedEIP as (this: Common, eip: number) => boolean;
+  copy.isActivatedEIP = (eip: number) => !SYSTEM_WRITE_EIPS.has(eip) && activated.call(copy, eip);
+  return copy;
+}
+
 /** The parts of an entry of @ethereumjs/evm's opcode table that opcode hooks touch. */
 export interface OpcodeEntry {
   opcodeInfo: { code: number; name: string; isAsync: boolean; dynamicGas?: boolean };

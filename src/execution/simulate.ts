@@ -454,7 +454,7 @@ function buildHeader(fields: HeaderData, common: Common): { header: BlockHeader;
 export async function simulate(deps: SimulateDeps, base: BlockHeader, req: SimulateRequest, maxBlocks: number): Promise<unknown[]> {
   const { store, forks, evms } = deps;
   const planned = planChain(base, req.blocks, maxBlocks);
-  const trie = overlayTrie(deps.stateDb, base.stateRoot);
+  const trie = await overlayTrie(deps.stateDb, base.stateRoot);
   let budget = deps.gasBudget;
   // one deadline for the whole request, as geth's RPCEVMTimeout covers the whole simulation
   const deadline = evms.deadline();

@@ -1,14 +1,20 @@
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { type BatchDBOp, type DB, type EncodingOpts, ValueEncoding } from '@ethereumjs/util';
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
+import { openStateTrie } from '../state/stateManager.js';
+import { type StateRoots, stateTrieRoot } from '../state/trieDb.js';
 
 /**
  * A trie whose writes stay in memory and are dropped with it, over the archive's read-only trie
  * database: the state of block replays (tracing) and of simulated blocks (eth_simulateV1).
  * Reads fall through to `base`; nodes are keyed by hash, so shared entries never go stale.
  */
-export class TrieOverlay implements DB<string, string | Uint8Array> {
+export class TrieOverlay implements DB<string, string | Uint8Array>, StateRoots {
   private readonly writes = new Map<string, Uint8Array | string>();
   constructor(private readonly base: DB<string, string | Uint8Array>) {}
+  /** The base's trie root for a header's state root (its datadir's alias). */
+  stateTrieRoot(stateRoot: Uint8Array): Promise<Uint8Array> {
+    return stateTrieRoot(this.base, stateRoot);
+  }
   async get(key: string, opts?: EncodingOpts): Promise<string | Uint8Array | undefined> {
     return this.writes.get(key) ?? (await this.base.get(key, opts));
   }
@@ -27,7 +33,10 @@ export class TrieOverlay implements DB<string, string | Uint8Array> {
   async open(): Promise<void> {}
 }
 
-/** The state trie at `root`, writable in memory over the archive's `stateDb`. */
-export function overlayTrie(stateDb: DB<string, string | Uint8Array>, root: Uint8Array): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({ db: new TrieOverlay(stateDb), root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
+/**
+ * The state trie of the state a header names `stateRoot`, writable in memory over the archive's
+ * `stateDb` (opened where every state trie is, with the datadir's state-root alias applied).
+ */
+export async function overlayTrie(stateDb: DB<string, string | Uint8Array>, stateRoot: Uint8Array): Promise<MerklePatriciaTrie> {
+  return openStateTrie(new TrieOverlay(stateDb), stateRoot, 0);
 }

@@ -5,6 +5,7 @@ import type { Config } from '../config/settings.js';
 import { BlockImporter, type ExecutedBlock } from '../import/blockImporter.js';
 import { HeaderDeviationReport } from '../import/headerDeviations.js';
 import { createProgress } from '../import/progress.js';
+import { namesNoParent } from '../import/validate.js';
 import { blockFromRpc } from './blockFromRpc.js';
 import { FollowLoop, type FollowLoopOptions, FollowStoppedError } from './followLoop.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
@@ -116,7 +117,7 @@ export class Follower extends FollowLoop {
       for (const block of blocks) {
         if (this.stopped) return;
         const head = await this.chain.store.head();
-        if (!head || !equalsBytes(block.header.parentHash, head.hash)) return; // the upstream reorganised meanwhile: the next round sees it
+        if (!head || !this.links(block, head.hash)) return; // the upstream reorganised meanwhile: the next round sees it
         const executed = await this.execute(block);
         await this.chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
         this.chain.store.invalidateHead();
@@ -160,7 +161,7 @@ export class Follower extends FollowLoop {
     for (let from = n + 1n, count = 0; from <= target; from += BigInt(count)) {
       count = this.batchSize(from, target);
       for (const block of await this.fetchBlocks(from, count)) {
-        if (!equalsBytes(block.header.parentHash, parent)) throw new UpstreamError('the upstream reorganised again while we fetched its branch');
+        if (!this.links(block, parent)) throw new UpstreamError('the upstream reorganised again while we fetched its branch');
         const done = await this.execute(block);
         await this.chain.level.batch(done.dataOps);
         executed.push(done);
@@ -172,6 +173,14 @@ export class Follower extends FollowLoop {
     this.importer.reset();
     this.headMoved(true);
     this.o.log.info({ ancestor: Number(n), dropped: dropped.length, added: executed.length, head: Number(target) }, 'reorganisation done');
+  }
+
+  /**
+   * Whether `block` follows the block `parentHash`: it names it, or (lenient checks) it names no
+   * parent, as Hardhat's reserved blocks do, and comes next (the importer executes it on it).
+   */
+  private links(block: Block, parentHash: Uint8Array): boolean {
+    return equalsBytes(block.header.parentHash, parentHash) || (this.importer.headerChecks === 'lenient' && namesNoParent(block.header));
   }
 
   /** Blocks of the batch request starting at `from`: `follow.batchBlocks`, fewer at the end. */

@@ -1,15 +1,17 @@
 import type { Block } from '@ethereumjs/block';
-import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { createVM, type RunBlockResult, runBlock, type VM } from '@ethereumjs/vm';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
+import { skipSystemWritesOp, systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
 import type { BatchOp } from '../db/database.js';
+import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
 import { createStateManager } from '../state/stateManager.js';
 import { TrieDB } from '../state/trieDb.js';
 import { createTraceIndexer, type TraceIndexer } from '../tracing/addressIndex.js';
-import { type HeaderDeviation, headerChecksFor, InvalidBlockError, validateHeader, validateUncles } from './validate.js';
+import { emptyBodyRootDeviation, type HeaderDeviation, headerChecksFor, InvalidBlockError, namesNoParent, validateHeader, validateUncles } from './validate.js';
 
 /**
  * Executes and verifies one block on its stored parent, for `import` and for following an
@@ -22,6 +24,14 @@ import { type HeaderDeviation, headerChecksFor, InvalidBlockError, validateHeade
  *
  * Header rules are applied as `import.headerChecks` says for the chain's id (`validate.ts`); under
  * lenient checks the rules a block broke come back as its `deviations`, for the caller to report.
+ * Two more things development nodes do are let through under lenient checks only, and reported the
+ * same way: an empty block whose transactionsRoot is keccak256("") (Hardhat's reserved blocks:
+ * `transactionsRoot`), and blocks made without the EIP-4788 and EIP-2935 system writes (Hardhat:
+ * `systemCalls`). When a block of a fork that makes those writes reproduces everything but its
+ * state root, it runs again without them; if every root then verifies, this chain's blocks run
+ * without them from then on, and the datadir records it (META.systemWritesSkipped) in that
+ * block's batch. A block executed on a genesis state its header misnames (anvil, recorded by
+ * `init --from-node`) is reported as `genesisStateRoot`: its own state root verifies that state.
  *
  * The VM is kept between blocks (its caches follow the chain); after a failure, or before
  * executing a block whose parent is not the last block executed (a reorganisation), it is
@@ -41,9 +51,15 @@ export class BlockImporter {
   private readonly trieDb: TrieDB;
   private vm: VM | undefined;
   private indexer: TraceIndexer | undefined;
-  /** The hash of the block the VM's state is at. */
+  /** The hash and number of the block the VM's state is at. */
   private vmAt: string | undefined;
+  private vmAtNumber: bigint | undefined;
   private readonly checks: 'strict' | 'lenient';
+  /**
+   * Whether blocks run with the EIP-4788 and EIP-2935 system writes: read from the datadir at the
+   * first block, turned off for good when a block verifies only without them (Hardhat).
+   */
+  private systemWrites: boolean | undefined;
 
   constructor(
     private readonly chain: EthereumChain,
@@ -64,6 +80,7 @@ export class BlockImporter {
     this.vm = undefined;
     this.indexer = undefined;
     this.vmAt = undefined;
+    this.vmAtNumber = undefined;
   }
 
   /**
@@ -71,49 +88,130 @@ export class BlockImporter {
    * {@link InvalidBlockError} naming the block when it does not verify; nothing is kept of it.
    */
   async execute(block: Block): Promise<ExecutedBlock> {
-    const { store, common } = this.chain;
-    const number = block.header.number;
-    const label = `block ${number} (${bytesToHex(block.hash())})`;
-    const parentHash = block.header.parentHash;
+    const { store } = this.chain;
+    const label = `block ${block.header.number} (${bytesToHex(block.hash())})`;
+    const { hash: parentHash, deviation: noParent } = await this.parentOf(block);
     const parent = await store.blockByHash(parentHash);
     const parentTd = await store.totalDifficulty(parentHash);
     if (!parent || parentTd === undefined) throw new InvalidBlockError(`${label}: parent ${bytesToHex(parentHash)} is not stored`);
-    let deviations: HeaderDeviation[];
+    // The genesis state of a node whose block 0 misnames it (anvil): this block's root verifies it.
+    const parentState = await this.trieDb.stateTrieRoot(parent.header.stateRoot);
+    const aliased = !equalsBytes(parentState, parent.header.stateRoot);
+    if (aliased && this.checks === 'strict') {
+      throw new InvalidBlockError(
+        `${label}: block ${parent.header.number}'s header names state root ${bytesToHex(parent.header.stateRoot)}, its state's is ${bytesToHex(parentState)} (recorded by init --from-node): refused under strict header checks`,
+      );
+    }
+    let deviations: HeaderDeviation[] = noParent ? [noParent] : [];
+    if (aliased) deviations.push({ rule: 'genesisStateRoot', detail: genesisDetail(parent, parentState) });
+    let emptyBody: HeaderDeviation | undefined;
     try {
-      deviations = [...validateHeader(block.header, parent.header, this.checks), ...(await validateUncles(block, store, this.checks))];
+      deviations = [...deviations, ...validateHeader(block.header, parent.header, this.checks), ...(await validateUncles(block, store, this.checks))];
+      emptyBody = emptyBodyRootDeviation(block, this.checks);
     } catch (err) {
       if (err instanceof InvalidBlockError) throw new InvalidBlockError(`${label}: ${err.message}`);
       throw err;
     }
-    if (this.vmAt !== bytesToHex(parentHash)) this.reset();
-    if (!this.vm) {
-      const sm = createStateManager(common, this.trieDb, {
-        trieNodeCacheEntries: this.settings.trieNodeCacheEntries,
-        root: parent.header.stateRoot,
-        caches: true,
-      });
-      this.vm = await createVM({ common, stateManager: sm, blockchain: evmBlockchain(store) });
-      this.indexer = createTraceIndexer(this.vm, this.chain.level);
-    }
-    let result: RunBlockResult;
-    try {
-      result = await runBlock(this.vm, { block, generate: true, skipHeaderValidation: true, setHardfork: true, clearCache: false });
-    } catch (err) {
-      this.reset();
-      throw new InvalidBlockError(`${label}: execution failed: ${firstLine(err)}`);
-    }
-    const mismatch = compareResults(block, result);
-    if (mismatch) {
-      this.reset();
-      throw new InvalidBlockError(`${label}: ${mismatch}`);
-    }
+    if (emptyBody) deviations.push(emptyBody);
+    this.systemWrites ??= !(await systemWritesSkipped(this.chain.level));
+    const skipBody = emptyBody !== undefined;
+    let run = await this.run(block, parent, skipBody, label);
     const dataOps: BatchOp[] = [];
+    if (typeof run === 'string' && this.mayLackSystemWrites(block, run)) {
+      // Hardhat skips both writes although its chain has code at both addresses; a chain without
+      // that code gets the same root either way, so only a real omission verifies here.
+      const withWrites = run;
+      this.systemWrites = false;
+      const without = await this.run(block, parent, skipBody, label).catch((err: unknown) => err as Error);
+      if (typeof without === 'string' || without instanceof Error) {
+        this.systemWrites = true;
+        this.reset();
+      } else {
+        run = without;
+        dataOps.push(skipSystemWritesOp());
+        deviations.push({ rule: 'systemCalls', detail: `verifies without the EIP-4788 and EIP-2935 system writes; with them ${withWrites}` });
+      }
+    }
+    if (typeof run === 'string') {
+      const hint = aliased ? ` (executed on the genesis state ${bytesToHex(parentState)} that init computed from the node's accounts)` : '';
+      throw new InvalidBlockError(`${label}: ${run}${hint}`);
+    }
+    const result = run;
     this.trieDb.drain(dataOps);
     dataOps.push(...store.blockDataOps(block, storedReceipts(result), parentTd + block.header.difficulty));
     const canonicalOps = [...store.canonicalOps(block), ...(await this.indexer!.blockOps(block))];
     this.vmAt = bytesToHex(block.hash());
+    this.vmAtNumber = block.header.number;
     return { block, dataOps, canonicalOps, deviations };
   }
+
+  /**
+   * The hash of `block`'s parent: the one it names, or for a block that names none (Hardhat's
+   * reserved blocks, lenient checks only) the block below it — the one the VM is at when that is
+   * the block below (a branch being executed), else the canonical one.
+   */
+  private async parentOf(block: Block): Promise<{ hash: Uint8Array; deviation?: HeaderDeviation }> {
+    const h = block.header;
+    if (this.checks === 'strict' || !namesNoParent(h)) return { hash: h.parentHash };
+    const below = h.number - 1n;
+    const hash = this.vmAt !== undefined && this.vmAtNumber === below ? hexToBytes(this.vmAt as `0x${string}`) : await this.chain.store.canonicalHash(below);
+    if (!hash) throw new InvalidBlockError(`block ${h.number} (${bytesToHex(block.hash())}): names no parent and block ${below} is not stored`);
+    return { hash, deviation: { rule: 'parentHash', detail: `parentHash is zero; executed on block ${below} (${bytesToHex(hash)})` } };
+  }
+
+  /**
+   * Runs `block` on the VM (built at `parent`'s state when it is not there), with or without the
+   * system writes as {@link systemWrites} says. The result, or what did not verify (the VM is then
+   * forgotten). A block that fails to execute at all throws.
+   */
+  private async run(block: Block, parent: Block, skipBody: boolean, label: string): Promise<RunBlockResult | string> {
+    const { store, common } = this.chain;
+    if (this.vmAt !== bytesToHex(parent.hash())) this.reset();
+    if (!this.vm) {
+      const sm = await createStateManager(common, this.trieDb, {
+        trieNodeCacheEntries: this.settings.trieNodeCacheEntries,
+        root: parent.header.stateRoot,
+        caches: true,
+      });
+      const vmCommon = this.systemWrites === false ? withoutSystemWrites(common) : common;
+      this.vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: evmBlockchain(store) });
+      this.indexer = createTraceIndexer(this.vm, this.chain.level);
+    }
+    // runBlock's `generate` builds a copy of the block with the VM's Common, whose header cannot
+    // carry parentBeaconBlockRoot once EIP-4788 is off: without the system writes, runBlock
+    // compares the roots itself and throws what differs.
+    const generate = this.systemWrites !== false;
+    let result: RunBlockResult;
+    try {
+      result = await runBlock(this.vm, { block, generate, skipHeaderValidation: true, skipBlockValidation: skipBody, setHardfork: true, clearCache: false });
+    } catch (err) {
+      this.reset();
+      const message = firstLine(err);
+      if (!generate && RUNBLOCK_MISMATCH.test(message)) return message.split(' (')[0];
+      throw new InvalidBlockError(`${label}: execution failed: ${message}`);
+    }
+    const mismatch = compareResults(block, result);
+    if (mismatch) this.reset();
+    return mismatch ?? result;
+  }
+
+  /**
+   * Whether a block that did not verify may be one made without the EIP-4788/2935 system writes:
+   * lenient checks, the writes still on, a fork that makes them, and everything but the state
+   * root reproduced (the writes change nothing else).
+   */
+  private mayLackSystemWrites(block: Block, mismatch: string): boolean {
+    if (this.checks !== 'lenient' || this.systemWrites !== true || !mismatch.startsWith('stateRoot ')) return false;
+    return block.common.isActivatedEIP(4788) || block.common.isActivatedEIP(2935);
+  }
+}
+
+/** How runBlock (without `generate`) says that a block did not reproduce its header. */
+const RUNBLOCK_MISMATCH = /^invalid (receiptTrie|bloom|gasUsed|requestsHash|block stateRoot)\b/;
+
+/** What the `genesisStateRoot` deviation says. */
+function genesisDetail(parent: Block, state: Uint8Array): string {
+  return `block ${parent.header.number}'s header names state root ${bytesToHex(parent.header.stateRoot)}; its state, computed at init from the node's accounts, has root ${bytesToHex(state)}, which this block's stateRoot verifies`;
 }
 
 /** The receipts of an executed block as the store keeps them. */

@@ -2,6 +2,22 @@ import type { Block } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import type { HeaderDeviation, HeaderRule } from './validate.js';
 
+const ONCE = ' (lenient header checks; reported once per rule, counted in the metrics)';
+
+function headerRuleMessage(rule: HeaderRule): string {
+  return `block breaks the ${rule} header rule: executed with its own header values`;
+}
+
+/** What the deviations that are not header-to-parent rules mean, as the log says it. */
+const MESSAGES: Partial<Record<HeaderRule, string>> = {
+  parentHash: "block names no parent, its parentHash is zero (Hardhat's reserved hardhat_mine blocks): executed on the block below it",
+  transactionsRoot: "block has an empty body whose transactionsRoot is keccak256 of nothing, not the empty trie's root (Hardhat): accepted",
+  systemCalls:
+    "block verifies only without the EIP-4788 and EIP-2935 system writes (Hardhat makes its blocks without them): this chain's blocks are executed without them from now on",
+  genesisStateRoot:
+    "block 0's header names a state root other than its state's (anvil names the empty trie's): block 1 ran on the genesis state init computed, and its state root verifies it",
+};
+
 /**
  * Counts the header rules blocks broke under lenient checks, and reports each rule the first time
  * a block breaks it (one line per rule, not per block: a development node breaks the same rule on
@@ -19,10 +35,7 @@ export class HeaderDeviationReport {
       const seen = this.counts.get(rule) ?? 0;
       this.counts.set(rule, seen + 1);
       if (seen > 0) continue;
-      this.warn(
-        { rule, block: Number(block.header.number), hash: bytesToHex(block.hash()), detail },
-        `block breaks the ${rule} header rule: executed with its own header values (lenient header checks; reported once per rule, counted in the metrics)`,
-      );
+      this.warn({ rule, block: Number(block.header.number), hash: bytesToHex(block.hash()), detail }, `${MESSAGES[rule] ?? headerRuleMessage(rule)}${ONCE}`);
     }
   }
 

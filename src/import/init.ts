@@ -1,18 +1,40 @@
+import type { Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
-import { checkGenesis, createChainCommon, createGenesis } from '../chain/genesis.js';
+import { checkGenesis, createChainCommon, createGenesis, type GethGenesis } from '../chain/genesis.js';
 import { schemaBytes } from '../chain/open.js';
 import { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
-import { type BatchOp, openDatabase } from '../db/database.js';
+import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META } from '../db/keys.js';
 import { createStateManager } from '../state/stateManager.js';
-import { TrieDB } from '../state/trieDb.js';
+import { type StateRootAlias, stateRootAliasOp, TrieDB } from '../state/trieDb.js';
+import { adoptNodeGenesis } from './nodeGenesis.js';
+import { headerChecksFor } from './validate.js';
 
 /** What `init` did. */
 export interface InitResult {
   hash: string;
+  /** The state root of the genesis header. */
   stateRoot: string;
   alreadyInitialised: boolean;
+  /**
+   * Set when the genesis header names another state root than its state's (anvil): the root of
+   * the state that was written, under which block 0's state is read.
+   */
+  genesisStateRoot?: string;
+}
+
+/** The genesis of a running node, as `follow/nodeGenesis.ts` reads it over JSON-RPC. */
+export interface NodeGenesis {
+  /** A geth genesis: the node's chain id and forks, block 0's header fields, the accounts it holds at block 0. */
+  genesis: GethGenesis;
+  /** Its Common (the one `block` was decoded with). */
+  common: Common;
+  /** The node's block 0 as it serves it, its hash checked. */
+  block: Block;
+  /** The root of the state the node holds at block 0, from its account proofs (keccak256 of their root node). */
+  proofRoot: Uint8Array;
 }
 
 /**
@@ -30,40 +52,83 @@ export async function initDatadir(datadir: string, genesisText: string, config: 
   }
   const genesis = checkGenesis(json);
   const common = await createChainCommon(genesis);
-  const { block, state } = await createGenesis(genesis, common);
+  return writeGenesis(datadir, genesis, genesisText, common, config, (ours, root) => {
+    if (!equalsBytes(root, ours.header.stateRoot)) {
+      throw new Error(`genesis: computed stateRoot ${bytesToHex(root)} != header ${bytesToHex(ours.header.stateRoot)}`);
+    }
+    return { block: ours };
+  });
+}
+
+/**
+ * Writes the genesis of a running development node (`init --from-node`): the state of the
+ * accounts it listed, and its own block 0, which must be the block those accounts and header
+ * fields give but for what {@link adoptNodeGenesis} lets through (the roots of its empty lists;
+ * under lenient header checks, anvil's empty-trie state root, recorded as the datadir's state-root
+ * alias). The state written must be the one the node holds (`proofRoot`). Running it again
+ * against the same node is a no-op; a datadir holding another chain is refused.
+ */
+export async function initDatadirFromNode(datadir: string, node: NodeGenesis, config: Pick<Config, 'caches' | 'import'>): Promise<InitResult> {
+  const checks = headerChecksFor(config.import.headerChecks, node.common.chainId());
+  const text = `${JSON.stringify(node.genesis, null, 2)}\n`;
+  return writeGenesis(datadir, node.genesis, text, node.common, config, (ours, root) => {
+    const { alias } = adoptNodeGenesis(ours.header, node.block.header, root, node.proofRoot, checks);
+    return { block: node.block, alias };
+  });
+}
+
+/** What to store as block 0, given ours and the state root computed from the allocation. */
+type ChooseGenesis = (ours: Block, computedRoot: Uint8Array) => { block: Block; alias?: StateRootAlias };
+
+async function writeGenesis(
+  datadir: string,
+  genesis: GethGenesis,
+  genesisText: string,
+  common: Common,
+  config: Pick<Config, 'caches' | 'import'>,
+  choose: ChooseGenesis,
+): Promise<InitResult> {
+  const { block: ours, state } = await createGenesis(genesis, common);
   const level = await openDatabase(datadir);
   try {
-    const kind = await level.get(META.kind);
-    if (kind && new TextDecoder().decode(kind) !== KIND_ETHEREUM) {
-      throw new Error(`datadir ${datadir} holds a ${new TextDecoder().decode(kind)} network, not an Ethereum chain`);
-    }
     const store = new ChainStore(level, common, config.caches);
-    const existing = await store.canonicalHash(0n);
-    if (!existing) {
-      for await (const _ of level.keys({ limit: 1 })) throw new Error(`datadir ${datadir} is not empty and holds no Ethereum chain`);
-    }
-    if (existing) {
-      if (!equalsBytes(existing, block.hash())) {
-        throw new Error(`datadir ${datadir} holds another chain (genesis ${bytesToHex(existing)}, this file gives ${bytesToHex(block.hash())})`);
-      }
-      return { hash: bytesToHex(existing), stateRoot: bytesToHex(block.header.stateRoot), alreadyInitialised: true };
-    }
     const trieDb = new TrieDB(level);
-    const sm = createStateManager(common, trieDb, { trieNodeCacheEntries: config.import.trieNodeCacheEntries });
+    const sm = await createStateManager(common, trieDb, { trieNodeCacheEntries: config.import.trieNodeCacheEntries });
     await sm.generateCanonicalGenesis(state);
     const root = await sm.getStateRoot();
-    if (!equalsBytes(root, block.header.stateRoot)) {
-      throw new Error(`genesis: computed stateRoot ${bytesToHex(root)} != header ${bytesToHex(block.header.stateRoot)}`);
+    const { block, alias } = choose(ours, root);
+    const existing = await existingGenesis(level, datadir, store);
+    if (existing) {
+      if (!equalsBytes(existing, block.hash())) {
+        throw new Error(`datadir ${datadir} holds another chain (genesis ${bytesToHex(existing)}, this genesis is ${bytesToHex(block.hash())})`);
+      }
+      return { hash: bytesToHex(existing), stateRoot: bytesToHex(block.header.stateRoot), alreadyInitialised: true };
     }
     const ops: BatchOp[] = [];
     trieDb.drain(ops);
     ops.push(...store.blockOps(block, [], block.header.difficulty));
+    if (alias) ops.push(stateRootAliasOp(alias));
     ops.push({ type: 'put', key: META.genesis, value: new TextEncoder().encode(genesisText) });
     ops.push({ type: 'put', key: META.schema, value: schemaBytes() });
     ops.push({ type: 'put', key: META.kind, value: new TextEncoder().encode(KIND_ETHEREUM) });
     await level.batch(ops);
-    return { hash: bytesToHex(block.hash()), stateRoot: bytesToHex(root), alreadyInitialised: false };
+    const result: InitResult = { hash: bytesToHex(block.hash()), stateRoot: bytesToHex(block.header.stateRoot), alreadyInitialised: false };
+    if (alias) result.genesisStateRoot = bytesToHex(alias.trieRoot);
+    return result;
   } finally {
     await level.close();
   }
+}
+
+/** The genesis hash the datadir holds; undefined when it is empty; throws when it holds something else. */
+async function existingGenesis(level: Level, datadir: string, store: ChainStore): Promise<Uint8Array | undefined> {
+  const kind = await level.get(META.kind);
+  if (kind && new TextDecoder().decode(kind) !== KIND_ETHEREUM) {
+    throw new Error(`datadir ${datadir} holds a ${new TextDecoder().decode(kind)} network, not an Ethereum chain`);
+  }
+  const existing = await store.canonicalHash(0n);
+  if (!existing) {
+    for await (const _ of level.keys({ limit: 1 })) throw new Error(`datadir ${datadir} is not empty and holds no Ethereum chain`);
+  }
+  return existing;
 }

@@ -1,7 +1,8 @@
-import { createBlockHeader } from '@ethereumjs/block';
+import { createBlock, createBlockHeader } from '@ethereumjs/block';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import { KECCAK256_NULL } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { headerChecksFor, InvalidBlockError, validateHeader } from './validate.js';
+import { emptyBodyRootDeviation, headerChecksFor, InvalidBlockError, namesNoParent, validateHeader } from './validate.js';
 
 // A post-merge, pre-Cancun chain (no blob fields): the parent-dependent rules left are the
 // timestamp, the gas limit's step and the EIP-1559 base fee.
@@ -47,5 +48,32 @@ describe('header checks', () => {
   it('lenient: a number that does not follow the parent is still refused', () => {
     const skipped = createBlockHeader({ number: 12n, timestamp: 1001n, gasLimit: 30_000_000n, baseFeePerGas: 1_000_000_000n }, { common });
     expect(() => validateHeader(skipped, parent, 'lenient')).toThrow(new InvalidBlockError('number 12 does not follow parent 10'));
+  });
+});
+
+describe("development nodes' empty blocks", () => {
+  const block = (fields: Record<string, unknown>, withdrawals: unknown[] = []) =>
+    createBlock({ header: { number: 11n, timestamp: 1001n, gasLimit: 30_000_000n, baseFeePerGas: 1_000_000_000n, ...fields }, withdrawals } as never, {
+      common,
+      skipConsensusFormatValidation: true,
+    });
+  const hardhatRoot = { transactionsTrie: KECCAK256_NULL };
+
+  it('an empty body whose transactionsRoot is keccak256(""): reported under lenient checks, refused under strict ones', () => {
+    const detail =
+      "transactionsRoot of an empty body is 0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470 (keccak256 of nothing), not the empty trie's root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421";
+    expect(emptyBodyRootDeviation(block(hardhatRoot), 'lenient')).toEqual({ rule: 'transactionsRoot', detail });
+    expect(() => emptyBodyRootDeviation(block(hardhatRoot), 'strict')).toThrow(new InvalidBlockError(detail));
+    // The empty trie's root, as every other client gives it: nothing to report.
+    expect(emptyBodyRootDeviation(block({}), 'strict')).toBeUndefined();
+    // A body that is not empty is left to the usual validation, which compares its roots.
+    const withdrawal = { index: 0n, validatorIndex: 0n, address: new Uint8Array(20), amount: 1n };
+    expect(emptyBodyRootDeviation(block(hardhatRoot, [withdrawal]), 'lenient')).toBeUndefined();
+  });
+
+  it('a block above the genesis with a zero parentHash names no parent', () => {
+    expect(namesNoParent(child({}))).toBe(true);
+    expect(namesNoParent(child({ number: 0n }))).toBe(false);
+    expect(namesNoParent(createBlockHeader({ number: 11n, parentHash: parent.hash(), gasLimit: 30_000_000n, baseFeePerGas: 1n }, { common }))).toBe(false);
   });
 });

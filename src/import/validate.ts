@@ -1,6 +1,6 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { ConsensusType, Hardfork } from '@ethereumjs/common';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
 
 /** A block that breaks a consensus rule; the message names what differs. */
@@ -29,8 +29,29 @@ const MAX_UNCLES = 2;
  */
 export type HeaderChecks = 'strict' | 'lenient' | 'auto';
 
-/** A header rule that `lenient` checks report instead of enforcing. */
-export type HeaderRule = 'timestamp' | 'difficulty' | 'gasLimit' | 'baseFee' | 'excessBlobGas';
+/**
+ * A header rule that `lenient` checks report instead of enforcing. The first five tie a header to
+ * its parent's; the last four are what development nodes do differently from every other client,
+ * reported and counted the same way (under strict checks each refuses the block, as it always did):
+ * - `parentHash`: a block that names no parent (a zero parentHash), as the blocks Hardhat reserves
+ *   for `hardhat_mine` do; its parent is the block below it ({@link namesNoParent});
+ * - `transactionsRoot`: an empty block whose transactionsRoot is keccak256("") instead of the empty
+ *   trie's root (the blocks Hardhat reserves for `hardhat_mine`; {@link emptyBodyRootDeviation});
+ * - `systemCalls`: a block whose state root is reproduced only without the EIP-4788 and EIP-2935
+ *   system writes (Hardhat; `import/blockImporter.ts`);
+ * - `genesisStateRoot`: a block executed on a genesis state whose header names another state root
+ *   (anvil's block 0 names the empty trie's; `init --from-node` records the alias).
+ */
+export type HeaderRule =
+  | 'timestamp'
+  | 'difficulty'
+  | 'gasLimit'
+  | 'baseFee'
+  | 'excessBlobGas'
+  | 'parentHash'
+  | 'transactionsRoot'
+  | 'systemCalls'
+  | 'genesisStateRoot';
 
 /** A header rule a block broke, and how (`timestamp 5 not after parent's 5`). */
 export interface HeaderDeviation {
@@ -124,6 +145,34 @@ export async function validateUncles(block: Block, store: ChainStore, checks: 's
     }
   }
   return deviations;
+}
+
+/**
+ * Whether a block above the genesis names no parent: its parentHash is zero. Hardhat (2.29, EDR)
+ * reserves the blocks in the middle of a `hardhat_mine` range and serves them so, with the zero
+ * parentHash in their hash; the block after the range names the last of them. Under lenient
+ * checks such a block's parent is the block below it on the branch being followed.
+ */
+export function namesNoParent(header: BlockHeader): boolean {
+  return header.number > 0n && header.parentHash.every((b) => b === 0);
+}
+
+/**
+ * A block whose body is empty (no transactions, uncles or withdrawals) but whose transactionsRoot
+ * is keccak256("") — the empty code hash — rather than the empty trie's root: Hardhat gives it to
+ * its genesis and to the blocks `hardhat_mine` reserves. @ethereumjs/vm refuses such a block when
+ * it validates the body against the header, which holds nothing else to check: under lenient
+ * checks the deviation is returned and the block runs without that validation (`skipBody`); under
+ * strict ones it is refused. undefined for any other block (validated as usual).
+ */
+export function emptyBodyRootDeviation(block: Block, checks: 'strict' | 'lenient'): HeaderDeviation | undefined {
+  const h = block.header;
+  if (!equalsBytes(h.transactionsTrie, KECCAK256_NULL) || block.transactions.length > 0) return undefined;
+  const emptyWithdrawals = (block.withdrawals ?? []).length === 0 && (h.withdrawalsRoot === undefined || equalsBytes(h.withdrawalsRoot, KECCAK256_RLP));
+  if (block.uncleHeaders.length > 0 || !equalsBytes(h.uncleHash, KECCAK256_RLP_ARRAY) || !emptyWithdrawals) return undefined;
+  const detail = `transactionsRoot of an empty body is ${bytesToHex(KECCAK256_NULL)} (keccak256 of nothing), not the empty trie's root ${bytesToHex(KECCAK256_RLP)}`;
+  if (checks === 'strict') throw new InvalidBlockError(detail);
+  return { rule: 'transactionsRoot', detail };
 }
 
 function firstLine(err: unknown): string {

@@ -1,6 +1,6 @@
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
 import { type CacheStats, LruCache } from '../chain/lru.js';
-import type { TrieDB } from './trieDb.js';
+import type { StateRoots, TrieDB } from './trieDb.js';
 
 /**
  * A read-only, LRU-cached view of the archive trie database for serving. Trie nodes are keyed by
@@ -8,7 +8,7 @@ import type { TrieDB } from './trieDb.js';
  * Writes are refused (the server never writes state). It keeps `maxEntries` trie nodes and code
  * (the `caches.trieNodeEntries` setting; a node is ~100–600 bytes).
  */
-export class ReadOnlyTrieDB implements DB<string, string | Uint8Array> {
+export class ReadOnlyTrieDB implements DB<string, string | Uint8Array>, StateRoots {
   private readonly cache: LruCache<string, Uint8Array>;
   constructor(
     private readonly inner: TrieDB,
@@ -23,6 +23,11 @@ export class ReadOnlyTrieDB implements DB<string, string | Uint8Array> {
     const value = await this.inner.get(key);
     if (value !== undefined) this.cache.set(key, value);
     return value;
+  }
+
+  /** The datadir's trie root for a header's state root ({@link TrieDB.stateTrieRoot}). */
+  stateTrieRoot(stateRoot: Uint8Array): Promise<Uint8Array> {
+    return this.inner.stateTrieRoot(stateRoot);
   }
 
   /** Hits, misses and entries of the node cache (for the metrics). */

@@ -14,6 +14,7 @@ import {
   ValueEncoding,
 } from '@ethereumjs/util';
 import { type CacheStats, LruCache } from '../chain/lru.js';
+import { openStateTrie } from './stateManager.js';
 
 /*
  * Reads of archived state are immutable facts: an account under a state root, a slot under a
@@ -48,7 +49,7 @@ export class StateReadCache {
     const key = cacheKey(KEY_ACCOUNT, root, address);
     const hit = this.entries.get(key);
     if (hit !== undefined) return (hit as Account | null) ?? undefined;
-    const raw = await this.trieAt(root).get(address);
+    const raw = await (await this.stateTrieAt(root)).get(address);
     const account = raw ? createAccountFromRLP(raw) : undefined;
     this.entries.set(key, account ?? ABSENT);
     return account;
@@ -83,7 +84,7 @@ export class StateReadCache {
     return this.entries.stats();
   }
 
-  /** The (read-only) trie under `root`, kept open while it is used. */
+  /** The (read-only) storage trie under `root`, kept open while it is used. */
   trieAt(root: Uint8Array): MerklePatriciaTrie {
     const key = cacheKey(KEY_TRIE, root);
     let trie = this.tries.get(key);
@@ -94,12 +95,26 @@ export class StateReadCache {
     }
     return trie;
   }
+
+  /**
+   * The (read-only) state trie of the state a header names `stateRoot`, kept open while it is
+   * used: opened by {@link openStateTrie}, which applies the datadir's state-root alias.
+   */
+  async stateTrieAt(stateRoot: Uint8Array): Promise<MerklePatriciaTrie> {
+    const key = cacheKey(KEY_STATE_TRIE, stateRoot);
+    const open = this.tries.get(key);
+    if (open) return open;
+    const trie = await openStateTrie(this.trieDb, stateRoot, 0);
+    this.tries.set(key, trie);
+    return trie;
+  }
 }
 
 const KEY_ACCOUNT = 0x61; // 'a'
 const KEY_SLOT = 0x73; // 's'
 const KEY_CODE = 0x63; // 'c'
 const KEY_TRIE = 0x74; // 't'
+const KEY_STATE_TRIE = 0x54; // 'T'
 const keyScratch = Buffer.alloc(1 + 32 + 32);
 
 /**

@@ -53,7 +53,7 @@ export class StateReader {
    * from the read cache; the proofs walk the same open tries.
    */
   async proof(stateRoot: Uint8Array, address: Uint8Array, slots: readonly Uint8Array[]): Promise<AccountProof> {
-    const accountProof = await createMerkleProof(this.reads.trieAt(stateRoot), address);
+    const accountProof = await createMerkleProof(await this.reads.stateTrieAt(stateRoot), address);
     const account = await this.reads.account(stateRoot, address);
     const storageRoot = account !== undefined && !equalsBytes(account.storageRoot, KECCAK256_RLP) ? account.storageRoot : undefined;
     const storageProof = [];

@@ -1,7 +1,18 @@
-import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
+import { type BatchDBOp, type DB, type EncodingOpts, equalsBytes } from '@ethereumjs/util';
 import { hexDigitsToBytes } from '../codec/hex.js';
 import type { BatchOp, Level } from '../db/database.js';
-import { PREFIX, prefixed } from '../db/keys.js';
+import { META, PREFIX, prefixed } from '../db/keys.js';
+
+/** A header's state root and the trie root that holds that state, when they differ (META.stateRootAlias). */
+export interface StateRootAlias {
+  headerRoot: Uint8Array;
+  trieRoot: Uint8Array;
+}
+
+/** A trie database that knows where its datadir keeps the state a header names (TrieDB and what wraps it). */
+export interface StateRoots {
+  stateTrieRoot(stateRoot: Uint8Array): Promise<Uint8Array>;
+}
 
 /**
  * The @ethereumjs/mpt database interface over our LevelDB, for the state and storage tries and
@@ -12,9 +23,22 @@ import { PREFIX, prefixed } from '../db/keys.js';
  * ({@link TrieDB.discard}) when it has not. Nodes are never deleted (no pruning), so the state
  * root of every imported block stays readable.
  */
-export class TrieDB implements DB<string, string | Uint8Array> {
+export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
   private pending = new Map<string, Uint8Array>();
+  private alias: Promise<StateRootAlias | undefined> | undefined;
   constructor(private readonly level: Level) {}
+
+  /**
+   * The root of the trie that holds the state a header names `stateRoot`: the same root, except
+   * in a datadir whose genesis header names another (META.stateRootAlias: anvil gives its block 0
+   * the empty trie's root whatever its allocation, foundry issue 7366). Every opener of a state
+   * trie at a header's root asks here, through {@link stateTrieRoot}. The alias is read once.
+   */
+  async stateTrieRoot(stateRoot: Uint8Array): Promise<Uint8Array> {
+    this.alias ??= readStateRootAlias(this.level);
+    const alias = await this.alias;
+    return alias !== undefined && equalsBytes(stateRoot, alias.headerRoot) ? alias.trieRoot : stateRoot;
+  }
 
   async get(key: string, _opts?: EncodingOpts): Promise<Uint8Array | undefined> {
     const hit = this.pending.get(key);
@@ -57,6 +81,32 @@ export class TrieDB implements DB<string, string | Uint8Array> {
   discard(): void {
     this.pending = new Map();
   }
+}
+
+/** The datadir's state-root alias, if it has one. */
+export async function readStateRootAlias(level: Level): Promise<StateRootAlias | undefined> {
+  const value = await level.get(META.stateRootAlias);
+  if (!value) return undefined;
+  if (value.length !== 64) throw new Error(`database corrupt: the state root alias has ${value.length} bytes, not 64`);
+  return { headerRoot: value.slice(0, 32), trieRoot: value.slice(32) };
+}
+
+/** The write that records a state-root alias (init). */
+export function stateRootAliasOp(alias: StateRootAlias): BatchOp {
+  const value = new Uint8Array(64);
+  value.set(alias.headerRoot, 0);
+  value.set(alias.trieRoot, 32);
+  return { type: 'put', key: META.stateRootAlias, value };
+}
+
+/**
+ * Where the state a header names `stateRoot` is kept in `db`: {@link TrieDB.stateTrieRoot} for a
+ * datadir's trie database (and those wrapping it); a database that knows of no alias keeps every
+ * state under its own root.
+ */
+export async function stateTrieRoot(db: DB<string, string | Uint8Array>, stateRoot: Uint8Array): Promise<Uint8Array> {
+  const roots = db as Partial<StateRoots>;
+  return typeof roots.stateTrieRoot === 'function' ? roots.stateTrieRoot(stateRoot) : stateRoot;
 }
 
 function toBytes(value: string | Uint8Array): Uint8Array {

@@ -6,7 +6,9 @@ import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import type { EthereumChain } from '../chain/open.js';
+import { systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
+import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
 import { overlayTrie } from '../execution/trieOverlay.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
 import { attachRecorder } from './recorder.js';
@@ -41,9 +43,10 @@ export interface BlockTraces {
 export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, string | Uint8Array>, block: Block, what: string): Promise<VM> {
   const parent = await chain.store.headerByHash(block.header.parentHash);
   if (!parent) throw new Error(`cannot ${what} block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
-  // A copy: runBlock sets the hardfork on the VM's Common, and replays run concurrently.
-  const common = chain.common.copy();
-  const stateManager = new MerkleStateManager({ common, trie: overlayTrie(stateDb, parent.stateRoot), caches: new Caches() });
+  // A copy: runBlock sets the hardfork on the VM's Common, and replays run concurrently. A chain
+  // made without the EIP-4788/2935 system writes (Hardhat) is replayed without them too.
+  const common = (await systemWritesSkipped(chain.level)) ? withoutSystemWrites(chain.common) : chain.common.copy();
+  const stateManager = new MerkleStateManager({ common, trie: await overlayTrie(stateDb, parent.stateRoot), caches: new Caches() });
   return createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
 }
 

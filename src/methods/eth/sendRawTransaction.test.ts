@@ -22,7 +22,12 @@ describe('eth_sendRawTransaction and eth_sendRawTransactionSync', () => {
 
   it('relayed: the bytes sent as given (lower-case hex), the result returned as the upstream gave it', async () => {
     const sent: unknown[] = [];
-    const pool: UpstreamPool = { forward: async (method, params) => (sent.push([method, params]), { result: '0xabc' }) };
+    const pool: UpstreamPool = {
+      forward: async (method, params) => {
+        sent.push([method, params]);
+        return { result: '0xabc' };
+      },
+    };
     expect(await sendRawTransaction.call(ctxWith(pool), [RAW.toUpperCase().replace('0X', '0x')])).toBe('0xabc');
     expect(await sendRawTransactionSync.call(ctxWith(pool), [RAW, '0x7d0'])).toBe('0xabc');
     expect(sent).toEqual([
