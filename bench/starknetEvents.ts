@@ -17,7 +17,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createStarknetContext, type StarknetNetworkContext, starknetMethods } from '../src/methods/starknet.js';
+import { defaultConfig } from '../src/config/settings.js';
+import { closeStarknetContext, createStarknetContext, type StarknetContext, starknetMethods } from '../src/methods/starknet.js';
 import type { PlanName } from '../src/starknet/eventPlanner.js';
 import { feltToBytes } from '../src/starknet/felt.js';
 import { type EventFilter, getEvents } from '../src/starknet/getEvents.js';
@@ -163,7 +164,7 @@ async function main() {
         `datadir ${(dirSize(dir) / 2 ** 20).toFixed(0)} MiB (${lines} lines)`,
     );
 
-  const ctx: StarknetNetworkContext = await createStarknetContext(dir);
+  const ctx: StarknetContext = createStarknetContext(await openStarknetStore(dir), defaultConfig());
   const call = (filter: Record<string, unknown>) => method.call(ctx, { filter }) as Promise<Page>;
 
   // 2. Selective: one contract + one of its selectors, whole range.
@@ -225,7 +226,8 @@ async function main() {
   }
   if (t2) row(`one selector (keys[0]): page ${pages} (last)`, '≤1024', await time(() => call({ ...oneKey, continuation_token: t2 })));
 
-  await ctx.close();
+  await closeStarknetContext(ctx);
+  await ctx.store.close();
   if (!args.keep) rmSync(dir, { recursive: true, force: true });
 
   const head = ['query (through starknet_getEvents)', 'events', 'median ms', 'p99 ms', 'note'];

@@ -5,7 +5,7 @@ import { type KeyPolicy, KeyRegistry, KeysFileError, openKeys, readKeysFile } fr
 import { watchKeysFile } from '../pipeline/keysWatcher.js';
 import { startMetricsServer } from '../transport/metricsRoutes.js';
 import { buildServer } from '../transport/server.js';
-import { type OpenedNetwork, openNetwork } from './networks.js';
+import { type Network, openNetwork } from './networks.js';
 import { type CommandSpec, commandHelp, parseCommand, UsageError } from './options.js';
 
 /** `serve` reads every setting, so it takes every setting's flag. */
@@ -106,7 +106,7 @@ export async function runServe(argv: string[]): Promise<number> {
     level: config.server.logLevel,
     buffer: { bytes: config.server.logBufferBytes, flushMs: config.server.logFlushMs, maxQueuedBytes: config.server.logMaxQueuedBytes },
   });
-  const opened: OpenedNetwork[] = [];
+  const opened: Network[] = [];
   try {
     const follow = parseFollow(config.server.follow, specs);
     for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config, logger, follow.get(spec.name)));

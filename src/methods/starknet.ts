@@ -11,7 +11,7 @@ import { unsubscribe } from './starknet/unsubscribe.js';
  * The Starknet method table, and the context API the CLI builds networks with (re-exported from
  * `starknet/context.ts`, where the method files import it from).
  */
-export { createStarknetContext, type StarknetContext, type StarknetNetworkContext } from './starknet/context.js';
+export { closeStarknetContext, createStarknetContext, type StarknetContext, starknetHead } from './starknet/context.js';
 
 /**
  * Every method a Starknet network serves, sorted by wire name. Anything else is -32601. Domain

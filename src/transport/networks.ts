@@ -7,7 +7,9 @@ import type { MethodTable } from '../rpc/method.js';
  */
 
 /**
- * One network the server hosts (one datadir): its methods and the context they run with.
+ * One network the server hosts (one datadir): its methods and the context they run with, as the
+ * transport and the pipeline see them — the context's type erased, since they only hand it to
+ * the methods. Built by {@link networkHandle}, which checks that the table and the context agree.
  * The Host header picks the network, as hosted providers do (`mainnet.localhost`, …).
  */
 export interface NetworkHandle {
@@ -26,6 +28,17 @@ export interface NetworkHandle {
   subscriptionStats?(): { subscriptions: number; filters: number };
   /** Header rules broken by followed blocks under lenient checks, by rule (for the metrics). */
   headerDeviations?(): Partial<Record<string, number>>;
+}
+
+/** A {@link NetworkHandle} as its builder writes it: a method table and the context its methods take, of one type. */
+export type NetworkParts<Ctx> = Omit<NetworkHandle, 'methods' | 'context'> & { methods: MethodTable<Ctx>; context: Ctx };
+
+/**
+ * The handle of a network whose methods take a `Ctx`: the one place a network's context type is
+ * erased, after the compiler has checked that the table's methods take the context given.
+ */
+export function networkHandle<Ctx>(parts: NetworkParts<Ctx>): NetworkHandle {
+  return parts as unknown as NetworkHandle;
 }
 
 /** The Host header's name, lower-case, without port or trailing dot (`[::1]:8545` → `[::1]`). */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OpenedNetwork, openNetwork } from '../../src/cli/networks.js';
+import { type Network, openNetwork } from '../../src/cli/networks.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { starknetMethods } from '../../src/methods/starknet.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
@@ -28,7 +28,7 @@ const NETWORKS = [
 const MAX_MS = 6000;
 
 const tmp = tempDir();
-let opened: OpenedNetwork[] = [];
+let opened: Network[] = [];
 let server: StartedServer;
 beforeAll(async () => {
   const eth = join(tmp.dir, 'eth');

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OpenedNetwork, openNetwork } from '../../src/cli/networks.js';
+import { type Network, openNetwork } from '../../src/cli/networks.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { runCli } from '../helpers/cli.js';
 import { connect, type StartedServer, startServer, TEST_API_KEY, TRANSPORTS } from '../helpers/rpcClient.js';
@@ -8,7 +8,7 @@ import { testConfig } from '../helpers/testConfig.js';
 
 /** One server hosting the Ethereum demo (default, `mainnet`) and the Starknet demo (`starknet-mainnet`). */
 const tmp = tempDir();
-let opened: OpenedNetwork[] = [];
+let opened: Network[] = [];
 let server: StartedServer;
 
 beforeAll(async () => {

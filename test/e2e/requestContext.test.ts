@@ -4,7 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
-import type { EthContext } from '../../src/methods/context.js';
 import type { NetworkHandle } from '../../src/transport/networks.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { httpClient, type StartedServer, startServer, TEST_API_KEY } from '../helpers/rpcClient.js';
@@ -26,14 +25,15 @@ let replayed = 0;
 
 beforeAll(async () => {
   chain = await importFixtureChain(join(FIXTURES, 'execution-apis'), join(tmp.dir, 'data'));
-  network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'test', config: testConfig() });
+  const opened = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'test', config: testConfig() });
+  network = opened.handle;
   const head = network.head!;
   network.head = () => {
     headReads++;
     return head();
   };
   // A slow tracer: each block replay takes 50 ms more, so a scan over 54 blocks takes seconds.
-  const ctx = network.context as EthContext;
+  const ctx = opened.context;
   const inner = ctx.tracer;
   ctx.tracer = {
     ...inner,

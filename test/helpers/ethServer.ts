@@ -18,13 +18,14 @@ export async function startEthServer(fixtureDir: string): Promise<EthTestServer>
   const tmp = tempDir();
   const chain = await importFixtureChain(fixtureDir, join(tmp.dir, 'data'));
   const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'tracenode/test', config: testConfig() });
-  const server = await startServer({ networks: [network], apiKeys: [TEST_API_KEY], logger: false });
+  const server = await startServer({ networks: [network.handle], apiKeys: [TEST_API_KEY], logger: false });
   return {
     url: server.url,
     key: server.key,
     chain,
     async close() {
       await server.close();
+      await network.close();
       await chain.close();
       tmp.cleanup();
     },

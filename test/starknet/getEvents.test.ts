@@ -6,7 +6,7 @@ import { IMPORT_STARKNET_HELP, runImportStarknet } from '../../src/cli/importSta
 import type { Config } from '../../src/config/settings.js';
 import { type Level, openDatabase } from '../../src/db/database.js';
 import { META } from '../../src/db/keys.js';
-import { createStarknetContext, type StarknetNetworkContext, starknetMethods } from '../../src/methods/starknet.js';
+import { closeStarknetContext, createStarknetContext, type StarknetContext, starknetMethods } from '../../src/methods/starknet.js';
 import { RpcError } from '../../src/rpc/errors.js';
 import { PageSizeTooBigError, TooManyKeysInFilterError } from '../../src/starknet/errors.js';
 import type { PlanName } from '../../src/starknet/eventPlanner.js';
@@ -43,15 +43,15 @@ const freshDir = () => join(tmp, `d${dirCount++}`);
 const getEventsMethod = starknetMethods.get('starknet_getEvents')!;
 const blockNumberMethod = starknetMethods.get('starknet_blockNumber')!;
 
-async function call(ctx: StarknetNetworkContext, params: unknown): Promise<{ events: FixtureEvent[]; continuation_token?: string }> {
+async function call(ctx: StarknetContext, params: unknown): Promise<{ events: FixtureEvent[]; continuation_token?: string }> {
   return (await getEventsMethod.call(ctx, params)) as { events: FixtureEvent[]; continuation_token?: string };
 }
 
 /** The wire error a call fails with. */
-const rpcError = (ctx: StarknetNetworkContext, params: unknown, method = getEventsMethod) => wireError(method.call(ctx, params));
+const rpcError = (ctx: StarknetContext, params: unknown, method = getEventsMethod) => wireError(method.call(ctx, params));
 
 /** Pages through a filter; checks the page-size/token invariants on the way. */
-async function pageAll(ctx: StarknetNetworkContext, filter: Record<string, unknown>, chunkSize: number): Promise<{ events: FixtureEvent[]; pages: number }> {
+async function pageAll(ctx: StarknetContext, filter: Record<string, unknown>, chunkSize: number): Promise<{ events: FixtureEvent[]; pages: number }> {
   const events: FixtureEvent[] = [];
   let token: string | undefined;
   let pages = 0;
@@ -70,7 +70,7 @@ async function pageAll(ctx: StarknetNetworkContext, filter: Record<string, unkno
 
 const identity = (e: FixtureEvent) => `${e.block_number}/${e.transaction_index}/${e.event_index}`;
 
-const contexts = {} as Record<Network, StarknetNetworkContext>;
+const contexts = {} as Record<Network, StarknetContext>;
 const all = {} as Record<Network, FixtureEvent[]>;
 const samples = {} as Record<Network, SampleFilter[]>;
 
@@ -79,14 +79,17 @@ beforeAll(async () => {
     const dir = freshDir();
     const store = await openStarknetStore(dir, { create: true });
     await importStarknetBlocks(store, readFileLines(join(STARKNET_FIXTURES, `${network}-blocks.ndjson`)));
-    await store.close();
-    contexts[network] = await createStarknetContext(dir, testConfig());
+    contexts[network] = createStarknetContext(store, testConfig());
     all[network] = fixtureEvents(network);
     samples[network] = JSON.parse(readFileSync(join(STARKNET_FIXTURES, `${network}-expected.json`), 'utf8')).sample_filters;
   }
 });
 afterAll(async () => {
-  for (const network of NETWORKS) await contexts[network]?.close();
+  for (const network of NETWORKS) {
+    if (contexts[network] === undefined) continue;
+    await closeStarknetContext(contexts[network]);
+    await contexts[network].store.close();
+  }
 });
 
 describe('starknet_getEvents: shared fixtures', () => {
@@ -466,7 +469,7 @@ describe('import-starknet', () => {
     await withStore(async (store) => {
       const r = await importStarknetBlocks(store, [blockLine(10), blockLine(3), '', blockLine(1000)]);
       expect(r).toMatchObject({ imported: 3, skipped: 0, events: 3, lines: 4, latest: 1000 });
-      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
+      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetContext;
       const page = await call(ctx, { filter: { chunk_size: 10 } });
       expect(page.events.map((e) => e.block_number)).toEqual([3, 10, 1000]);
       expect(await blockNumberMethod.call(ctx, [])).toBe(1000);
@@ -540,7 +543,7 @@ describe('import-starknet', () => {
         store,
         [0, 1, 2, 3, 4, 5].map((n) => blockLine(n)),
       );
-      const tiny = { store: new StarknetStore(store.level, 2), eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
+      const tiny = { store: new StarknetStore(store.level, 2), eventLimits: EVENT_LIMITS } as StarknetContext;
       for (let i = 0; i < 3; i++) {
         const r = await call(tiny, { filter: { chunk_size: 10 } });
         expect(r.events.map((e) => e.block_hash)).toEqual([0, 1, 2, 3, 4, 5].map((n) => `0x${(0xb000 + n).toString(16)}`));
@@ -550,7 +553,7 @@ describe('import-starknet', () => {
 
   it('l1_accepted is the highest ACCEPTED_ON_L1 block; 24 when there is none', async () => {
     await withStore(async (store) => {
-      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
+      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetContext;
       await importStarknetBlocks(store, [blockLine(1), blockLine(2)]);
       expect(await rpcError(ctx, { filter: { chunk_size: 1, to_block: 'l1_accepted' } })).toEqual({ code: 24, message: 'Block not found' });
       await importStarknetBlocks(store, [blockLine(0, { status: 'ACCEPTED_ON_L1' }), blockLine(5)]);
@@ -562,7 +565,7 @@ describe('import-starknet', () => {
 
   it('an empty datadir: no events, latest → 24, starknet_blockNumber → 32', async () => {
     await withStore(async (store) => {
-      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetNetworkContext;
+      const ctx = { store, eventLimits: EVENT_LIMITS } as StarknetContext;
       expect(await call(ctx, { filter: { chunk_size: 10 } })).toEqual({ events: [] });
       expect(await rpcError(ctx, { filter: { chunk_size: 10, from_block: 'latest' } })).toEqual({ code: 24, message: 'Block not found' });
       expect(await rpcError(ctx, [], blockNumberMethod)).toEqual({ code: 32, message: 'There are no blocks' });
@@ -614,7 +617,7 @@ describe('import-starknet', () => {
     await l2.close();
     await expect(openStarknetStore(other, { create: true })).rejects.toThrow('holds a ethereum chain, not a Starknet one');
     const empty = freshDir();
-    await expect(createStarknetContext(empty)).rejects.toThrow('has no Starknet blocks: run `tracenode import-starknet');
+    await expect(openStarknetStore(empty)).rejects.toThrow('has no Starknet blocks: run `tracenode import-starknet');
     await withStore(async (store) => {
       expect(new TextDecoder().decode(await store.level.get(DATADIR_KIND_KEY))).toBe('starknet');
     });

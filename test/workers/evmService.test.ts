@@ -49,8 +49,8 @@ async function serve(
   clientTimeoutMs = 10_000,
 ): Promise<{ server: StartedServer; ctx: EthContext; client: RpcClient }> {
   const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'test', config: testConfig({ execution }) });
-  const server = await startServer({ networks: [network], logger: false });
-  const ctx = network.context as EthContext;
+  const server = await startServer({ networks: [network.handle], logger: false });
+  const ctx = network.context;
   const client = httpClient(server.url, server.key, { timeoutMs: clientTimeoutMs });
   // Closed after the test, whatever it did: the client, the server, then the EVM workers.
   opened.push(async () => {

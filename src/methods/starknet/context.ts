@@ -1,7 +1,7 @@
-import { type Config, defaultConfig } from '../../config/settings.js';
+import type { Config } from '../../config/settings.js';
 import { createStarknetEvents, type StarknetEvents } from '../../live/starknet/starknetEvents.js';
 import type { EventLimits } from '../../starknet/getEvents.js';
-import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
+import type { StarknetStore } from '../../starknet/store.js';
 import { STARKNET_LIVE_FORMAT } from './_shared/liveFormat.js';
 
 /**
@@ -21,43 +21,34 @@ export interface StarknetContext {
   maxBlocksBack: number;
 }
 
-/** A Starknet network's context plus what the server and CLI need around it. */
-export interface StarknetNetworkContext extends StarknetContext {
-  /** `GET /health`: ok with the latest block once a block is imported. */
-  health(): Promise<{ ok: boolean; head?: { number: number; hash: string } }>;
-  /** Closes the database. */
-  close(): Promise<void>;
-}
-
 /**
- * Opens a Starknet datadir for serving, with the `starknet` and `subscriptions` settings of
- * `config` (event limits, block cache, subscription limits; the CLI passes the loaded
- * configuration, the defaults apply when omitted); `onError` hears of feed failures. Refuses
- * a datadir that is empty, of another kind (Ethereum) or of another schema version, with a message
- * saying what to run.
+ * The context of an opened Starknet store, with the `starknet` and `subscriptions` settings of
+ * `config` (event limits, subscription limits); `onError` hears of feed failures. The caller owns
+ * the store (the composition root opens it, as it opens an Ethereum chain) and closes the feed with
+ * {@link closeStarknetContext} before the store.
  */
-export async function createStarknetContext(
-  datadir: string,
-  config: Pick<Config, 'starknet' | 'subscriptions'> = defaultConfig(),
+export function createStarknetContext(
+  store: StarknetStore,
+  config: Pick<Config, 'starknet' | 'subscriptions'>,
   onError?: (err: unknown) => void,
-): Promise<StarknetNetworkContext> {
-  const store = await openStarknetStore(datadir, { blockCacheEntries: config.starknet.blockCacheEntries });
-  const events = createStarknetEvents(store, config.subscriptions, STARKNET_LIVE_FORMAT, onError);
+): StarknetContext {
   return {
     store,
     eventLimits: { maxChunkSize: config.starknet.maxChunkSize, maxKeyPositions: config.starknet.maxKeyPositions },
-    events,
+    events: createStarknetEvents(store, config.subscriptions, STARKNET_LIVE_FORMAT, onError),
     maxBlocksBack: config.subscriptions.maxBlocksBack,
-    async health() {
-      const latest = await store.latestNumber();
-      if (latest === undefined) return { ok: false };
-      const block = await store.block(latest);
-      return { ok: true, head: { number: latest, hash: block!.hash } };
-    },
-    // The feed's pass or catch-up in progress ends before the database closes.
-    close: async () => {
-      await events.feed.exclusive(async () => undefined);
-      await store.close();
-    },
   };
+}
+
+/** Lets the feed's pass or catch-up in progress end, so the store can close under it. */
+export async function closeStarknetContext(ctx: StarknetContext): Promise<void> {
+  await ctx.events.feed.exclusive(async () => undefined);
+}
+
+/** The head of a Starknet store as /health gives it: the latest block, or not ok before any. */
+export async function starknetHead(store: StarknetStore): Promise<{ number: number; hash: string } | undefined> {
+  const latest = await store.latestNumber();
+  if (latest === undefined) return undefined;
+  const block = await store.block(latest);
+  return { number: latest, hash: block!.hash };
 }

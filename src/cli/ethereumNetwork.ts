@@ -1,0 +1,79 @@
+import { bytesToHex } from '@ethereumjs/util';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { EthereumChain } from '../chain/open.js';
+import type { FollowStatus } from '../follow/followLoop.js';
+import { followHealth } from '../follow/followLoop.js';
+import type { PendingSource } from '../live/eth/pendingRelay.js';
+import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
+import type { UpstreamPool } from '../methods/eth/_shared/upstreamPool.js';
+import { ethereumMethods } from '../methods/ethereum.js';
+import { type NetworkHandle, networkHandle } from '../transport/networks.js';
+import { healthLimits } from './health.js';
+
+/** An Ethereum network built on an opened chain: its typed context, and the handle the server routes to. */
+export interface EthereumNetwork {
+  readonly kind: 'ethereum';
+  readonly name: string;
+  readonly chain: EthereumChain;
+  readonly context: EthContext;
+  readonly handle: NetworkHandle;
+  /** Stops what the network started (the chain events, the EVM workers); the chain stays open: its opener closes it. */
+  close(): Promise<void>;
+}
+
+/** What {@link createEthereumNetwork} wires in besides the chain. */
+export interface EthereumNetworkOptions {
+  name: string;
+  hostnames?: readonly string[];
+  clientVersion: string;
+  config: EthContextConfig;
+  logger?: Logger;
+  follower?: { status(): FollowStatus };
+  /** Pending transactions relayed from the followed node (default: none, refused). */
+  pending?: PendingSource;
+  /** Block and log filters in Redis, shared by replicas (`--redis`). */
+  sharedFilters?: { redis: Redis; prefix: string };
+  /** The followed node, where transactions are sent (default: none, refused). */
+  pool?: UpstreamPool;
+}
+
+/** Wires an opened Ethereum chain into a network the server can route to, its methods configured by `config`. */
+export async function createEthereumNetwork(chain: EthereumChain, opts: EthereumNetworkOptions): Promise<EthereumNetwork> {
+  // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
+  const onWorkerFailure = (reason: string, err?: unknown) =>
+    opts.logger?.error({ network: opts.name, err: err instanceof Error ? err.message : err }, `EVM worker ${reason}`);
+  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending, opts.sharedFilters, opts.pool);
+  const handle = networkHandle<EthContext>({
+    name: opts.name,
+    hostnames: opts.hostnames ?? [],
+    methods: ethereumMethods,
+    context,
+    async health() {
+      const head = await chain.store.head();
+      if (!head) return { ok: false };
+      const own = { number: Number(head.number), hash: bytesToHex(head.hash) };
+      if (!opts.follower) return { ok: true, head: own };
+      return followHealth(own, opts.follower.status(), healthLimits(opts.config.follow));
+    },
+    // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
+    head: () => chain.store.head(),
+    evmStats: () => context.evm.stats(),
+    subscriptionStats: () => ({ subscriptions: context.events.subscriptions.size, filters: context.events.filters.size }),
+    headerDeviations: () => opts.follower?.status().headerDeviations ?? {},
+    cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
+  });
+  return {
+    kind: 'ethereum',
+    name: opts.name,
+    chain,
+    context,
+    handle,
+    // Running EVM jobs finish (each within its deadline) and the workers close their database
+    // handles before the chain closes its own.
+    close: async () => {
+      context.events.close();
+      await context.evm.close();
+    },
+  };
+}
