@@ -17,13 +17,16 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultConfig } from '../src/config/settings.js';
+import { defaultConfig, SETTINGS } from '../src/config/settings.js';
 import { closeStarknetContext, createStarknetContext, type StarknetContext, starknetMethods } from '../src/methods/starknet.js';
 import type { PlanName } from '../src/starknet/eventPlanner.js';
 import { feltToBytes } from '../src/starknet/felt.js';
 import { type EventFilter, getEvents } from '../src/starknet/getEvents.js';
 import { importStarknetBlocks } from '../src/starknet/importBlocks.js';
 import { openStarknetStore } from '../src/starknet/store.js';
+
+/** The Starknet block cache's size: the setting's default. */
+const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
 
 const { values: args } = parseArgs({
   options: {
@@ -152,8 +155,8 @@ async function main() {
   let lines = 0;
   for (const _ of chainLines()) lines++;
   const genSecs = (performance.now() - genStart) / 1000;
-  const store = await openStarknetStore(dir, { create: true });
-  const imp = await importStarknetBlocks(store, chainLines(), { progress: process.stderr, progressIntervalMs: 5000 });
+  const store = await openStarknetStore(dir, { create: true, blockCacheEntries: STORE_BLOCK_CACHE });
+  const imp = await importStarknetBlocks(store, chainLines(), { progress: { to: process.stderr, everyMs: 5000 } });
   await store.close();
   const importSecs = imp.seconds - genSecs;
   if (imp.imported === 0) console.log(`import: skipped, the datadir already holds the chain (${imp.skipped} blocks)`);
@@ -164,7 +167,7 @@ async function main() {
         `datadir ${(dirSize(dir) / 2 ** 20).toFixed(0)} MiB (${lines} lines)`,
     );
 
-  const ctx: StarknetContext = createStarknetContext(await openStarknetStore(dir), defaultConfig());
+  const ctx: StarknetContext = createStarknetContext(await openStarknetStore(dir, { blockCacheEntries: STORE_BLOCK_CACHE }), defaultConfig());
   const call = (filter: Record<string, unknown>) => method.call(ctx, { filter }) as Promise<Page>;
 
   // 2. Selective: one contract + one of its selectors, whole range.
@@ -179,7 +182,7 @@ async function main() {
   const domain: EventFilter = { addresses: [feltToBytes(sc)], keys: [[feltToBytes(ss)]], chunkSize: 1024 };
   for (const plan of ['address', 'key0', 'scan'] as PlanName[]) {
     const runs = plan === 'scan' ? 3 : RUNS;
-    const t = await time(() => getEvents(ctx.store, domain, { plan }), runs, plan === 'scan' ? 1 : 10);
+    const t = await time(() => getEvents(ctx.store, domain, { plan, limits: ctx.eventLimits }), runs, plan === 'scan' ? 1 : 10);
     row(`selective, forced plan ${plan}`, String(selCount), t, plan === 'scan' ? `${runs} runs, store-level call` : 'store-level call, no C index');
   }
   const addrOnly = { address: sc, chunk_size: 1024 };
@@ -194,7 +197,7 @@ async function main() {
   row('keys [[], [], [recipient]]', String((await call(recipientOnly)).events.length), await time(() => call(recipientOnly)), 'K index, position 2');
   const recipient = { keys: [[sample.keys[0]], [], [sample.keys[2]]], chunk_size: 1024 };
   let used: PlanName | undefined;
-  await getEvents(ctx.store, { keys: recipient.keys.map((k) => k.map(feltToBytes)), chunkSize: 1024 }, { onPlan: (p) => (used = p) });
+  await getEvents(ctx.store, { keys: recipient.keys.map((k) => k.map(feltToBytes)), chunkSize: 1024 }, { limits: ctx.eventLimits, onPlan: (p) => (used = p) });
   row('keys [[selector], [], [recipient]]', String((await call(recipient)).events.length), await time(() => call(recipient)), `planner chose ${used}`);
 
   // 3. Broad: every event, chunk_size 1024: page 1 vs page 100.

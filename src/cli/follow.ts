@@ -46,7 +46,7 @@ export async function runFollow(argv: string[]): Promise<number> {
   let head: () => Promise<string>;
   let close: () => Promise<void>;
   if (await isStarknet(datadir, upstream)) {
-    const store = await openStarknetStore(datadir, { create: true });
+    const store = await openStarknetStore(datadir, { create: true, blockCacheEntries: config.starknet.blockCacheEntries });
     follower = new StarknetFollower(store, upstream, options);
     head = async () => String((await store.head())?.number ?? 'none');
     close = () => store.close();

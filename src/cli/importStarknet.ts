@@ -32,7 +32,7 @@ export async function runImportStarknet(argv: string[]): Promise<number> {
       throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
-  const store = await openStarknetStore(datadir, { create: true });
+  const store = await openStarknetStore(datadir, { create: true, blockCacheEntries: config.starknet.blockCacheEntries });
   const abort = new AbortController();
   const stop = () => abort.abort();
   process.once('SIGINT', stop);
@@ -43,8 +43,7 @@ export async function runImportStarknet(argv: string[]): Promise<number> {
       if (abort.signal.aborted) break;
       const r = await importStarknetBlocks(store, readFileLines(path), {
         source: path,
-        progress: process.stderr,
-        progressIntervalMs: config.import.progressIntervalMs,
+        progress: { to: process.stderr, everyMs: config.import.progressIntervalMs },
         signal: abort.signal,
       });
       total.imported += r.imported;

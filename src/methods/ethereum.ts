@@ -10,17 +10,15 @@ import { subscriptionMethods } from './subscriptionMethods.js';
 import { traceMethods } from './traceMethods.js';
 
 /**
- * Every method an Ethereum network serves; anything else is -32601. Each group lists its methods
- * sorted by wire name:
- * - core: eth_blockNumber, eth_chainId, net_version, web3_clientVersion
- * - state: eth_getAccountInfo, eth_getBalance, eth_getCode, eth_getProof, eth_getStorageAt, eth_getTransactionCount
- * - blocks: blocks, transactions, receipts, logs, uncles, fees, net_*, and the read-only refusals
- * - call: eth_call, eth_estimateGas
- * - trace: trace_block, trace_filter, trace_transaction
- * - debug: debug_getRawBlock, debug_getRawHeader, debug_getRawReceipts, debug_getRawTransaction
- * - subscriptions and filters: eth_subscribe, eth_unsubscribe (WebSocket), eth_newFilter,
- *   eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs,
- *   eth_uninstallFilter
+ * Every method an Ethereum network serves; anything else is -32601. The groups, each a module that
+ * lists its definitions one per line, sorted by wire name:
+ * - `coreMethods`: the chain and the node (eth_blockNumber, eth_chainId, eth_config, net_version, web3_*…);
+ * - `stateMethods`: account and storage reads at a block, and proofs (eth_get{Balance,Code,StorageAt,Proof,…});
+ * - `blockMethods`: blocks, transactions, receipts, logs, uncles, fees, sending (relayed to the
+ *   followed node) and the signing refusals;
+ * - `callMethods`: the EVM over a block's state (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1);
+ * - `traceMethods`: Parity traces (trace_*); `debugMethods`: geth's raw getters and tracers (debug_*);
+ * - `subscriptionMethods`: eth_subscribe over WebSocket and the polled filters.
  * Domain errors the handlers' layers throw become wire errors through `toRpcError`.
  */
 export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>(

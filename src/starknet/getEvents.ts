@@ -1,4 +1,4 @@
-import { type Config, defaultConfig } from '../config/settings.js';
+import type { Config } from '../config/settings.js';
 import { type ContinuationToken, formatContinuationToken, parseContinuationToken } from './continuationToken.js';
 import { BlockNotFoundError, InvalidContinuationTokenError, PageSizeTooBigError, TooManyKeysInFilterError } from './errors.js';
 import { type EventCursor, IndexCursor, MAX_READ_BATCH, ScanCursor } from './eventCursors.js';
@@ -26,8 +26,6 @@ import type { StarknetStore } from './store.js';
  * setting cannot exceed `INDEXED_KEY_POSITIONS` (`keys.ts`).
  */
 export type EventLimits = Pick<Config['starknet'], 'maxChunkSize' | 'maxKeyPositions'>;
-
-const DEFAULT_LIMITS: EventLimits = defaultConfig().starknet;
 
 /** Block tags: an imported node has no pending / pre-confirmed block (see {@link resolveRange}). */
 export type BlockTag = 'latest' | 'l1_accepted' | 'pending' | 'pre_confirmed';
@@ -67,8 +65,8 @@ export interface EventsPage {
 
 /** Options of {@link getEvents}. */
 export interface GetEventsOptions {
-  /** The `starknet` settings (the network's context passes them); their defaults when omitted. */
-  limits?: EventLimits;
+  /** The `starknet` settings (the network's context passes them). */
+  limits: EventLimits;
   /** Use this plan instead of the planner's choice (it must apply to the filter). */
   plan?: PlanName;
   /** Called with the plan used (benchmark, tests). */
@@ -100,8 +98,8 @@ export interface GetEventsOptions {
  * token points at it, so a page ending on the last event of a block, or of the range, gets a
  * token exactly when a match follows (the bug class of eqlabs/pathfinder#1844).
  */
-export async function getEvents(store: StarknetStore, filter: EventFilter, opts: GetEventsOptions = {}): Promise<EventsPage> {
-  const limits = opts.limits ?? DEFAULT_LIMITS;
+export async function getEvents(store: StarknetStore, filter: EventFilter, opts: GetEventsOptions): Promise<EventsPage> {
+  const limits = opts.limits;
   if (filter.chunkSize > limits.maxChunkSize) throw new PageSizeTooBigError(filter.chunkSize, limits.maxChunkSize);
   const keys = filter.keys ?? [];
   if (keys.length > limits.maxKeyPositions) throw new TooManyKeysInFilterError(keys.length, limits.maxKeyPositions);

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { SETTINGS } from '../config/settings.js';
 import {
   type BlockStatus,
   type HeaderFields,
@@ -38,10 +37,11 @@ export class StarknetImportError extends Error {
 export interface StarknetImportOptions {
   /** Name of the input in error messages (a file path). */
   source?: string;
-  /** Where progress lines go (stderr); silent when undefined. */
-  progress?: NodeJS.WritableStream;
-  /** Minimum time between two progress lines: the CLI passes `import.progressIntervalMs`, whose default applies when omitted. */
-  progressIntervalMs?: number;
+  /**
+   * Where progress lines go (stderr), at most one every `everyMs` (the CLI passes
+   * `import.progressIntervalMs`), and the warnings about skipped blocks; silent when undefined.
+   */
+  progress?: { to: NodeJS.WritableStream; everyMs: number };
   /** Checked between blocks: when aborted, the import stops after the current block's batch. */
   signal?: AbortSignal;
 }
@@ -72,8 +72,8 @@ export async function importStarknetBlocks(
   opts: StarknetImportOptions = {},
 ): Promise<StarknetImportResult> {
   const started = performance.now();
-  const out = opts.progress;
-  const interval = opts.progressIntervalMs ?? SETTINGS.import.progressIntervalMs.default;
+  const out = opts.progress?.to;
+  const interval = opts.progress?.everyMs ?? 0;
   let lastReport = started;
   let lineNo = 0;
   let imported = 0;

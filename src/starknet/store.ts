@@ -1,4 +1,3 @@
-import { SETTINGS } from '../config/settings.js';
 import { type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import { MAX_BLOCK_NUMBER, type StarknetBlockHeader, type StarknetBlockInput } from './block.js';
@@ -45,11 +44,11 @@ const utf8Decoder = new TextDecoder();
  * An Ethereum datadir, a datadir of another kind or schema, or one with unknown content is always
  * refused, so `import-starknet` can never write into an Ethereum chain and vice versa.
  */
-export async function openStarknetStore(datadir: string, opts: { create?: boolean; blockCacheEntries?: number } = {}): Promise<StarknetStore> {
+export async function openStarknetStore(datadir: string, opts: { create?: boolean; blockCacheEntries: number }): Promise<StarknetStore> {
   const level = await openDatabase(datadir);
   try {
     await checkKind(level, datadir, opts.create === true);
-    return new StarknetStore(level, opts.blockCacheEntries ?? SETTINGS.starknet.blockCacheEntries.default);
+    return new StarknetStore(level, opts.blockCacheEntries);
   } catch (err) {
     await level.close();
     throw err;

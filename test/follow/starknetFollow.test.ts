@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../src/config/settings.js';
 import { openDatabase } from '../../src/db/database.js';
 import { StarknetFollower } from '../../src/follow/starknetFollower.js';
 import { Upstream } from '../../src/follow/upstream.js';
@@ -24,6 +25,9 @@ import {
 import { linkedChain, StarknetUpstream } from '../helpers/starknetUpstream.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { until } from '../helpers/until.js';
+
+/** The Starknet block cache's size: the setting's default. */
+const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
 
 /**
  * Following a Starknet upstream: a small upstream serves the real mainnet blocks of the fixtures
@@ -197,7 +201,7 @@ describe('Starknet following: faults', () => {
 
   async function following(name: string, blocks: FixtureBlock[]) {
     upstream.setChain(blocks);
-    const store = await openStarknetStore(join(tmp.dir, name), { create: true });
+    const store = await openStarknetStore(join(tmp.dir, name), { create: true, blockCacheEntries: STORE_BLOCK_CACHE });
     const follower = followerOf(store, upstream.httpUrl);
     follower.start();
     await until(
@@ -275,7 +279,7 @@ describe('Starknet following: faults', () => {
     await first.follower.stop();
     await first.store.close();
     upstream.l1Accepted = 2;
-    const store = await openStarknetStore(join(tmp.dir, 'l1'));
+    const store = await openStarknetStore(join(tmp.dir, 'l1'), { blockCacheEntries: STORE_BLOCK_CACHE });
     const follower = followerOf(store, upstream.httpUrl);
     follower.start();
     await until(

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IMPORT_STARKNET_HELP, runImportStarknet } from '../../src/cli/importStarknet.js';
 import type { Config } from '../../src/config/settings.js';
+import { SETTINGS } from '../../src/config/settings.js';
 import { type Level, openDatabase } from '../../src/db/database.js';
 import { META } from '../../src/db/keys.js';
 import { closeStarknetContext, createStarknetContext, type StarknetContext, starknetMethods } from '../../src/methods/starknet.js';
@@ -27,6 +28,9 @@ import {
 } from '../helpers/starknetFixtures.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { wireError } from '../helpers/wireError.js';
+
+/** The Starknet block cache's size: the setting's default. */
+const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
 
 /** The event limits of a configuration's `starknet` section, as a context carries them. */
 const eventLimits = ({ starknet }: Config) => ({ maxChunkSize: starknet.maxChunkSize, maxKeyPositions: starknet.maxKeyPositions });
@@ -77,7 +81,7 @@ const samples = {} as Record<Network, SampleFilter[]>;
 beforeAll(async () => {
   for (const network of NETWORKS) {
     const dir = freshDir();
-    const store = await openStarknetStore(dir, { create: true });
+    const store = await openStarknetStore(dir, { create: true, blockCacheEntries: STORE_BLOCK_CACHE });
     await importStarknetBlocks(store, readFileLines(join(STARKNET_FIXTURES, `${network}-blocks.ndjson`)));
     contexts[network] = createStarknetContext(store, testConfig());
     all[network] = fixtureEvents(network);
@@ -146,12 +150,12 @@ describe('starknet_getEvents: shared fixtures', () => {
               (p === 'addressKey0' && f.address && f.keys?.[0]?.length) ||
               (p.startsWith('key') && (f.keys?.[Number(p.slice(3))]?.length ?? 0) > 0),
           );
-          const baseline = await storeGetEvents(contexts[network].store, filter, { plan: 'scan' });
+          const baseline = await storeGetEvents(contexts[network].store, filter, { plan: 'scan', limits: EVENT_LIMITS });
           for (const plan of applicable) {
             let token: string | undefined;
             let count = 0;
             do {
-              const page = await storeGetEvents(contexts[network].store, { ...filter, continuationToken: token }, { plan });
+              const page = await storeGetEvents(contexts[network].store, { ...filter, continuationToken: token }, { plan, limits: EVENT_LIMITS });
               if (token === undefined) expect(page, `${sample.name} via ${plan}`).toEqual(baseline);
               count += page.events.length;
               token = page.continuationToken;
@@ -312,7 +316,7 @@ describe('starknet_getEvents: errors', () => {
   it('the store-side query throws domain errors, which the method table maps to these codes', async () => {
     const store = ctx().store;
     const domain = async (filter: EventFilter) => {
-      const err: unknown = await storeGetEvents(store, filter).then(
+      const err: unknown = await storeGetEvents(store, filter, { limits: EVENT_LIMITS }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -447,7 +451,7 @@ function blockLine(number: number, opts: { hash?: string; status?: string; txs?:
 
 async function withStore<T>(fn: (store: StarknetStore, dir: string) => Promise<T>): Promise<T> {
   const dir = freshDir();
-  const store = await openStarknetStore(dir, { create: true });
+  const store = await openStarknetStore(dir, { create: true, blockCacheEntries: STORE_BLOCK_CACHE });
   try {
     return await fn(store, dir);
   } finally {
@@ -483,7 +487,9 @@ describe('import-starknet', () => {
       expect(again).toMatchObject({ imported: 1, skipped: 2 });
       const out: string[] = [];
       const sink = { write: (s: string) => out.push(s) } as unknown as NodeJS.WritableStream;
-      const conflicts = await importStarknetBlocks(store, [blockLine(2, { hash: '0xdead' }), blockLine(4, { hash: '0xb001' })], { progress: sink });
+      const conflicts = await importStarknetBlocks(store, [blockLine(2, { hash: '0xdead' }), blockLine(4, { hash: '0xb001' })], {
+        progress: { to: sink, everyMs: SETTINGS.import.progressIntervalMs.default },
+      });
       expect(conflicts).toMatchObject({ imported: 0, skipped: 2 });
       expect(out.join('')).toContain('line 1: skipped block 2 0xdead: block 2 is already stored with hash 0xb002');
       expect(out.join('')).toContain('line 2: skipped block 4 0xb001: hash 0xb001 is already stored');
@@ -591,7 +597,7 @@ describe('import-starknet', () => {
       const bad = join(tmp, 'bad.ndjson');
       writeFileSync(bad, `${blockLine(7)}\n${blockLine(10)}\nnot json\n${blockLine(11)}\n`);
       await expect(runImportStarknet(['--datadir', dir, bad])).rejects.toThrow(`${bad} line 3: not JSON: `);
-      const store = await openStarknetStore(dir);
+      const store = await openStarknetStore(dir, { blockCacheEntries: STORE_BLOCK_CACHE });
       expect(await store.latestNumber()).toBe(10);
       await store.close();
       await expect(runImportStarknet(['--datadir', dir])).rejects.toThrow('no NDJSON file given');
@@ -610,14 +616,18 @@ describe('import-starknet', () => {
     const level = await openDatabase(eth);
     await level.put(META.genesis, new TextEncoder().encode('{}'));
     await level.close();
-    await expect(openStarknetStore(eth, { create: true })).rejects.toThrow(`datadir ${eth} holds an Ethereum chain, not a Starknet one`);
+    await expect(openStarknetStore(eth, { create: true, blockCacheEntries: STORE_BLOCK_CACHE })).rejects.toThrow(
+      `datadir ${eth} holds an Ethereum chain, not a Starknet one`,
+    );
     const other = freshDir();
     const l2 = await openDatabase(other);
     await l2.put(DATADIR_KIND_KEY, new TextEncoder().encode('ethereum'));
     await l2.close();
-    await expect(openStarknetStore(other, { create: true })).rejects.toThrow('holds a ethereum chain, not a Starknet one');
+    await expect(openStarknetStore(other, { create: true, blockCacheEntries: STORE_BLOCK_CACHE })).rejects.toThrow(
+      'holds a ethereum chain, not a Starknet one',
+    );
     const empty = freshDir();
-    await expect(openStarknetStore(empty)).rejects.toThrow('has no Starknet blocks: run `tracenode import-starknet');
+    await expect(openStarknetStore(empty, { blockCacheEntries: STORE_BLOCK_CACHE })).rejects.toThrow('has no Starknet blocks: run `tracenode import-starknet');
     await withStore(async (store) => {
       expect(new TextDecoder().decode(await store.level.get(DATADIR_KIND_KEY))).toBe('starknet');
     });

@@ -2,11 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../config/settings.js';
 import { STARKNET_LIVE_FORMAT } from '../../methods/starknet/_shared/liveFormat.js';
 import type { StarknetBlockInput } from '../../starknet/block.js';
 import { prepareBlock } from '../../starknet/blockOps.js';
 import { openStarknetStore, type StarknetStore } from '../../starknet/store.js';
 import { StarknetFeed, type StarknetUpdate } from './starknetFeed.js';
+
+/** The Starknet block cache's size: the setting's default. */
+const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
 
 /** Block `n` of branch `branch` (its hash says both), one event from contract 0xc0 with key n. */
 function block(n: number, branch: string, parentBranch = branch): StarknetBlockInput {
@@ -30,7 +34,7 @@ afterEach(() => {
 async function store(): Promise<StarknetStore> {
   const dir = mkdtempSync(join(tmpdir(), 'tracenode-snfeed-'));
   dirs.push(dir);
-  return openStarknetStore(dir, { create: true });
+  return openStarknetStore(dir, { create: true, blockCacheEntries: STORE_BLOCK_CACHE });
 }
 
 /** What an update says, in short: removed range, then added blocks as `number:hash`. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../config/settings.js';
 import { STARKNET_LIVE_FORMAT } from '../../methods/starknet/_shared/liveFormat.js';
 import type { StarknetBlockInput } from '../../starknet/block.js';
 import { prepareBlock } from '../../starknet/blockOps.js';
@@ -12,6 +13,9 @@ import type { SubscriberChannel } from '../channel.js';
 import { StarknetFeed } from './starknetFeed.js';
 import type { CatchUp } from './subscriptionHub.js';
 import { StarknetSubscriptionHub } from './subscriptionHub.js';
+
+/** The Starknet block cache's size: the setting's default. */
+const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
 
 /** Block `n` of branch `branch`: two events, from contracts 0xa and 0xb, each with key n. */
 function block(n: number, branch = 'a', parentBranch = branch): StarknetBlockInput {
@@ -64,7 +68,7 @@ afterEach(() => {
 async function setup(blocks: number): Promise<{ store: StarknetStore; feed: StarknetFeed; hub: StarknetSubscriptionHub }> {
   const dir = mkdtempSync(join(tmpdir(), 'tracenode-snhub-'));
   dirs.push(dir);
-  const store = await openStarknetStore(dir, { create: true });
+  const store = await openStarknetStore(dir, { create: true, blockCacheEntries: STORE_BLOCK_CACHE });
   for (let n = 0; n < blocks; n++) await store.appendBlock(prepareBlock(block(n)));
   const feed = new StarknetFeed(store, STARKNET_LIVE_FORMAT.render);
   const hub = new StarknetSubscriptionHub(feed, { maxPerConnection: 3 }, STARKNET_LIVE_FORMAT.frame);

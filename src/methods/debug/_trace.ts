@@ -196,12 +196,15 @@ export function requestedTimeout(config: TraceConfig | undefined): number | unde
 /** geth's answer for a block: each transaction's trace with its hash. */
 export async function traceWholeBlock(ctx: EthContext, block: Block, config: TraceConfig | undefined, req?: RequestContext): Promise<unknown> {
   if (block.header.number === 0n) throw new ServerError('genesis is not traceable');
-  const tracer = resolveTracer(config ?? defaultConfig());
+  const tracer = resolveTracer(config ?? absentTraceConfig());
   const timeoutMs = requestedTimeout(config);
   return ctx.evm.debug.traceBlock(block, undefined, { tracer, timeoutMs }, evmRequest(req));
 }
 
-/** The struct logger with geth's defaults. */
-export function defaultConfig(): TraceConfig {
+/**
+ * The trace config of a request that gives none: geth's struct logger with its defaults. A wire
+ * default (what an absent parameter means), not a setting of this node.
+ */
+export function absentTraceConfig(): TraceConfig {
   return decodeTraceConfig({}, false);
 }

@@ -5,7 +5,7 @@ import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
-import { defaultConfig, requestedTimeout, resolveTracer, TraceCallConfigParam } from './_trace.js';
+import { absentTraceConfig, requestedTimeout, resolveTracer, TraceCallConfigParam } from './_trace.js';
 
 /**
  * `debug_traceCall(callObject, block, traceCallConfig?)`: runs a call as eth_call runs it (same
@@ -25,7 +25,7 @@ export const traceCall = defineMethod({
     if (block?.kind === 'tag' && block.tag === 'pending') throw new ServerError('tracing on top of pending is not supported');
     const header = await resolveBlock(ctx, block, req);
     if (config?.txIndex !== undefined) throw new ServerError('txIndex is not supported: trace on the state after a whole block');
-    const tracer = resolveTracer(config ?? defaultConfig());
+    const tracer = resolveTracer(config ?? absentTraceConfig());
     const timeoutMs = requestedTimeout(config);
     return ctx.evm.debug.traceCall(header, request, { state: config?.state, block: config?.block }, { tracer, timeoutMs }, evmRequest(req));
   },

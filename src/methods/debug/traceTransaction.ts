@@ -3,7 +3,7 @@ import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
-import { defaultConfig, requestedTimeout, resolveTracer, TraceConfigParam } from './_trace.js';
+import { absentTraceConfig, requestedTimeout, resolveTracer, TraceConfigParam } from './_trace.js';
 
 /**
  * `debug_traceTransaction(hash, traceConfig?)`: re-executes a mined transaction on the state
@@ -26,7 +26,7 @@ export const traceTransaction = defineMethod({
     const block = await ctx.chain.store.blockByHash(location.blockHash);
     if (!block) throw new ServerError('transaction not found');
     if (block.header.number === 0n) throw new ServerError('genesis is not traceable');
-    const tracer = resolveTracer(config ?? defaultConfig());
+    const tracer = resolveTracer(config ?? absentTraceConfig());
     const timeoutMs = requestedTimeout(config);
     const [trace] = await ctx.evm.debug.traceBlock(block, location.index, { tracer, timeoutMs }, evmRequest(req));
     if (!trace) throw new Error(`transaction ${location.index} of block ${block.header.number} was not traced`);

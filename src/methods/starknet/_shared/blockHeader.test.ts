@@ -2,11 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../../config/settings.js';
 import { prepareBlock } from '../../../starknet/blockOps.js';
 import { parseBlockJson } from '../../../starknet/importBlocks.js';
 import { blockKey } from '../../../starknet/keys.js';
 import { openStarknetStore } from '../../../starknet/store.js';
 import { formatBlockHeader } from './blockHeader.js';
+
+/** The Starknet block cache's size: the setting's default. */
+const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
 
 /** Mainnet block 619596's header as the fixture holds it (`fixtures/starknet/mainnet-blocks.ndjson`). */
 const BLOCK_619596 = {
@@ -27,7 +31,7 @@ const BLOCK_619596 = {
 describe('BLOCK_HEADER of a stored block', () => {
   it('the header fields round-trip through the block record; a record from before they were kept reads with the documented values', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tracenode-snheader-'));
-    const store = await openStarknetStore(dir, { create: true });
+    const store = await openStarknetStore(dir, { create: true, blockCacheEntries: STORE_BLOCK_CACHE });
     try {
       await store.appendBlock(prepareBlock(parseBlockJson(BLOCK_619596)));
       const { transactions: _, status: __, ...header } = BLOCK_619596;
