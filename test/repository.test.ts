@@ -253,6 +253,44 @@ function notAllowed(findings: string[], allowed: readonly string[]): string[] {
   return findings.filter((f) => !allowed.includes(f.split(/ |:/)[0]));
 }
 
+/**
+ * #30 item 6: @ethereumjs's private fields are read in one module, the quarantine, which checks
+ * each one and fails naming it when a release has changed it. No other module of src/ (tests
+ * aside: the quarantine's own test reads them to test it) touches one, where touching is:
+ * - in any module, a name the quarantine reads (every `_name` in its code: `_codeAddress`,
+ *   `_store`, `_opcodeMap`…) as a property (`._name`, `?._name`, `['_name']`) or in a string
+ *   (`'_name' in message`, `Reflect.get(evm, '_name')`);
+ * - in a module that imports @ethereumjs, any `_name` as a property (a private field the
+ *   quarantine does not know yet).
+ * Comments are left out. Node's underscore fields (`ws`'s `_socket` in transport/) are neither:
+ * no name of the quarantine, in modules that do not import @ethereumjs.
+ */
+const QUARANTINE = 'execution/ethereumjsInternals.ts';
+
+/** The underscore names a module's code holds (the quarantine's: the private fields it reads). */
+function underscoreNames(text: string): string[] {
+  return [...new Set([...withoutComments(text).matchAll(/(?<![\w$])_[A-Za-z]\w*/g)].map((m) => m[0]))].sort();
+}
+
+/** Lines of modules other than the quarantine touching an @ethereumjs private field, as `module:line: text`. */
+function privateFieldReads(modules: Map<string, string>, privateNames: readonly string[]): string[] {
+  const names = privateNames.join('|');
+  // `._name` / `?._name` (not a spread, `..._name`), or `'_name'` in quotes (`['_name']` too).
+  const known = new RegExp(`(?:(?<!\\.)\\.|['"\`])(?:${names})(?![\\w$])`);
+  const anyProperty = /(?:(?<!\.)\.|\[\s*['"`])_[A-Za-z]/;
+  const out: string[] = [];
+  for (const [module, text] of modules) {
+    if (module === QUARANTINE) continue;
+    const ethereumjs = specifiers(text).some((s) => s.startsWith('@ethereumjs/'));
+    withoutComments(text)
+      .split('\n')
+      .forEach((line, i) => {
+        if ((names !== '' && known.test(line)) || (ethereumjs && anyProperty.test(line))) out.push(`${module}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  return out;
+}
+
 describe('src layering', () => {
   const modules = sourceModules();
   const graph = importGraph(modules);
@@ -268,6 +306,43 @@ describe('src layering', () => {
 
   it('no layer imports a layer above it', () => {
     expect(layerViolations(graph)).toEqual([]);
+  });
+
+  it('no module but the quarantine reads a private field of @ethereumjs (#30 item 6)', () => {
+    const privateNames = underscoreNames(modules.get(QUARANTINE)!);
+    expect(privateNames).toEqual(expect.arrayContaining(['_codeAddress', '_store', '_opcodeMap', '_activatedEIPsCache']));
+    expect(privateFieldReads(modules, privateNames)).toEqual([]);
+  });
+
+  it('the private-field check finds the quarantine names anywhere, any underscore property beside an @ethereumjs import, and nothing else', () => {
+    const privateNames = underscoreNames('const x = (m as unknown as { _codeAddress?: A })._codeAddress;\n// and _notCode\nmemory._store;');
+    expect(privateNames).toEqual(['_codeAddress', '_store']);
+    const bad = new Map([
+      [
+        'tracing/a.ts',
+        [
+          "import type { Message } from '@ethereumjs/evm';",
+          "import { headOf } from './_shared/head.js';",
+          'const to = (message._codeAddress ?? message.to)?.bytes;',
+          'const words = rs?._wordCount;',
+          '// reads memory._store, through the quarantine',
+          'function f(_unused: number, _opts?: Options) {}',
+          'const all = { ..._defaults, ...rest };',
+        ].join('\n'),
+      ],
+      [
+        'methods/b.ts',
+        ["const m = rs.memory['_store'];", "if ('_codeAddress' in message) {}", 'const own = this._pending;', 'const storeSize = 1;'].join('\n'),
+      ],
+      ['transport/c.ts', 'const size = tcp._socket?._handle?.writeQueueSize;'],
+      [QUARANTINE, 'return message._codeAddress;'],
+    ]);
+    expect(privateFieldReads(bad, privateNames)).toEqual([
+      'tracing/a.ts:3: const to = (message._codeAddress ?? message.to)?.bytes;',
+      'tracing/a.ts:4: const words = rs?._wordCount;',
+      "methods/b.ts:1: const m = rs.memory['_store'];",
+      "methods/b.ts:2: if ('_codeAddress' in message) {}",
+    ]);
   });
 
   it('the checks find a cycle and a layer violation', () => {
@@ -315,5 +390,58 @@ describe('src layering', () => {
       "state/c.ts:8: if (reason.startsWith('nonce')) return -38011;",
     ]);
     expect(notAllowed(wireCodes(bad), ['state/c.ts'])).toEqual([]);
+  });
+});
+
+/** Files of src/ allowed over {@link MAX_FILE_LINES}: the settings table is one table of every setting. */
+const LONG_FILES_ALLOWED = ['config/settings.ts', 'execution/simulate.ts' /* #30 item 1: to be removed */];
+const MAX_FILE_LINES = 500;
+
+/** Modules of src/ longer than {@link MAX_FILE_LINES} lines, as `path: N lines`. */
+function longFiles(modules: Map<string, string>): string[] {
+  return [...modules]
+    .map(([module, text]) => [module, text.split('\n').length - (text.endsWith('\n') ? 1 : 0)] as const)
+    .filter(([, n]) => n > MAX_FILE_LINES)
+    .map(([m, n]) => `${m}: ${n} lines`);
+}
+
+/**
+ * Method files that hold more than one definition: under `methods/<namespace>/`, every file but
+ * shared helpers (`_shared/`, a name starting with `_`) and a namespace's context (`context.ts`)
+ * exports exactly one method. A definition is
+ * an exported constant built with `defineMethod`, written as a `MethodDefinition`, or made by a
+ * helper whose name ends in `Refusal`.
+ */
+function crowdedMethodFiles(modules: Map<string, string>): string[] {
+  const definition = /^export const \w+(?:: MethodDefinition<\w+>)? = (?:defineMethod\(|\{$|\w+Refusal\()/gm;
+  return [...modules]
+    .filter(([m]) => /^methods\/[^/]+\/[^_/][^/]*\.ts$/.test(m) && !m.endsWith('/context.ts'))
+    .map(([m, text]) => [m, (text.match(definition) ?? []).length] as const)
+    .filter(([, n]) => n !== 1)
+    .map(([m, n]) => `${m}: ${n} definitions`);
+}
+
+describe('src file shape', () => {
+  const modules = sourceModules();
+
+  it(`no file of src/ is over ${MAX_FILE_LINES} lines (the settings table aside)`, () => {
+    expect(notAllowed(longFiles(modules), LONG_FILES_ALLOWED)).toEqual([]);
+  });
+
+  it('a method file holds one definition; shared helpers live in _shared', () => {
+    expect(crowdedMethodFiles(modules)).toEqual([]);
+  });
+
+  it('the shape checks find a long file, a file of two methods and one of none', () => {
+    const bad = new Map([
+      ['chain/long.ts', 'x\n'.repeat(MAX_FILE_LINES + 1)],
+      ['chain/short.ts', 'x\n'.repeat(MAX_FILE_LINES)],
+      ['methods/eth/two.ts', 'export const a = defineMethod({\n});\nexport const b: MethodDefinition<EthContext> = {\n};'],
+      ['methods/eth/none.ts', 'export function helper() {}'],
+      ['methods/eth/one.ts', "export const c = keylessRefusal('eth_sign');"],
+      ['methods/eth/_shared/many.ts', 'export const a = defineMethod({\n});\nexport const b = defineMethod({\n});'],
+    ]);
+    expect(longFiles(bad)).toEqual([`chain/long.ts: ${MAX_FILE_LINES + 1} lines`]);
+    expect(crowdedMethodFiles(bad)).toEqual(['methods/eth/two.ts: 2 definitions', 'methods/eth/none.ts: 0 definitions']);
   });
 });

@@ -2,6 +2,7 @@ import type { MethodDefinition } from '../rpc/method.js';
 import type { EthContext } from './context.js';
 import { accounts } from './eth/accounts.js';
 import { blobBaseFee } from './eth/blobBaseFee.js';
+import { coinbase } from './eth/coinbase.js';
 import { feeHistory } from './eth/feeHistory.js';
 import { gasPrice } from './eth/gasPrice.js';
 import { getBlockByHash } from './eth/getBlockByHash.js';
@@ -23,11 +24,19 @@ import { getUncleByBlockHashAndIndex } from './eth/getUncleByBlockHashAndIndex.j
 import { getUncleByBlockNumberAndIndex } from './eth/getUncleByBlockNumberAndIndex.js';
 import { getUncleCountByBlockHash } from './eth/getUncleCountByBlockHash.js';
 import { getUncleCountByBlockNumber } from './eth/getUncleCountByBlockNumber.js';
+import { getWork } from './eth/getWork.js';
+import { hashrate } from './eth/hashrate.js';
 import { maxPriorityFeePerGas } from './eth/maxPriorityFeePerGas.js';
-import { coinbase, getWork, hashrate, mining, submitWork } from './eth/mining.js';
-import { readOnlyMethods } from './eth/readOnly.js';
+import { mining } from './eth/mining.js';
 import { sendRawTransaction } from './eth/sendRawTransaction.js';
 import { sendRawTransactionSync } from './eth/sendRawTransactionSync.js';
+import { sendTransaction } from './eth/sendTransaction.js';
+import { sign } from './eth/sign.js';
+import { signTransaction } from './eth/signTransaction.js';
+import { signTypedData } from './eth/signTypedData.js';
+import { signTypedDataV3 } from './eth/signTypedDataV3.js';
+import { signTypedDataV4 } from './eth/signTypedDataV4.js';
+import { submitWork } from './eth/submitWork.js';
 import { syncing } from './eth/syncing.js';
 import { listening } from './net/listening.js';
 import { peerCount } from './net/peerCount.js';
@@ -68,7 +77,12 @@ export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   mining, // eth_mining
   sendRawTransaction, // eth_sendRawTransaction (relayed to the followed node)
   sendRawTransactionSync, // eth_sendRawTransactionSync (relayed to the followed node)
-  ...readOnlyMethods, // eth_sendTransaction, eth_sign* (refused)
+  sendTransaction, // eth_sendTransaction (refused: no keys)
+  sign, // eth_sign (refused: no keys)
+  signTransaction, // eth_signTransaction (refused: no keys)
+  signTypedData, // eth_signTypedData (refused: no keys)
+  signTypedDataV3, // eth_signTypedData_v3 (refused: no keys)
+  signTypedDataV4, // eth_signTypedData_v4 (refused: no keys)
   submitWork, // eth_submitWork
   syncing, // eth_syncing
   listening, // net_listening

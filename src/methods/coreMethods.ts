@@ -3,7 +3,7 @@ import type { EthContext } from './context.js';
 import { blockNumber } from './eth/blockNumber.js';
 import { chainId } from './eth/chainId.js';
 import { config } from './eth/config.js';
-import { protocolVersion } from './eth/mining.js';
+import { protocolVersion } from './eth/protocolVersion.js';
 import { version } from './net/version.js';
 import { clientVersion } from './web3/clientVersion.js';
 import { sha3 } from './web3/sha3.js';
