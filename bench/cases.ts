@@ -6,7 +6,7 @@
  */
 import { type BenchChain, balanceSlot, benchUser } from './chains.js';
 import { field, isRecord, listOf, requestBody, stringOf, toAnswer, toBatch } from './jsonRpc.js';
-import type { Network, ServerName } from './results.js';
+import type { Network, ServerName } from './names.js';
 
 /** Why an answer is not plausible, or undefined when it is. */
 export type Sanity = (answer: unknown) => string | undefined;

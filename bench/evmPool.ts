@@ -19,8 +19,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { field, httpPost, parseJson, requestBody, toBatch } from './jsonRpc.js';
 import { httpLoad, type Verify } from './load.js';
+import { round } from './names.js';
 import { API_KEY, rssMiB, sleep, startServer, tracenodeArgs } from './processes.js';
-import { round } from './results.js';
 import { type LoadResult, percentiles } from './wsLoad.js';
 
 /** The requests of this section, and anvil's URL for the head-of-line comparison. */

@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpPost, parseJson, requestBody, rpcResult } from './jsonRpc.js';
 import { httpLoad } from './load.js';
+import { round } from './names.js';
 import { API_KEY, runCommand, sleep, startServer, tracenodeArgs } from './processes.js';
-import { round } from './results.js';
 import { percentiles } from './wsLoad.js';
 
 export interface FollowInputs {

@@ -6,8 +6,8 @@
  */
 import { createRequire } from 'node:module';
 import { httpPost, requestBody } from './jsonRpc.js';
+import { round, type Transport } from './names.js';
 import type { Endpoint } from './processes.js';
-import { round, type Transport } from './results.js';
 import { type LoadResult, Samples, wsLoad } from './wsLoad.js';
 
 interface AutocannonResult {

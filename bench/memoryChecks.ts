@@ -12,8 +12,8 @@
  */
 import WebSocket from 'ws';
 import { httpPost, parseJson, requestBody, toBatch } from './jsonRpc.js';
+import { round } from './names.js';
 import { rssMiB, sleep } from './processes.js';
-import { round } from './results.js';
 
 export interface MemoryChecks {
   unreadWebSocket: {

@@ -12,7 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Network, ServerName } from './results.js';
+import type { Network, ServerName } from './names.js';
 
 /** bench/ */
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));

@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { freePort, type HaproxyProcess, startHaproxy, startRedis } from '../scripts/lib/services.js';
 import { httpPost } from './jsonRpc.js';
 import { runLoad, runProbe } from './load.js';
+import { round } from './names.js';
 import { API_KEY, type Endpoint, REPO, rssMiB, runCommand, type StartedServer, startServer, tracenodeArgs } from './processes.js';
-import { round } from './results.js';
 import type { LoadResult } from './wsLoad.js';
 
 export interface ReplicasInputs {

@@ -4,23 +4,16 @@
  * servers measured, the transports, the networks of tracenode a case can ask.
  */
 
+export { type Network, round, SERVERS, type ServerName, type Transport } from './names.js';
+
 import type { EvmPoolReport } from './evmPool.js';
 import type { FollowReport } from './follow.js';
 import type { MemoryChecks } from './memoryChecks.js';
+import type { Network, ServerName } from './names.js';
 import type { PipelineCost } from './pipelineCosts.js';
 import type { ReplicasReport } from './replicas.js';
 import type { SubscriptionsReport } from './subscriptions.js';
 import type { LoadResult } from './wsLoad.js';
-
-/** The servers of a run, in the order of the tables' error column. */
-export const SERVERS = ['tracenode', 'anvil', 'floor', 'nodeFloor'] as const;
-/** A server of the run. */
-export type ServerName = (typeof SERVERS)[number];
-/** HTTP keep-alive (autocannon) or WebSocket (bench/wsLoad.ts). */
-export type Transport = 'http' | 'ws';
-/** tracenode's networks a case asks: the bench chain, the demo chain, the Starknet bench chain. */
-/** `controlled`: the bench chain through a key with every operator control on (issue 14). */
-export type Network = 'mainnet' | 'demo' | 'starknet' | 'controlled';
 
 /** The one-connection HTTP run: unloaded latency, ms. */
 export interface ProbeResult {
@@ -135,9 +128,6 @@ export interface Target {
   met: boolean | null;
   note?: string;
 }
-
-/** Rounds to `d` decimals, for the figures a report keeps. */
-export const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 
 /** Wrong or missing answers of a run: connection errors, timeouts, mismatches, non-2xx. */
 export function badCount(r: LoadResult | undefined): number {

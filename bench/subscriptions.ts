@@ -21,8 +21,8 @@ import WebSocket from 'ws';
 import { startBareAnvil } from '../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE, TICK_TOPIC } from '../scripts/anvil/tickContract.js';
 import { rpcResult } from './jsonRpc.js';
+import { round } from './names.js';
 import { API_KEY, rssMiB, runCommand, sleep, startServer, tracenodeArgs } from './processes.js';
-import { round } from './results.js';
 import { percentiles } from './wsLoad.js';
 
 export interface SubscriptionsInputs {
