@@ -1,13 +1,15 @@
 import { Common, Mainnet } from '@ethereumjs/common';
-import { createEVM, type EVM, type EVMResult } from '@ethereumjs/evm';
+import { createEVM, type EVM, type EVMResult, Message } from '@ethereumjs/evm';
 import { SimpleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import {
+  borrowedCodeAddress,
   checkFingerprint,
   fastEipLookup,
   installCallFastPaths,
   loadInterpreter,
+  memoryBytes,
   opcodeTable,
   pointEvmAt,
   warmAddresses,
@@ -118,6 +120,69 @@ describe('@ethereumjs internals', () => {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'cancun' }) });
     Reflect.deleteProperty(evm, '_opcodeMap');
     await expect(installCallFastPaths(evm, new JumpAnalysisCache().analyzer)).rejects.toThrow(/EVM\._opcodeMap/);
+  });
+
+  describe('the fields the tracers read', () => {
+    const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000c0'));
+    const A = new Address(hexToBytes('0x00000000000000000000000000000000000000aa'));
+    const B = new Address(hexToBytes('0x00000000000000000000000000000000000000bb'));
+    const b = B.toString().slice(2);
+    // MSTORE 42 at 0, then DELEGATECALL, CALLCODE and CALL to B (no data, no return data), STOP.
+    const CODE_A = `0x602a600052 6000600060006000 73${b} 5a f4 50 60006000600060006000 73${b} 5a f2 50 60006000600060006000 73${b} 5a f1 50 00`;
+
+    /** A's run on a bare EVM: the messages it made, in order, and its result. */
+    async function runA(): Promise<{ messages: Message[]; result: EVMResult }> {
+      const sm = new SimpleStateManager();
+      const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'prague' }), stateManager: sm });
+      await sm.putAccount(CALLER, new Account(0n, 10n ** 18n));
+      await sm.putAccount(A, new Account());
+      await sm.putCode(A, hexToBytes(CODE_A.replace(/ /g, '') as `0x${string}`));
+      await sm.putAccount(B, new Account());
+      await sm.putCode(B, hexToBytes('0x00'));
+      const messages: Message[] = [];
+      evm.events.on('beforeMessage', (message: Message) => void messages.push(message));
+      const result = await evm.runCall({ caller: CALLER, origin: CALLER, to: A, gasLimit: 100_000n, data: new Uint8Array() });
+      return { messages, result };
+    }
+
+    it('borrowedCodeAddress: the callee of a DELEGATECALL and a CALLCODE, none for the transaction and a CALL', async () => {
+      const { messages, result } = await runA();
+      expect(result.execResult.exceptionError).toBeUndefined();
+      expect(messages.map((m) => [m.to?.toString(), borrowedCodeAddress(m)?.toString()])).toEqual([
+        [A.toString(), undefined],
+        [A.toString(), B.toString()], // DELEGATECALL: runs B's code as A
+        [A.toString(), B.toString()], // CALLCODE
+        [B.toString(), undefined], // CALL
+      ]);
+      expect(borrowedCodeAddress(new Message({ to: A, codeAddress: B, gasLimit: 1n }))).toBe(B);
+      expect(borrowedCodeAddress(new Message({ gasLimit: 1n }))).toBeUndefined();
+    });
+
+    it('error: borrowedCodeAddress refuses a message without _codeAddress, or with something else than an address in it', () => {
+      expect(() => borrowedCodeAddress({ to: A } as Message)).toThrow(/Message\._codeAddress/);
+      expect(() => borrowedCodeAddress({ to: A, _codeAddress: B.toString() } as unknown as Message)).toThrow(/Message\._codeAddress/);
+      expect(() => borrowedCodeAddress({ to: A, _codeAddress: null } as unknown as Message)).toThrow(/Message\._codeAddress/);
+    });
+
+    it('memoryBytes: the first bytes of a frame memory, as a view, without growing it', async () => {
+      const { result } = await runA();
+      const rs = (result.execResult as { runState?: { memory: unknown; memoryWordCount: bigint } }).runState!;
+      expect(rs.memoryWordCount).toBe(1n);
+      const bytes = memoryBytes(rs.memory, Number(rs.memoryWordCount) * 32);
+      expect(bytes).toEqual(hexToBytes(`0x${'00'.repeat(31)}2a`));
+      expect(memoryBytes(rs.memory, 0)).toEqual(new Uint8Array(0));
+      // A view of the memory: what the frame wrote shows in it.
+      (rs.memory as { write(offset: number, size: number, value: Uint8Array): void }).write(0, 1, Uint8Array.of(7));
+      expect(bytes[0]).toBe(7);
+      // Past its end, the memory (8 KiB at first) is not extended, as Memory.read would.
+      expect(memoryBytes(rs.memory, 10_000).length).toBe(8192);
+    });
+
+    it('error: memoryBytes refuses a memory without _store', () => {
+      expect(() => memoryBytes({}, 32)).toThrow(/Memory\._store/);
+      expect(() => memoryBytes(undefined, 32)).toThrow(/Memory\._store/);
+      expect(() => memoryBytes({ _store: [0, 1] }, 32)).toThrow(/Memory\._store/);
+    });
   });
 
   describe('the call fast paths answer as the library does', () => {

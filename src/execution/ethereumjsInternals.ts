@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Common, StateManagerInterface } from '@ethereumjs/common';
-import { type EVM, EVMError } from '@ethereumjs/evm';
+import { type EVM, EVMError, type Message } from '@ethereumjs/evm';
 import { Account, type Address, createZeroAddress } from '@ethereumjs/util';
 
 /**
@@ -381,4 +381,33 @@ export async function createdAddress(evm: EVM, message: unknown): Promise<Addres
   const generate = (evm as unknown as { _generateAddress?: (m: unknown) => Promise<Address> })._generateAddress;
   if (typeof generate !== 'function') throw unsupported('@ethereumjs/evm', 'EVM._generateAddress', 'the address a creation makes');
   return generate.call(evm, message);
+}
+
+/**
+ * The address whose code a CALLCODE or DELEGATECALL message runs (the callee: its `to` stays the
+ * calling contract); undefined for every other message. @ethereumjs/evm keeps it in Message's
+ * private `_codeAddress`, set by the constructor (to undefined when none is given); the public
+ * `codeAddress` getter cannot tell the two apart, as it falls back to `to` (and throws for a
+ * creation). Throws if a message has no such field or holds something else than an address in it.
+ */
+export function borrowedCodeAddress(message: Message): Address | undefined {
+  const fields = message as unknown as { _codeAddress?: unknown };
+  const address = fields._codeAddress;
+  if (address === undefined && '_codeAddress' in fields) return undefined;
+  if (!((address as { bytes?: unknown } | null)?.bytes instanceof Uint8Array)) {
+    throw unsupported('@ethereumjs/evm', 'Message._codeAddress', 'the code a CALLCODE or DELEGATECALL runs');
+  }
+  return address as Address;
+}
+
+/**
+ * The first `length` bytes of an @ethereumjs/evm Memory (a frame's memory: `length` is its word
+ * count times 32), a view without a copy. The public `read(offset, size)` would extend the memory
+ * to the range read: this reads the private `_store` (which grows in 8 KiB steps) as it is.
+ * Throws if the memory has no `_store` array.
+ */
+export function memoryBytes(memory: unknown, length: number): Uint8Array {
+  const store = (memory as { _store?: unknown } | undefined)?._store;
+  if (!(store instanceof Uint8Array)) throw unsupported('@ethereumjs/evm', 'Memory._store', 'the bytes of an EVM memory');
+  return store.subarray(0, length);
 }

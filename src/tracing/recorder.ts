@@ -1,8 +1,10 @@
 import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { VM } from '@ethereumjs/vm';
+import { borrowedCodeAddress } from '../execution/ethereumjsInternals.js';
 import { hookOpcodes } from '../execution/opcodeHooks.js';
 import type { CallFrame, FrameError, FrameKind, SelfdestructNode, TxCallTree } from './callTree.js';
+import { FRAME_OPCODES } from './frameOpcodes.js';
 
 /**
  * Records a {@link TxCallTree} for every transaction a VM executes, from EVM hooks:
@@ -29,25 +31,11 @@ export interface TraceRecorder {
   reset(): void;
 }
 
-// The opcodes whose handlers are wrapped, and the frame kind each opens.
-const FRAME_OPCODES: ReadonlyMap<number, FrameKind> = new Map([
-  [0xf0, 'create'],
-  [0xf1, 'call'],
-  [0xf2, 'callcode'],
-  [0xf4, 'delegatecall'],
-  [0xf5, 'create2'],
-  [0xfa, 'staticcall'],
-]);
+// The frame kind each frame-opening opcode opens: its mnemonic, lower-cased.
+const FRAME_KINDS: ReadonlyMap<number, FrameKind> = new Map([...FRAME_OPCODES].map(([code, type]) => [code, type.toLowerCase() as FrameKind]));
 const SELFDESTRUCT = 0xff;
-const OPCODE_NAMES: ReadonlyMap<number, string> = new Map([
-  [0xf0, 'CREATE'],
-  [0xf1, 'CALL'],
-  [0xf2, 'CALLCODE'],
-  [0xf4, 'DELEGATECALL'],
-  [0xf5, 'CREATE2'],
-  [0xfa, 'STATICCALL'],
-  [0xff, 'SELFDESTRUCT'],
-]);
+// The opcodes whose handlers are wrapped, by mnemonic.
+const OPCODE_NAMES: ReadonlyMap<number, string> = new Map<number, string>([...FRAME_OPCODES, [SELFDESTRUCT, 'SELFDESTRUCT']]);
 
 /** The parts of the interpreter's run state the SELFDESTRUCT wrapper reads (all public there). */
 interface RunStateView {
@@ -94,7 +82,7 @@ export function attachFrameRecorder(evm: EVM): FrameRecorder {
       };
       return;
     }
-    pendingKind = FRAME_OPCODES.get(code);
+    pendingKind = FRAME_KINDS.get(code);
   };
 
   // Wraps the handlers of the frame-opening opcodes and SELFDESTRUCT (the EVM rebuilds its table
@@ -113,7 +101,7 @@ export function attachFrameRecorder(evm: EVM): FrameRecorder {
       kind,
       // DELEGATECALL keeps msg.sender as the message's caller; the trace names the delegating contract.
       from: (message.delegatecall ? message.to?.bytes : message.caller.bytes) ?? EMPTY,
-      to: isCreate ? undefined : (message._codeAddress ?? message.to)?.bytes,
+      to: isCreate ? undefined : (borrowedCodeAddress(message) ?? message.to)?.bytes,
       value: kind === 'staticcall' ? 0n : message.value,
       gas: message.gasLimit,
       // A copy: CALL passes a view of the caller's memory, which later opcodes may overwrite.
@@ -207,7 +195,7 @@ export function attachRecorder(vm: VM): TraceRecorder {
 function inferKind(message: Message, parent: Message): FrameKind {
   if (!message.to) return message.salt ? 'create2' : 'create';
   if (message.delegatecall) return 'delegatecall';
-  if (message._codeAddress) return 'callcode';
+  if (borrowedCodeAddress(message)) return 'callcode';
   if (message.isStatic && !parent.isStatic) return 'staticcall';
   return 'call';
 }

@@ -1,8 +1,10 @@
 import { EVMError, type EVMResult, type Message } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
+import { borrowedCodeAddress } from '../../execution/ethereumjsInternals.js';
 import { type FailedFrame, gethErrorText, type PrecompileContext } from '../../execution/evmErrors.js';
 import { decodeRevertReason } from '../../execution/revert.js';
-import { addressKey, type FrameType, type RunStateView, type StillbornFrame, type Tracer, type TxEnd, type TxStart, wordToAddress } from './tracer.js';
+import type { FrameType } from '../frameOpcodes.js';
+import { addressKey, type RunStateView, type StillbornFrame, type Tracer, type TxEnd, type TxStart, wordToAddress } from './tracer.js';
 
 /**
  * geth's `callTracer` (ethereum/go-ethereum `eth/tracers/native/call.go`): the transaction's call
@@ -69,7 +71,7 @@ export class CallTracer implements Tracer {
     const frame: CallFrame = {
       type: kind,
       from: (message.delegatecall ? message.to?.bytes : message.caller.bytes) ?? EMPTY,
-      to: create ? message.to?.bytes : (message._codeAddress ?? message.to)?.bytes,
+      to: create ? message.to?.bytes : (borrowedCodeAddress(message) ?? message.to)?.bytes,
       value: kind === 'STATICCALL' ? undefined : message.value,
       gas: parent ? message.gasLimit : (this.tx?.gasLimit ?? message.gasLimit),
       gasUsed: 0n,
@@ -249,7 +251,7 @@ export class FourByteTracer implements Tracer {
 
   enter(message: Message, kind: FrameType): void {
     if (kind === 'CREATE' || kind === 'CREATE2' || message.data.length < 4) return;
-    const to = (message._codeAddress ?? message.to)?.bytes;
+    const to = (borrowedCodeAddress(message) ?? message.to)?.bytes;
     if (!to || this.precompiles.has(addressKey(to))) return;
     const key = `${bytesToHex(message.data.subarray(0, 4))}-${message.data.length - 4}`;
     this.ids[key] = (this.ids[key] ?? 0) + 1;

@@ -1,17 +1,8 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { CallError } from '../../execution/callResult.js';
 import { type OpcodeEntry, opcodeTable } from '../../execution/ethereumjsInternals.js';
-import {
-  FRAME_OPCODES,
-  type FrameType,
-  type RunStateView,
-  type StateView,
-  type StillbornFrame,
-  type Tracer,
-  type TxEnd,
-  type TxStart,
-  wordToAddress,
-} from './tracer.js';
+import { FRAME_OPCODES, type FrameType } from '../frameOpcodes.js';
+import { type RunStateView, type StateView, type StillbornFrame, type Tracer, type TxEnd, type TxStart, wordToAddress } from './tracer.js';
 
 /**
  * Drives one {@link Tracer} at a time over an @ethereumjs EVM: the EVM's `beforeMessage` /

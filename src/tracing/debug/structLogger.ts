@@ -1,7 +1,9 @@
 import { EVMError, type EVMResult, type InterpreterStep, type Message } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
+import { memoryBytes } from '../../execution/ethereumjsInternals.js';
 import { type FailedFrame, gethErrorText, opcodeName } from '../../execution/evmErrors.js';
-import type { FrameType, RunStateView, StateView, StructLoggerOptions, Tracer, TxEnd } from './tracer.js';
+import { FRAME_OPCODES, type FrameType } from '../frameOpcodes.js';
+import type { RunStateView, StateView, StructLoggerOptions, Tracer, TxEnd } from './tracer.js';
 import { word32 } from './tracer.js';
 
 /**
@@ -57,7 +59,8 @@ interface EndState {
   gasLeft: bigint;
   gasRefund: bigint;
   stack: { getStack(): bigint[] };
-  memory: { _store: Uint8Array };
+  /** The frame's Memory (read through `memoryBytes`). */
+  memory: unknown;
   memoryWordCount: bigint;
 }
 
@@ -71,7 +74,7 @@ interface Frame {
 
 export class StructLogger implements Tracer {
   readonly steps = true;
-  readonly opcodes = [0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa];
+  readonly opcodes = [...FRAME_OPCODES.keys()];
   private readonly logs: StructLogEntry[] = [];
   private bytes = 0;
   private readonly storage = new Map<string, Record<string, string>>();
@@ -177,7 +180,7 @@ export class StructLogger implements Tracer {
     const entry: StructLogEntry = { pc: rs.programCounter, op: 'STOP', gas: Number(rs.gasLeft), gasCost: 0, depth: this.frames.length + 1 };
     if (!o.disableStack) entry.stack = rs.stack.getStack().map(quantity);
     if (o.enableReturnData && frame.returnData.length > 0) entry.returnData = bytesToHex(frame.returnData);
-    const memory = rs.memory._store.subarray(0, Number(rs.memoryWordCount) * 32);
+    const memory = memoryBytes(rs.memory, Number(rs.memoryWordCount) * 32);
     if (o.enableMemory && memory.length > 0) entry.memory = memoryWords(memory);
     if (rs.gasRefund > 0n) entry.refund = Number(rs.gasRefund);
     this.logs.push(entry);

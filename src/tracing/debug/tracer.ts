@@ -1,5 +1,6 @@
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { Address, bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import type { FrameType } from '../frameOpcodes.js';
 
 /**
  * geth's debug tracers (ethereum/go-ethereum `eth/tracers`): what a request asks for, and the
@@ -125,19 +126,6 @@ export interface Tracer {
   /** JSON bytes produced so far (struct logs), for the size bound; others are small. */
   size?(): number;
 }
-
-/** geth's frame types (the opcode that opened a frame). */
-export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2';
-
-/** The frame-opening opcodes and their types. */
-export const FRAME_OPCODES: ReadonlyMap<number, FrameType> = new Map([
-  [0xf0, 'CREATE'],
-  [0xf1, 'CALL'],
-  [0xf2, 'CALLCODE'],
-  [0xf4, 'DELEGATECALL'],
-  [0xf5, 'CREATE2'],
-  [0xfa, 'STATICCALL'],
-]);
 
 /** A 20-byte address from a stack word. */
 export function wordToAddress(word: bigint): Uint8Array {
