@@ -97,154 +97,12 @@ export class NodeMetrics {
     sources: MetricSources,
     private readonly now: () => number = Date.now,
   ) {
-    const { heads, caches = () => [], workers = () => [], subscriptions = () => [] } = sources;
+    const { heads } = sources;
     const registers = [this.registry];
     const records = () => [...this.calls.values()];
     const register = (m: ReturnType<typeof collected>) => this.registry.registerMetric(m as never);
-    register(
-      collected(
-        'tracenode_requests_total',
-        'JSON-RPC calls answered, by network, method, transport and outcome (ok, or the JSON-RPC error code)',
-        'counter',
-        () => {
-          const sums = new Map<string, { labels: Record<string, string>; value: number }>();
-          for (const r of records()) {
-            const id = `${r.network}\u0000${r.method}\u0000${r.transport}\u0000${r.outcome}`;
-            const entry = sums.get(id) ?? { labels: { network: r.network, method: r.method, transport: r.transport, outcome: r.outcome }, value: 0 };
-            entry.value += r.count;
-            sums.set(id, entry);
-          }
-          return [...sums.values()];
-        },
-      ),
-    );
-    register(
-      collected('tracenode_request_duration_seconds', 'Time from a call entering the pipeline to its answer, by network and method', 'histogram', () => {
-        const byMethod = new Map<string, { network: string; method: string; buckets: number[]; seconds: number; count: number }>();
-        for (const r of records()) {
-          const id = `${r.network}\u0000${r.method}`;
-          let h = byMethod.get(id);
-          if (h === undefined) {
-            h = { network: r.network, method: r.method, buckets: new Array(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, count: 0 };
-            byMethod.set(id, h);
-          }
-          for (let i = 0; i < h.buckets.length; i++) h.buckets[i] += r.buckets[i];
-          h.seconds += r.seconds;
-          h.count += r.count;
-        }
-        const out: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
-        for (const h of byMethod.values()) {
-          let cumulative = 0;
-          for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
-            cumulative += h.buckets[i];
-            const le = i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i] : '+Inf';
-            out.push({ labels: { network: h.network, method: h.method, le }, value: cumulative, metricName: 'tracenode_request_duration_seconds_bucket' });
-          }
-          out.push({ labels: { network: h.network, method: h.method }, value: h.seconds, metricName: 'tracenode_request_duration_seconds_sum' });
-          out.push({ labels: { network: h.network, method: h.method }, value: h.count, metricName: 'tracenode_request_duration_seconds_count' });
-        }
-        return out;
-      }),
-    );
-    register(
-      collected('tracenode_key_requests_total', 'JSON-RPC calls per API key (by its non-secret id) and method', 'counter', () => {
-        const sums = new Map<string, { labels: Record<string, string>; value: number }>();
-        for (const r of records()) {
-          const id = `${r.keyId}\u0000${r.method}`;
-          const entry = sums.get(id) ?? { labels: { key_id: r.keyId, method: r.method }, value: 0 };
-          entry.value += r.count;
-          sums.set(id, entry);
-        }
-        return [...sums.values()];
-      }),
-    );
-    register(
-      collected('tracenode_requests_in_flight', 'HTTP requests and WebSocket messages in progress', 'gauge', () =>
-        [...this.inFlight].map(([transport, value]) => ({ labels: { transport }, value })),
-      ),
-    );
-    // The caches of each network: lookups that hit and missed, entries held, and the hit ratio.
-    register(
-      collected('tracenode_cache_hits_total', 'Cache lookups that found their entry, by network and cache', 'counter', () =>
-        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.hits })),
-      ),
-    );
-    register(
-      collected('tracenode_cache_misses_total', 'Cache lookups that did not find their entry, by network and cache', 'counter', () =>
-        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.misses })),
-      ),
-    );
-    register(
-      collected('tracenode_cache_entries', 'Entries a cache holds, by network and cache', 'gauge', () =>
-        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.entries })),
-      ),
-    );
-    register(
-      collected('tracenode_cache_hit_ratio', 'Hits over lookups since start, by network and cache (0 before the first lookup)', 'gauge', () =>
-        caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.hits + c.misses > 0 ? c.hits / (c.hits + c.misses) : 0 })),
-      ),
-    );
-    // The EVM workers of each network: started, busy, jobs waiting, and jobs by how they ended.
-    register(
-      collected('tracenode_evm_workers', 'EVM worker threads started, by network (at most execution.evmWorkers)', 'gauge', () =>
-        workers().map((w) => ({ labels: { network: w.network }, value: w.workers })),
-      ),
-    );
-    register(
-      collected('tracenode_evm_workers_busy', 'EVM worker threads running a job, by network', 'gauge', () =>
-        workers().map((w) => ({ labels: { network: w.network }, value: w.busy })),
-      ),
-    );
-    register(
-      collected('tracenode_evm_queue_length', 'EVM jobs waiting for a worker, by network (at most execution.evmQueueMax)', 'gauge', () =>
-        workers().map((w) => ({ labels: { network: w.network }, value: w.queued })),
-      ),
-    );
-    register(
-      collected(
-        'tracenode_evm_jobs_total',
-        'EVM jobs (eth_call, eth_estimateGas, trace replays) by network and outcome: answered by a worker, refused as the queue was full (busy), dropped from the queue as the client went away (aborted), lost with a crashed worker (crashed), or lost with a worker replaced past its deadline (stuck)',
-        'counter',
-        () => workers().flatMap((w) => Object.entries(w.jobs).map(([outcome, value]) => ({ labels: { network: w.network, outcome }, value }))),
-      ),
-    );
-    register(
-      collected(
-        'tracenode_subscriptions',
-        'Live eth_subscribe subscriptions (kind="subscription") and installed filters (kind="filter"), by network',
-        'gauge',
-        () =>
-          subscriptions().flatMap((n) => [
-            { labels: { network: n.network, kind: 'subscription' }, value: n.subscriptions },
-            { labels: { network: n.network, kind: 'filter' }, value: n.filters },
-          ]),
-      ),
-    );
-    const headerDeviations = sources.headerDeviations ?? (() => []);
-    register(
-      collected(
-        'tracenode_follow_header_deviations_total',
-        'Followed blocks that broke a header rule which lenient header checks let through (import.headerChecks), by network and rule: timestamp, difficulty, gasLimit, baseFee, excessBlobGas',
-        'counter',
-        () => headerDeviations().map((d) => ({ labels: { network: d.network, rule: d.rule }, value: d.count })),
-      ),
-    );
-    const limitStore = sources.limitStore;
-    if (limitStore !== undefined) {
-      register(
-        collected('tracenode_redis_up', 'Whether the shared limit store (--redis) answers: 1, or 0 while calls are counted in this process', 'gauge', () => [
-          { labels: {}, value: limitStore()?.up ? 1 : 0 },
-        ]),
-      );
-      register(
-        collected(
-          'tracenode_limit_local_fallback_total',
-          'Calls whose rate and quota were counted in this process because the shared limit store (--redis) was unreachable',
-          'counter',
-          () => [{ labels: {}, value: limitStore()?.fallbacks ?? 0 }],
-        ),
-      );
-    }
+    callMetrics(records, this.inFlight, register);
+    networkMetrics(sources, register);
     this.refusals = new Counter({
       name: 'tracenode_refusals_total',
       help: 'Requests or calls refused before running: auth, policy (allowlists), rate, quota, concurrency, body (too large), transport',
@@ -345,5 +203,158 @@ export class NodeMetrics {
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+}
+
+/** The metrics of the calls answered (`records`) and of the requests in progress (`inFlight`). */
+function callMetrics(records: () => CallRecord[], inFlight: ReadonlyMap<string, number>, register: (m: ReturnType<typeof collected>) => void): void {
+  register(
+    collected(
+      'tracenode_requests_total',
+      'JSON-RPC calls answered, by network, method, transport and outcome (ok, or the JSON-RPC error code)',
+      'counter',
+      () => {
+        const sums = new Map<string, { labels: Record<string, string>; value: number }>();
+        for (const r of records()) {
+          const id = `${r.network}\u0000${r.method}\u0000${r.transport}\u0000${r.outcome}`;
+          const entry = sums.get(id) ?? { labels: { network: r.network, method: r.method, transport: r.transport, outcome: r.outcome }, value: 0 };
+          entry.value += r.count;
+          sums.set(id, entry);
+        }
+        return [...sums.values()];
+      },
+    ),
+  );
+  register(
+    collected('tracenode_request_duration_seconds', 'Time from a call entering the pipeline to its answer, by network and method', 'histogram', () => {
+      const byMethod = new Map<string, { network: string; method: string; buckets: number[]; seconds: number; count: number }>();
+      for (const r of records()) {
+        const id = `${r.network}\u0000${r.method}`;
+        let h = byMethod.get(id);
+        if (h === undefined) {
+          h = { network: r.network, method: r.method, buckets: new Array(LATENCY_BUCKETS.length + 1).fill(0), seconds: 0, count: 0 };
+          byMethod.set(id, h);
+        }
+        for (let i = 0; i < h.buckets.length; i++) h.buckets[i] += r.buckets[i];
+        h.seconds += r.seconds;
+        h.count += r.count;
+      }
+      const out: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+      for (const h of byMethod.values()) {
+        let cumulative = 0;
+        for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
+          cumulative += h.buckets[i];
+          const le = i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i] : '+Inf';
+          out.push({ labels: { network: h.network, method: h.method, le }, value: cumulative, metricName: 'tracenode_request_duration_seconds_bucket' });
+        }
+        out.push({ labels: { network: h.network, method: h.method }, value: h.seconds, metricName: 'tracenode_request_duration_seconds_sum' });
+        out.push({ labels: { network: h.network, method: h.method }, value: h.count, metricName: 'tracenode_request_duration_seconds_count' });
+      }
+      return out;
+    }),
+  );
+  register(
+    collected('tracenode_key_requests_total', 'JSON-RPC calls per API key (by its non-secret id) and method', 'counter', () => {
+      const sums = new Map<string, { labels: Record<string, string>; value: number }>();
+      for (const r of records()) {
+        const id = `${r.keyId}\u0000${r.method}`;
+        const entry = sums.get(id) ?? { labels: { key_id: r.keyId, method: r.method }, value: 0 };
+        entry.value += r.count;
+        sums.set(id, entry);
+      }
+      return [...sums.values()];
+    }),
+  );
+  register(
+    collected('tracenode_requests_in_flight', 'HTTP requests and WebSocket messages in progress', 'gauge', () =>
+      [...inFlight].map(([transport, value]) => ({ labels: { transport }, value })),
+    ),
+  );
+}
+
+/** The metrics each network reports (caches, EVM workers, subscriptions, header deviations) and the shared limit store's. */
+function networkMetrics(sources: MetricSources, register: (m: ReturnType<typeof collected>) => void): void {
+  const { caches = () => [], workers = () => [], subscriptions = () => [] } = sources;
+  // The caches of each network: lookups that hit and missed, entries held, and the hit ratio.
+  register(
+    collected('tracenode_cache_hits_total', 'Cache lookups that found their entry, by network and cache', 'counter', () =>
+      caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.hits })),
+    ),
+  );
+  register(
+    collected('tracenode_cache_misses_total', 'Cache lookups that did not find their entry, by network and cache', 'counter', () =>
+      caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.misses })),
+    ),
+  );
+  register(
+    collected('tracenode_cache_entries', 'Entries a cache holds, by network and cache', 'gauge', () =>
+      caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.entries })),
+    ),
+  );
+  register(
+    collected('tracenode_cache_hit_ratio', 'Hits over lookups since start, by network and cache (0 before the first lookup)', 'gauge', () =>
+      caches().map((c) => ({ labels: { network: c.network, cache: c.cache }, value: c.hits + c.misses > 0 ? c.hits / (c.hits + c.misses) : 0 })),
+    ),
+  );
+  // The EVM workers of each network: started, busy, jobs waiting, and jobs by how they ended.
+  register(
+    collected('tracenode_evm_workers', 'EVM worker threads started, by network (at most execution.evmWorkers)', 'gauge', () =>
+      workers().map((w) => ({ labels: { network: w.network }, value: w.workers })),
+    ),
+  );
+  register(
+    collected('tracenode_evm_workers_busy', 'EVM worker threads running a job, by network', 'gauge', () =>
+      workers().map((w) => ({ labels: { network: w.network }, value: w.busy })),
+    ),
+  );
+  register(
+    collected('tracenode_evm_queue_length', 'EVM jobs waiting for a worker, by network (at most execution.evmQueueMax)', 'gauge', () =>
+      workers().map((w) => ({ labels: { network: w.network }, value: w.queued })),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_evm_jobs_total',
+      'EVM jobs (eth_call, eth_estimateGas, trace replays) by network and outcome: answered by a worker, refused as the queue was full (busy), dropped from the queue as the client went away (aborted), lost with a crashed worker (crashed), or lost with a worker replaced past its deadline (stuck)',
+      'counter',
+      () => workers().flatMap((w) => Object.entries(w.jobs).map(([outcome, value]) => ({ labels: { network: w.network, outcome }, value }))),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_subscriptions',
+      'Live eth_subscribe subscriptions (kind="subscription") and installed filters (kind="filter"), by network',
+      'gauge',
+      () =>
+        subscriptions().flatMap((n) => [
+          { labels: { network: n.network, kind: 'subscription' }, value: n.subscriptions },
+          { labels: { network: n.network, kind: 'filter' }, value: n.filters },
+        ]),
+    ),
+  );
+  const headerDeviations = sources.headerDeviations ?? (() => []);
+  register(
+    collected(
+      'tracenode_follow_header_deviations_total',
+      'Followed blocks that broke a header rule which lenient header checks let through (import.headerChecks), by network and rule: timestamp, difficulty, gasLimit, baseFee, excessBlobGas',
+      'counter',
+      () => headerDeviations().map((d) => ({ labels: { network: d.network, rule: d.rule }, value: d.count })),
+    ),
+  );
+  const limitStore = sources.limitStore;
+  if (limitStore !== undefined) {
+    register(
+      collected('tracenode_redis_up', 'Whether the shared limit store (--redis) answers: 1, or 0 while calls are counted in this process', 'gauge', () => [
+        { labels: {}, value: limitStore()?.up ? 1 : 0 },
+      ]),
+    );
+    register(
+      collected(
+        'tracenode_limit_local_fallback_total',
+        'Calls whose rate and quota were counted in this process because the shared limit store (--redis) was unreachable',
+        'counter',
+        () => [{ labels: {}, value: limitStore()?.fallbacks ?? 0 }],
+      ),
+    );
   }
 }
