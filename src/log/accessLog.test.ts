@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { type AccessLine, accessLogWriter } from './accessLog.js';
+import { type AccessLine, accessLogWriter, createAccessLog } from './accessLog.js';
 import { createLogger } from './logger.js';
 
 function collecting(level = 'info', time = true) {
@@ -76,5 +76,46 @@ describe('access log lines', () => {
     const logger = createLogger({ destination: { write: (l: string) => lines.push(l) } });
     accessLogWriter(logger)({ ...LINE, keyId: 'see /v3/secret-key-123' });
     expect(lines[0]).toContain('"keyId":"see /v3/<redacted>"');
+  });
+});
+
+describe('the access log', () => {
+  it('writes a message line as accessLogWriter does, only at info and above', () => {
+    const direct = collecting();
+    accessLogWriter(direct.logger)(LINE);
+    const { logger, lines } = collecting();
+    const access = createAccessLog(logger);
+    expect(access.enabled()).toBe(true);
+    access.message(LINE);
+    expect(lines).toEqual(direct.lines);
+    logger.level = 'warn';
+    expect(access.enabled()).toBe(false);
+    expect(createAccessLog(undefined).enabled()).toBe(false);
+  });
+
+  it('writes the line of a request answered before the pipeline as logger.info(fields, "request") does, at warn for a 5xx', () => {
+    for (const line of [
+      { method: 'GET', route: '/health', status: 200, ms: 0.5 },
+      { method: 'GET', route: '/health', status: 503, ms: 1.25 },
+      { method: 'POST', route: '/v3/:key', status: 401 },
+    ]) {
+      const viaPino = collecting();
+      viaPino.logger[line.status >= 500 ? 'warn' : 'info'](line, 'request');
+      const direct = collecting();
+      createAccessLog(direct.logger).route(line);
+      expect(direct.lines).toEqual(viaPino.lines);
+    }
+  });
+
+  it('writes a request line through the request’s logger when given (its bindings: the request id), following its level', () => {
+    const { logger, lines } = collecting('warn');
+    const access = createAccessLog(logger);
+    access.route({ method: 'GET', route: '/metrics', status: 200, ms: 1 }, logger.child({ reqId: 'req-7' }));
+    access.route({ method: 'GET', route: '/health', status: 503, ms: 1 }, logger.child({ reqId: 'req-8' }));
+    expect(lines.map((l) => [JSON.parse(l).reqId, JSON.parse(l).level])).toEqual([['req-8', 40]]);
+    // Without a logger of its own, the request's logger still decides (a Fastify request's logger).
+    const written: unknown[] = [];
+    createAccessLog(undefined).route({ method: 'GET', route: '/health', status: 200, ms: 1 }, { info: (o) => written.push(o), warn() {} });
+    expect(written).toEqual([{ method: 'GET', route: '/health', status: 200, ms: 1 }]);
   });
 });

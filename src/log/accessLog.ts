@@ -1,5 +1,15 @@
 import { type Logger, pino } from 'pino';
 
+/**
+ * The access log: one line at info for every HTTP request and every WebSocket message, written
+ * here and nowhere else. Two shapes, both with `msg: "request"`:
+ * - a message the request pipeline answered (an HTTP request on either path, a WebSocket frame):
+ *   {@link AccessLine}, written by `pipeline.handle` once the answer is ready;
+ * - an HTTP request answered before the pipeline (a refused key on the fast path, and every answer
+ *   Fastify sends itself: 401, 404, 405, 413, 415, 426, preflights, /health, /metrics):
+ *   {@link RouteLine}, its route's template, never its URL (a URL carries the key).
+ */
+
 /** What one access-log line says about a message. */
 export interface AccessLine {
   readonly keyId: string;
@@ -51,4 +61,55 @@ export function accessLogWriter(logger: Logger): (line: AccessLine) => void {
       `{"level":${ACCESS_LEVEL_VALUE}${time()}${chindings},"keyId":${JSON.stringify(line.keyId)},"network":${JSON.stringify(line.network)},"transport":${JSON.stringify(line.transport)},"methods":${JSON.stringify(line.methods)},"status":${line.status},"ms":${line.ms},"bytesIn":${line.bytesIn},"bytesOut":${line.bytesOut}${line.refused === undefined ? '' : `,"refused":${JSON.stringify(line.refused)}`},"msg":"request"}\n`,
     );
   };
+}
+
+/** What the access line of an HTTP request answered before the pipeline says. */
+export interface RouteLine {
+  readonly method: string;
+  /** The route's template (`/v3/:key`), never the URL. */
+  readonly route: string;
+  readonly status: number;
+  /** Absent on the fast path's key refusals, whose line carries no timing. */
+  readonly ms?: number;
+}
+
+/** The part of a logger a route line needs (a pino logger, or a Fastify request's child of one). */
+export interface RouteLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  isLevelEnabled?(level: string): boolean;
+}
+
+/** The access log's one writer. */
+export interface AccessLog {
+  /** Whether message lines are written (a logger at info): the pipeline gathers a line's fields only then. */
+  enabled(): boolean;
+  /** Writes the line of a message the pipeline answered. */
+  message(line: AccessLine): void;
+  /**
+   * Writes the line of an HTTP request answered before the pipeline, through `log` when given (a
+   * Fastify request's logger, which binds its `reqId`), at warn for a 5xx and info otherwise.
+   */
+  route(line: RouteLine, log?: RouteLogger): void;
+}
+
+/**
+ * The access log of a server. Without a logger no message line is written, and a route line only
+ * through the request's own logger (Fastify's, which then writes nothing either).
+ */
+export function createAccessLog(logger: Logger | undefined): AccessLog {
+  if (logger === undefined) return { enabled: () => false, message() {}, route: (line, log) => writeRoute(line, log) };
+  const write = accessLogWriter(logger);
+  return {
+    enabled: () => logger.isLevelEnabled(ACCESS_LEVEL),
+    message: write,
+    route: (line, log) => writeRoute(line, log ?? logger),
+  };
+}
+
+function writeRoute(line: RouteLine, log: RouteLogger | undefined): void {
+  if (log === undefined) return;
+  const level = line.status >= 500 ? 'warn' : ACCESS_LEVEL;
+  // A logger without isLevelEnabled (a stand-in) decides itself.
+  if (log.isLevelEnabled?.(level) ?? true) log[level](line, 'request');
 }

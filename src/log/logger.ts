@@ -107,3 +107,27 @@ function stdout(buffer: LoggerOptions['buffer']): DestinationStream {
   }, buffer.flushMs).unref();
   return dest;
 }
+
+/**
+ * The logger of one request on the HTTP fast path (its error, warn and debug lines): the request
+ * id is bound only when a line is written, since a pino child per request costs more than the
+ * rest of the fast path's bookkeeping. Access lines are not written here (`accessLog.ts`).
+ */
+export class RequestLog {
+  constructor(
+    private readonly logger: Logger,
+    private readonly reqId: string,
+  ) {}
+
+  error(obj: object, msg?: string): void {
+    this.logger.child({ reqId: this.reqId }).error(obj, msg);
+  }
+
+  warn(obj: object, msg?: string): void {
+    this.logger.child({ reqId: this.reqId }).warn(obj, msg);
+  }
+
+  debug(obj: object, msg?: string): void {
+    if (this.logger.isLevelEnabled('debug')) this.logger.child({ reqId: this.reqId }).debug(obj, msg);
+  }
+}

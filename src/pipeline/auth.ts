@@ -31,15 +31,24 @@ const BAD_JWT = (): RpcError => new ResourceNotFoundError('invalid JWT', 401);
  * case costs no promise); a JWT check returns a promise.
  */
 export function authenticate(registry: KeyRegistry, credentials: Credentials): AuthResult | Promise<AuthResult> {
-  const key = credentials.key;
-  if (key === undefined || key === '') return { ok: false, error: NO_KEY() };
-  const policy = registry.lookup(key);
-  if (policy === undefined) return { ok: false, error: UNKNOWN_KEY() };
+  const found = lookupKey(registry, credentials.key);
+  if (!found.ok) return found;
+  const policy = found.policy;
   if (policy.secret !== undefined) {
-    return secretMatches(credentials.authorization, policy) ? { ok: true, policy } : { ok: false, error: BAD_SECRET() };
+    return secretMatches(credentials.authorization, policy) ? found : { ok: false, error: BAD_SECRET() };
   }
   if (policy.jwt !== undefined) return verifyJwt(policy, credentials.authorization);
-  return { ok: true, policy };
+  return found;
+}
+
+/**
+ * The key's policy, or the 401 of a missing or unknown key: the first step of {@link authenticate},
+ * and all a CORS preflight checks (browsers send no credentials with it).
+ */
+export function lookupKey(registry: KeyRegistry, key: string | undefined): AuthResult {
+  if (key === undefined || key === '') return { ok: false, error: NO_KEY() };
+  const policy = registry.lookup(key);
+  return policy === undefined ? { ok: false, error: UNKNOWN_KEY() } : { ok: true, policy };
 }
 
 /** Each key's secret as bytes, and a buffer of its length the given password is copied into (a reload brings new policies). */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { accessLogWriter } from '../log/accessLog.js';
+import { type AccessLog, createAccessLog } from '../log/accessLog.js';
 import { type CallInfo, type CallScope, type DispatchLimits, type DispatchLogger, type DispatchTarget, dispatch } from '../rpc/dispatch.js';
 import { RejectedByKeySettingsError, RpcError } from '../rpc/errors.js';
 import type { RequestContext, SessionInfo } from '../rpc/method.js';
@@ -13,12 +13,14 @@ import { callAllowed, sessionAllowed } from './policy.js';
 import { RateLimitedError } from './refusals.js';
 
 /**
- * The one path every request takes, whatever carried it: the transport authenticates the
- * credentials and opens a session (HTTP: one a request; WebSocket: one a connection), then hands
- * each message's bytes to `handle`. A message goes envelope (parse, batch) → per call: metrics,
- * policy (allowlists), rate limit and quota, heavy-call concurrency, the operator's own middleware
- * (`use`), the method. Handlers receive a {@link RequestContext}: the session, an abort signal
- * that fires when the client goes away, and a head snapshot read once per message.
+ * The one path every request takes, whatever carried it: the transport's entrance
+ * (`transport/entrance.ts`, the only caller of `authenticate` and `session`) authenticates the
+ * credentials and opens a session (HTTP: one a request; WebSocket: one a connection), then the
+ * transport hands each message's bytes to `handle`. A message goes envelope (parse, batch) → per
+ * call: metrics, policy (allowlists), rate limit and quota, heavy-call concurrency, the operator's
+ * own middleware (`use`), the method; then its access line (`log/accessLog.ts`). Handlers receive
+ * a {@link RequestContext}: the session, an abort signal that fires when the client goes away, and
+ * a head snapshot read once per message.
  *
  * Which calls are heavy is what their method definitions declare (`cost`, `rpc/method.ts`), read
  * from the network's table; why a call was refused is the refusal's `reason` (`refusals.ts`),
@@ -67,7 +69,7 @@ export const UNKNOWN_METHOD = '(unknown)';
 export interface PipelineOptions {
   keys: KeyRegistry;
   metrics: NodeMetrics;
-  /** Logs one access line per message at info; undefined: no access log. */
+  /** Logs one access line per message at info (and those of requests answered before the pipeline: `access`); undefined: no access log. */
   logger: Logger | undefined;
   /** Where rates and quotas are counted when shared with other replicas (`--redis`). */
   limitStore?: LimitStore;
@@ -75,8 +77,9 @@ export interface PipelineOptions {
 
 /** The pipeline: authentication, sessions, and the per-message path. */
 export interface Pipeline {
+  /** Checks a key and its secret or JWT, counting refusals (`auth`). */
   authenticate(credentials: Credentials): AuthResult | Promise<AuthResult>;
-  /** Opens a session for an authenticated key. */
+  /** Opens a session for an authenticated key, deciding its Origin and User-Agent once. */
   session(init: Omit<Session, 'keyId' | 'allowed' | 'network'>): Session;
   /** Runs one message (an HTTP body or a WebSocket text frame). */
   handle(session: Session, body: string | Uint8Array, limits: DispatchLimits, log: DispatchLogger): Promise<PipelineReply>;
@@ -84,11 +87,13 @@ export interface Pipeline {
   use(middleware: Middleware): void;
   /** Records a refusal that happened before a message reached the pipeline (auth, size). */
   refused(reason: RefusalReason): void;
+  /** The access log: `handle` writes each message's line; the transport writes through it the lines of requests answered before the pipeline. */
+  readonly access: AccessLog;
 }
 
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const { keys, metrics, logger } = opts;
-  const writeAccessLine = logger && accessLogWriter(logger);
+  const access = createAccessLog(logger);
   const extra: Middleware[] = [];
   // The limiters of each key, rebuilt when its policy object changes (a keys-file reload).
   const limitsOf = new WeakMap<KeyPolicy, KeyLimits>();
@@ -102,6 +107,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   };
 
   return {
+    access,
+
     authenticate(credentials) {
       const result = authenticate(keys, credentials);
       if (!(result instanceof Promise)) {
@@ -150,9 +157,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         metrics.leave(session.transport);
       }
       const status = run.status();
-      if (writeAccessLine !== undefined && logger!.isLevelEnabled('info')) {
+      if (access.enabled()) {
         const { calls, methods } = run;
-        writeAccessLine({
+        access.message({
           keyId: session.keyId,
           network: session.network,
           transport: session.transport,

@@ -1,19 +1,19 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { AuthResult } from '../pipeline/auth.js';
-import { ClientGone } from '../pipeline/clientGone.js';
-import type { Pipeline, PipelineReply } from '../pipeline/pipeline.js';
+import type { Pipeline, PipelineReply, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits, DispatchLogger } from '../rpc/dispatch.js';
 import type { RpcError } from '../rpc/errors.js';
 import { corsHeaders } from './cors.js';
-import type { NetworkHandle } from './networks.js';
-import { literalRpcKey } from './routes.js';
+import type { Entered, Entrance } from './entrance.js';
+import { literalRpcKey, routeTemplate } from './routes.js';
 
 /**
  * The HTTP transport of the ordinary JSON-RPC POST, served straight from Node's HTTP server:
  * `POST /v3/<key>` (the literal path), an accepted JSON media type and a Content-Length within the
- * body limit, no Expect or Transfer-Encoding. It builds the session and hands the body to the
- * request pipeline, the same one the Fastify routes and WebSocket use; everything else (other
- * paths, percent-encoded paths, chunked bodies, every transport error the router answers) goes to
+ * body limit, no Expect or Transfer-Encoding. Its session comes from the entrance
+ * (`entrance.ts`), and its body goes to the request pipeline, which writes its access line: the
+ * same entrance and pipeline the Fastify routes and WebSocket use. A key the entrance refuses gets
+ * its line from the same access log (`pipeline.access`). Everything else (other paths,
+ * percent-encoded paths, chunked bodies, every transport error the router answers) goes to
  * Fastify's routes.
  *
  * Why: Fastify's per-request machinery (request and reply objects, hooks, content-type parsing,
@@ -24,8 +24,7 @@ import { literalRpcKey } from './routes.js';
 
 export interface FastPathOptions {
   pipeline: Pipeline;
-  /** The network the Host header names. */
-  selectNetwork(host: string | undefined): NetworkHandle;
+  entrance: Entrance;
   isAcceptedContentType(header: string | undefined): boolean;
   limits: DispatchLimits;
   maxBodyBytes: number;
@@ -35,8 +34,6 @@ export interface FastPathOptions {
   isClosing(): boolean;
   /** Counts requests in progress, so shutdown can wait for them; `onClose` runs when `res` closes. */
   track(res: ServerResponse, onClose?: () => void): void;
-  /** Writes the access line of a request refused before the pipeline (its status). */
-  logRefused(status: number): void;
 }
 
 /**
@@ -55,39 +52,34 @@ export function createFastPath(o: FastPathOptions): (req: IncomingMessage, res: 
     if (!(length >= 0 && length <= o.maxBodyBytes) || headers['transfer-encoding'] !== undefined || headers.expect !== undefined) return false;
 
     // One listener for both: the request is over, and if no answer was sent the client went away.
-    const gone = new ClientGone();
+    let session: Session | undefined;
     o.track(res, () => {
-      if (!res.writableFinished) gone.abort();
+      if (!res.writableFinished) session?.gone.abort();
     });
-    const auth = o.pipeline.authenticate({ key, authorization: headers.authorization });
-    if (auth instanceof Promise)
-      auth.then(
-        (a) => serve(o, req, res, a, length, gone),
+    const entered = o.entrance.enter('http', key, headers, req.socket);
+    if (entered instanceof Promise)
+      entered.then(
+        (e) => {
+          session = serve(o, req, res, e, length);
+          // The client may have gone while its JWT was checked.
+          if (res.closed) session?.gone.abort();
+        },
         () => sendInternalError(res),
       );
-    else serve(o, req, res, auth, length, gone);
+    else session = serve(o, req, res, entered, length);
     return true;
   };
 }
 
-function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, auth: AuthResult, length: number, gone: ClientGone): void {
-  const headers = req.headers;
-  const origin = headers.origin;
-  if (!auth.ok) {
+/** Answers a refused key, or reads the body of an entered session and runs it; returns the session. */
+function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, entered: Entered, length: number): Session | undefined {
+  if (!entered.ok) {
     req.resume(); // the body is not wanted; read it so the answer is not lost to a reset
-    sendError(res, auth.error, corsHeaders(undefined, origin), o.isClosing());
-    o.logRefused(auth.error.httpStatus);
-    return;
+    sendError(res, entered.error, corsHeaders(undefined, req.headers.origin), o.isClosing());
+    o.pipeline.access.route({ method: 'POST', route: routeTemplate('rpc'), status: entered.error.httpStatus });
+    return undefined;
   }
-  const session = o.pipeline.session({
-    policy: auth.policy,
-    target: o.selectNetwork(headers.host),
-    transport: 'http',
-    remoteAddress: req.socket.remoteAddress,
-    origin,
-    userAgent: headers['user-agent'],
-    gone,
-  });
+  const session = entered.session;
   const chunks: Buffer[] = [];
   let received = 0;
   req.on('data', (chunk: Buffer) => {
@@ -105,7 +97,7 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, au
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
     const log = o.log();
     o.pipeline.handle(session, body, o.limits, log).then(
-      (reply) => send(res, reply, corsHeaders(auth.policy, origin), o.isClosing()),
+      (reply) => send(res, reply, corsHeaders(session.policy, session.origin), o.isClosing()),
       (err: unknown) => {
         // The pipeline answers every call's failure itself; reaching here is a bug in it.
         log.error({ err }, 'unexpected error in the HTTP fast path');

@@ -2,31 +2,30 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config/settings.js';
-import { ClientGone } from '../pipeline/clientGone.js';
-import type { KeyRegistry } from '../pipeline/keys.js';
 import type { NodeMetrics } from '../pipeline/metrics.js';
-import type { Pipeline } from '../pipeline/pipeline.js';
+import type { Pipeline, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
-import { InvalidRequestError, RejectedByKeySettingsError, ResourceNotFoundError } from '../rpc/errors.js';
-import { corsHeaders, preflightAllowed, preflightHeaders } from './cors.js';
+import { InvalidRequestError, RejectedByKeySettingsError } from '../rpc/errors.js';
+import { corsHeaders, preflightHeaders } from './cors.js';
+import type { Entrance } from './entrance.js';
 import { send } from './fastPath.js';
-import type { NetworkHandle } from './networks.js';
 import { ACCEPTED_CONTENT_TYPES, isAcceptedContentType, unsupportedMediaType } from './transportErrors.js';
 import { serveWebSocket, type WebSocketLimits } from './websocket.js';
 
 /**
  * The RPC routes of the server as Fastify serves them: `POST /v3/:apiKey`, the WebSocket
  * `/ws/v3/:apiKey`, their CORS preflights, the key-less `/v3` and `/ws/v3` (401) and the methods
- * they refuse (405). Authentication runs in `onRequest`, before a body is read or a socket
- * upgraded; each message then goes through the request pipeline.
+ * they refuse (405). The session comes from the entrance (`entrance.ts`) in `onRequest`, before a
+ * body is read or a socket upgraded; each message then goes through the request pipeline, which
+ * writes its access line. Every answer Fastify sends itself (refusals, preflights) gets its line
+ * from the server's `onSend` hook (`server.ts`).
  */
 
 /** What the routes need from the server. */
 export interface RpcRouteDeps {
   pipeline: Pipeline;
-  keys: KeyRegistry;
+  entrance: Entrance;
   metrics: NodeMetrics;
-  selectNetwork(host: string | undefined): NetworkHandle;
   config: Config;
   httpLimits: DispatchLimits;
   wsLimits: WebSocketLimits;
@@ -36,39 +35,29 @@ export interface RpcRouteDeps {
   isClosing(): boolean;
 }
 
-/** The request as the RPC routes decorate it once authenticated. */
-export interface RequestWithSession extends FastifyRequest {
-  session?: ReturnType<Pipeline['session']>;
-  gone?: ClientGone;
-  /** The pipeline wrote the access line: the transport does not write another. */
-  pipelined?: boolean;
+/** The request as the RPC routes decorate it once entered. */
+interface RequestWithSession extends FastifyRequest {
+  session?: Session;
 }
+
+/** The key in the route's path (undefined on the key-less routes). */
+const apiKeyOf = (req: FastifyRequest): string | undefined => (req.params as { apiKey?: string }).apiKey;
 
 /** Registers the RPC routes (inside their own Fastify plugin). */
 export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps): Promise<void> {
-  const { pipeline, keys, metrics, selectNetwork, config, httpLimits, wsLimits, log, logger } = deps;
-  const authenticate = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const key = (req.params as { apiKey?: string }).apiKey;
-    const auth = await pipeline.authenticate({ key, authorization: req.headers.authorization });
-    if (!auth.ok) {
+  const { pipeline, entrance, metrics, config, httpLimits, wsLimits, log, logger } = deps;
+  // The session of a request to a key route, or its refusal (401) before a body is read.
+  const enter = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const entered = await entrance.enter(req.headers.upgrade === undefined ? 'http' : 'ws', apiKeyOf(req), req.headers, req.socket);
+    if (!entered.ok) {
       reply.headers(corsHeaders(undefined, req.headers.origin));
-      throw auth.error;
+      throw entered.error;
     }
-    const request = req as RequestWithSession;
-    const gone = new ClientGone();
+    const session = entered.session;
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) gone.abort();
+      if (!reply.raw.writableFinished) session.gone.abort();
     });
-    request.gone = gone;
-    request.session = pipeline.session({
-      policy: auth.policy,
-      target: selectNetwork(req.headers.host),
-      transport: req.headers.upgrade === undefined ? 'http' : 'ws',
-      remoteAddress: req.socket.remoteAddress,
-      origin: req.headers.origin,
-      userAgent: req.headers['user-agent'],
-      gone,
-    });
+    (req as RequestWithSession).session = session;
   };
   const methodNotAllowed =
     (allow: string) =>
@@ -77,17 +66,14 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
       throw new InvalidRequestError('method not allowed', 405);
     };
   const preflight = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const key = (req.params as { apiKey?: string }).apiKey;
-    const policy = key ? keys.lookup(key) : undefined;
-    if (policy === undefined) throw new ResourceNotFoundError(key ? 'invalid project id' : 'project id required in the url', 401);
-    if (!preflightAllowed(policy, req.headers.origin)) {
-      pipeline.refused('policy');
-      reply.header('vary', 'Origin');
-      throw new RejectedByKeySettingsError();
+    const pass = entrance.preflight(apiKeyOf(req), req.headers.origin);
+    if (!pass.ok) {
+      if (pass.error instanceof RejectedByKeySettingsError) reply.header('vary', 'Origin');
+      throw pass.error;
     }
     reply
       .code(200)
-      .headers(preflightHeaders(policy, req.headers.origin, config.cors.maxAgeSeconds))
+      .headers(preflightHeaders(pass.policy, req.headers.origin, config.cors.maxAgeSeconds))
       .send();
   };
 
@@ -98,19 +84,16 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
     done(null, body);
   });
 
-  const noKey = async (): Promise<void> => {
-    pipeline.refused('auth');
-    throw new ResourceNotFoundError('project id required in the url', 401);
-  };
   for (const [url, route] of [
     ['/v3', 'rpc-no-key'],
     ['/ws/v3', 'ws-no-key'],
   ] as const) {
-    // onRequest, so that a WebSocket upgrade is refused before it switches protocols.
-    rpc.route({ method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, config: { route }, onRequest: noKey, handler: noKey });
+    // No key in the path: the entrance refuses (401), in onRequest, so that a WebSocket upgrade
+    // is refused before it switches protocols.
+    rpc.route({ method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, config: { route }, onRequest: enter, handler: enter });
   }
 
-  rpc.post('/v3/:apiKey', { config: { route: 'rpc' }, onRequest: authenticate }, async (req, reply) => {
+  rpc.post('/v3/:apiKey', { config: { route: 'rpc' }, onRequest: enter }, async (req, reply) => {
     let body = req.body;
     if (!Buffer.isBuffer(body)) {
       // No body was parsed: either no Content-Type (geth: 415) or an accepted type with no
@@ -118,11 +101,11 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
       if (!isAcceptedContentType(req.headers['content-type'])) throw unsupportedMediaType();
       body = Buffer.alloc(0);
     }
-    const request = req as RequestWithSession;
-    request.pipelined = true;
-    const out = await pipeline.handle(request.session!, body as Buffer, httpLimits, req.log);
+    const session = (req as RequestWithSession).session!;
+    const out = await pipeline.handle(session, body as Buffer, httpLimits, req.log);
+    // Written on the raw response, not through Fastify: the pipeline wrote this request's access line.
     reply.hijack();
-    send(reply.raw, out, corsHeaders(request.session!.policy, req.headers.origin), deps.isClosing());
+    send(reply.raw, out, corsHeaders(session.policy, session.origin), deps.isClosing());
   });
   rpc.options('/v3/:apiKey', { config: { route: 'rpc' } }, preflight);
   rpc.options('/ws/v3/:apiKey', { config: { route: 'ws' } }, preflight);
@@ -133,7 +116,7 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],
     url: '/v3/:apiKey',
     config: { route: 'rpc' },
-    onRequest: [authenticate, refuseHttp],
+    onRequest: [enter, refuseHttp],
     handler: refuseHttp,
   });
 
@@ -141,15 +124,13 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
     method: 'GET',
     url: '/ws/v3/:apiKey',
     config: { route: 'ws' },
-    onRequest: [authenticate, checkUpgrade],
+    onRequest: [enter, checkUpgrade],
     handler: async (_req, reply) => {
       reply.header('upgrade', 'websocket');
       throw new InvalidRequestError('websocket upgrade required', 426);
     },
     wsHandler: (socket: WebSocket, req: FastifyRequest) => {
-      const request = req as RequestWithSession;
-      request.pipelined = true;
-      serveWebSocket(socket, request.session!, request.gone!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log);
+      serveWebSocket(socket, (req as RequestWithSession).session!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log);
     },
   });
   const refuseWs = methodNotAllowed('GET, OPTIONS');
@@ -157,7 +138,7 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
     method: ['POST', 'PUT', 'DELETE', 'PATCH'],
     url: '/ws/v3/:apiKey',
     config: { route: 'ws' },
-    onRequest: [authenticate, refuseWs],
+    onRequest: [enter, refuseWs],
     handler: refuseWs,
   });
 }

@@ -4,28 +4,33 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type Config, defaultConfig } from '../config/settings.js';
-import { createLogger } from '../log/logger.js';
+import { createLogger, RequestLog } from '../log/logger.js';
 import { KeyRegistry, openKeys } from '../pipeline/keys.js';
-import { connectLimitStore } from '../pipeline/limitStore.js';
+import { connectLimitStore, type LimitStore } from '../pipeline/limitStore.js';
 import { NodeMetrics } from '../pipeline/metrics.js';
 import { createPipeline, type Pipeline } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
 import { InvalidRequestError } from '../rpc/errors.js';
+import { createEntrance } from './entrance.js';
 import { createFastPath, send } from './fastPath.js';
 import { registerMetricsRoutes } from './metricsRoutes.js';
 import { createNetworkSelector, type NetworkHandle } from './networks.js';
-import { RequestLog } from './requestLog.js';
 import { type RouteName, routeTemplate } from './routes.js';
-import { type RequestWithSession, registerRpcRoutes } from './rpcRoutes.js';
+import { registerRpcRoutes } from './rpcRoutes.js';
 import { isAcceptedContentType, sendTransportError, writeClientError } from './transportErrors.js';
-import { closeWebSockets } from './websocket.js';
+import { closeWebSockets, type WebSocketLimits } from './websocket.js';
 
 export type { NetworkHandle } from './networks.js';
 
 /**
  * The server: Fastify with its routes (JSON-RPC over HTTP and WebSocket, CORS preflights,
  * /health, /metrics), the HTTP fast path in front, and a shutdown that answers what it received.
- * Every JSON-RPC message, whichever route carried it, goes through the one request pipeline.
+ * Every JSON-RPC session, whichever route carried it, is opened by the one entrance
+ * (`entrance.ts`) and each of its messages goes through the one request pipeline. Access lines
+ * are written by the pipeline's access log (`log/accessLog.ts`): the pipeline writes each
+ * message's, the fast path that of a key it refused, and Fastify's `onSend` hook that of every
+ * answer Fastify sends itself (`registerFastifyAnswers`; the pipeline's answers are written on the
+ * raw response).
  */
 
 /** Options of {@link buildServer}. */
@@ -87,126 +92,40 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   const logger = opts.logger === true ? createLogger() : opts.logger || undefined;
   const redisLog = logger ?? { info() {}, warn() {} };
   const limitStore = config.server.redis === undefined ? undefined : connectLimitStore(config.server.redis, config.redis, redisLog);
-  const metrics = new NodeMetrics({
-    heads: () =>
-      Promise.all(
-        opts.networks.map(async (n) => {
-          const health = await n.health().catch(() => ({ ok: false }) as { ok: boolean; head?: { number: number } });
-          return { network: n.name, number: (health as { head?: { number: number } }).head?.number };
-        }),
-      ),
-    caches: () => opts.networks.flatMap((n) => Object.entries(n.cacheStats?.() ?? {}).map(([cache, stats]) => ({ network: n.name, cache, ...stats }))),
-    workers: () => opts.networks.flatMap((n) => (n.evmStats ? [{ network: n.name, ...n.evmStats() }] : [])),
-    subscriptions: () => opts.networks.flatMap((n) => (n.subscriptionStats ? [{ network: n.name, ...n.subscriptionStats() }] : [])),
-    limitStore: limitStore && (() => ({ up: limitStore.up(), fallbacks: limitStore.fallbacks() })),
-    headerDeviations: () =>
-      opts.networks.flatMap((n) => Object.entries(n.headerDeviations?.() ?? {}).map(([rule, count]) => ({ network: n.name, rule, count: count ?? 0 }))),
-  });
+  const metrics = networkMetrics(opts.networks, limitStore);
   const pipeline = createPipeline({ keys, metrics, logger, limitStore });
-  const httpLimits: DispatchLimits = {
-    maxBatchItems: t.httpMaxBatchItems,
-    maxMethodNameLength: t.maxMethodNameLength,
-    batchResponseMaxBytes: t.batchResponseMaxBytes,
-  };
-  const wsLimits = {
-    dispatch: { ...httpLimits, maxBatchItems: t.wsMaxBatchItems },
-    maxInFlight: t.wsMaxInFlightMessages,
-    maxBufferedBytes: t.wsMaxBufferedBytes,
-    maxBacklogBytes: config.subscriptions.maxBacklogBytes,
-    writeStallMs: t.wsWriteStallMs,
-    pingIntervalMs: t.wsPingIntervalMs,
-  };
+  const entrance = createEntrance({ pipeline, keys, selectNetwork });
+  const { httpLimits, wsLimits } = transportLimits(config);
   const quiet = { error() {}, warn() {}, debug() {}, info() {}, isLevelEnabled: () => false } as unknown as Logger;
   const log = logger ?? quiet;
 
-  // Requests in progress (HTTP requests, WebSocket messages), so that shutdown can wait for them.
-  let inProgress = 0;
-  let lastDone = performance.now();
-  const track = (res: ServerResponse, onClose?: () => void) => {
-    inProgress++;
-    res.once('close', () => {
-      inProgress--;
-      lastDone = performance.now();
-      onClose?.();
-    });
-  };
+  const inProgress = new InProgress();
   let closing = false;
   let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
-
   let requestCount = 0;
   const nextRequestId = () => `req-${(requestCount++).toString(36)}`;
-  const app = Fastify({
-    loggerInstance: logger,
-    genReqId: nextRequestId,
-    // The HTTP server Fastify would create (its timeouts included), with the fast path in front.
-    serverFactory: (handler, options) => {
-      // A missing Host header is answered here, with a JSON-RPC body, not by Node's bare 400.
-      const server = createServer({ requireHostHeader: false }, (req, res) => {
-        if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
-          track(res);
-          pipeline.refused('transport');
-          req.resume();
-          send(res, { status: 400, body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"missing Host header"}}' }, {}, true);
-          return;
-        }
-        if (fastPath === undefined || !fastPath(req, res)) {
-          track(res);
-          handler(req, res);
-        }
-      });
-      const timeouts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
-      server.keepAliveTimeout = timeouts.keepAliveTimeout ?? FASTIFY_KEEP_ALIVE_TIMEOUT_MS;
-      server.requestTimeout = timeouts.requestTimeout ?? 0;
-      server.setTimeout(timeouts.connectionTimeout ?? 0);
-      return server;
-    },
-    // Fastify's request lines log the raw URL, which holds the API key: we log route templates.
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: t.httpMaxBodyBytes,
-    routerOptions: {
-      ignoreTrailingSlash: true,
-      // A key longer than the router's default 100 characters must reach auth, not 404/414.
-      maxParamLength: Math.max(1024, 3 * keys.longestKey()),
-    },
-    // Shutdown is ours (shutdown() below): requests keep being answered while it drains.
-    forceCloseConnections: false,
-    return503OnClosing: false,
-    frameworkErrors: (err, req, reply) => {
-      sendTransportError(req, reply, err);
-    },
-    clientErrorHandler: writeClientError,
-  }) as unknown as FastifyInstance;
-
-  // Outside the RPC routes (404s, /health) a body is never read: accept any media type and leave
-  // the stream to Node, which discards it, so that an unknown path is a 404 rather than a 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_req, _payload, done) => {
-    done(null, undefined);
-  });
-  app.setErrorHandler((err, req, reply) => {
-    sendTransportError(req, reply, err);
-  });
-  app.setNotFoundHandler((req, reply) => {
-    sendTransportError(req, reply, new InvalidRequestError('not found: use POST /v3/<API_KEY> or WebSocket /ws/v3/<API_KEY>', 404));
-  });
-  // One log line for each request Fastify answered outside the pipeline (transport errors,
-  // /health, preflights): the route's template, never the URL, which may hold a key.
-  app.addHook('onResponse', (req, reply, done) => {
-    const routed = (req.routeOptions.config as { route?: RouteName } | undefined)?.route;
-    if (!(req as RequestWithSession).pipelined) {
-      const status = reply.statusCode;
-      const level = status >= 500 ? 'warn' : 'info';
-      if ((req.log as Partial<Logger>).isLevelEnabled?.(level) ?? true) {
-        req.log[level]({ method: req.method, route: routeTemplate(routed ?? 'unmatched'), status, ms: Math.round(reply.elapsedTime * 1000) / 1000 }, 'request');
+  const app = createFastify({
+    config,
+    logger,
+    nextRequestId,
+    maxParamLength: Math.max(1024, 3 * keys.longestKey()),
+    // A missing Host header is answered here, with a JSON-RPC body, not by Node's bare 400.
+    serve: (req, res, handler) => {
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+        inProgress.track(res);
+        pipeline.refused('transport');
+        req.resume();
+        send(res, { status: 400, body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"missing Host header"}}' }, {}, true);
+        return;
       }
-    }
-    done();
+      if (fastPath === undefined || !fastPath(req, res)) {
+        inProgress.track(res);
+        handler(req, res);
+      }
+    },
   });
-  // While draining, every answer closes its keep-alive connection.
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
-  });
+
+  registerFastifyAnswers(app, pipeline, () => closing);
 
   await app.register(fastifyWebsocket, {
     options: { maxPayload: t.wsMaxMessageBytes, perMessageDeflate: false },
@@ -222,37 +141,23 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     },
   });
 
-  app.get('/health', { config: { route: 'health' } }, async (req, reply) => {
-    const network = selectNetwork(req.headers.host);
-    let health: { ok: boolean } & Record<string, unknown>;
-    try {
-      health = await network.health();
-    } catch (err) {
-      req.log.error({ err, network: network.name }, 'health check failed');
-      health = { ok: false };
-    }
-    return reply.code(health.ok ? 200 : 503).send({ ...health, ok: health.ok === true });
-  });
-
+  registerHealthRoute(app, selectNetwork);
   if (opts.metricsRoute !== false) registerMetricsRoutes(app, metrics);
 
   await app.register(async (rpc) =>
-    registerRpcRoutes(rpc, { pipeline, keys, metrics, selectNetwork, config, httpLimits, wsLimits, log, logger, isClosing: () => closing }),
+    registerRpcRoutes(rpc, { pipeline, entrance, metrics, config, httpLimits, wsLimits, log, logger, isClosing: () => closing }),
   );
 
   if (opts.fastPath !== false) {
     fastPath = createFastPath({
       pipeline,
-      selectNetwork,
+      entrance,
       isAcceptedContentType,
       limits: httpLimits,
       maxBodyBytes: t.httpMaxBodyBytes,
       log: () => (logger ? new RequestLog(logger, nextRequestId()) : log),
       isClosing: () => closing,
-      track,
-      logRefused: (status) => {
-        if (logger?.isLevelEnabled('info')) logger.info({ method: 'POST', route: routeTemplate('rpc'), status }, 'request');
-      },
+      track: inProgress.track,
     });
   }
 
@@ -264,9 +169,7 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     // keep-alive connections at once, resetting requests already on their way in them.
     if (server.listening) NetServer.prototype.close.call(server);
     const deadline = performance.now() + t.shutdownDrainMs;
-    while (performance.now() < deadline && (inProgress > 0 || performance.now() - lastDone < SHUTDOWN_QUIET_MS)) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await inProgress.drained(deadline);
     server.closeIdleConnections();
     if (performance.now() >= deadline) server.closeAllConnections();
     await app.close();
@@ -274,4 +177,152 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   };
 
   return { app, pipeline, metrics, keys, shutdown };
+}
+
+/** The metrics of a server: its own counters, and what each network reports when scraped. */
+function networkMetrics(networks: readonly NetworkHandle[], limitStore: LimitStore | undefined): NodeMetrics {
+  return new NodeMetrics({
+    heads: () =>
+      Promise.all(
+        networks.map(async (n) => {
+          const health = await n.health().catch(() => ({ ok: false }) as { ok: boolean; head?: { number: number } });
+          return { network: n.name, number: (health as { head?: { number: number } }).head?.number };
+        }),
+      ),
+    caches: () => networks.flatMap((n) => Object.entries(n.cacheStats?.() ?? {}).map(([cache, stats]) => ({ network: n.name, cache, ...stats }))),
+    workers: () => networks.flatMap((n) => (n.evmStats ? [{ network: n.name, ...n.evmStats() }] : [])),
+    subscriptions: () => networks.flatMap((n) => (n.subscriptionStats ? [{ network: n.name, ...n.subscriptionStats() }] : [])),
+    limitStore: limitStore && (() => ({ up: limitStore.up(), fallbacks: limitStore.fallbacks() })),
+    headerDeviations: () =>
+      networks.flatMap((n) => Object.entries(n.headerDeviations?.() ?? {}).map(([rule, count]) => ({ network: n.name, rule, count: count ?? 0 }))),
+  });
+}
+
+/** The dispatch limits of an HTTP request, and those of a WebSocket connection, from the settings. */
+function transportLimits(config: Config): { httpLimits: DispatchLimits; wsLimits: WebSocketLimits } {
+  const t = config.transport;
+  const httpLimits: DispatchLimits = {
+    maxBatchItems: t.httpMaxBatchItems,
+    maxMethodNameLength: t.maxMethodNameLength,
+    batchResponseMaxBytes: t.batchResponseMaxBytes,
+  };
+  const wsLimits = {
+    dispatch: { ...httpLimits, maxBatchItems: t.wsMaxBatchItems },
+    maxInFlight: t.wsMaxInFlightMessages,
+    maxBufferedBytes: t.wsMaxBufferedBytes,
+    maxBacklogBytes: config.subscriptions.maxBacklogBytes,
+    writeStallMs: t.wsWriteStallMs,
+    pingIntervalMs: t.wsPingIntervalMs,
+  };
+  return { httpLimits, wsLimits };
+}
+
+/**
+ * Fastify on the HTTP server it would create itself (its timeouts included), whose requests go
+ * to `serve` first: the fast path takes the ones it answers, and `handler` (Fastify's router) the
+ * rest.
+ */
+function createFastify(o: {
+  config: Config;
+  logger: Logger | undefined;
+  nextRequestId(): string;
+  maxParamLength: number;
+  serve(req: IncomingMessage, res: ServerResponse, handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+}): FastifyInstance {
+  return Fastify({
+    loggerInstance: o.logger,
+    genReqId: o.nextRequestId,
+    serverFactory: (handler, options) => {
+      const server = createServer({ requireHostHeader: false }, (req, res) => o.serve(req, res, handler));
+      const timeouts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
+      server.keepAliveTimeout = timeouts.keepAliveTimeout ?? FASTIFY_KEEP_ALIVE_TIMEOUT_MS;
+      server.requestTimeout = timeouts.requestTimeout ?? 0;
+      server.setTimeout(timeouts.connectionTimeout ?? 0);
+      return server;
+    },
+    // Fastify's request lines log the raw URL, which holds the API key: we log route templates.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: o.config.transport.httpMaxBodyBytes,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // A key longer than the router's default 100 characters must reach auth, not 404/414.
+      maxParamLength: o.maxParamLength,
+    },
+    // Shutdown is ours (buildServer's shutdown()): requests keep being answered while it drains.
+    forceCloseConnections: false,
+    return503OnClosing: false,
+    frameworkErrors: (err, req, reply) => {
+      sendTransportError(req, reply, err);
+    },
+    clientErrorHandler: writeClientError,
+  }) as unknown as FastifyInstance;
+}
+
+/**
+ * What Fastify answers itself, outside the pipeline: transport errors (`transportErrors.ts`) and
+ * 404s, whose bodies it never reads, and the access line of each of its answers — every request
+ * answered outside the pipeline (transport errors, /health, preflights), by its route's template,
+ * never the URL, which may hold a key. The pipeline's own answers are written on the raw response
+ * and never pass here. While draining, every answer closes its keep-alive connection.
+ */
+function registerFastifyAnswers(app: FastifyInstance, pipeline: Pipeline, isClosing: () => boolean): void {
+  // Outside the RPC routes (404s, /health) a body is never read: accept any media type and leave
+  // the stream to Node, which discards it, so that an unknown path is a 404 rather than a 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, _payload, done) => {
+    done(null, undefined);
+  });
+  app.setErrorHandler((err, req, reply) => {
+    sendTransportError(req, reply, err);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    sendTransportError(req, reply, new InvalidRequestError('not found: use POST /v3/<API_KEY> or WebSocket /ws/v3/<API_KEY>', 404));
+  });
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const route = (req.routeOptions.config as { route?: RouteName } | undefined)?.route;
+    pipeline.access.route(
+      { method: req.method, route: routeTemplate(route ?? 'unmatched'), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 1000) / 1000 },
+      req.log,
+    );
+    if (isClosing()) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
+
+/** `GET /health` (no key): the Host's network `health()`, 200 when ok, else 503. */
+function registerHealthRoute(app: FastifyInstance, selectNetwork: (host: string | undefined) => NetworkHandle): void {
+  app.get('/health', { config: { route: 'health' } }, async (req, reply) => {
+    const network = selectNetwork(req.headers.host);
+    let health: { ok: boolean } & Record<string, unknown>;
+    try {
+      health = await network.health();
+    } catch (err) {
+      req.log.error({ err, network: network.name }, 'health check failed');
+      health = { ok: false };
+    }
+    return reply.code(health.ok ? 200 : 503).send({ ...health, ok: health.ok === true });
+  });
+}
+
+/** HTTP requests in progress, so that shutdown can wait for them. */
+class InProgress {
+  private count = 0;
+  private lastDone = performance.now();
+
+  /** Counts `res` until it closes; `onClose` runs then too (one close listener for both). */
+  readonly track = (res: ServerResponse, onClose?: () => void): void => {
+    this.count++;
+    res.once('close', () => {
+      this.count--;
+      this.lastDone = performance.now();
+      onClose?.();
+    });
+  };
+
+  /** Resolves once nothing is in progress and nothing finished for SHUTDOWN_QUIET_MS, or at `deadline`. */
+  async drained(deadline: number): Promise<void> {
+    while (performance.now() < deadline && (this.count > 0 || performance.now() - this.lastDone < SHUTDOWN_QUIET_MS)) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
 }

@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
-import type { ClientGone } from '../pipeline/clientGone.js';
 import type { NodeMetrics } from '../pipeline/metrics.js';
 import type { Pipeline, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
 import type { NotificationChannel } from '../rpc/method.js';
+import { withNotifications } from './entrance.js';
 import { WriteBacklog, webSocketGauge } from './writeBacklog.js';
 
 /**
- * WebSocket sessions. One session per connection (authenticated at the upgrade); each text frame
- * is one message through the request pipeline, answered on the same socket (answers may come out
- * of order; clients match by id). Two bounds keep one client from growing the server:
+ * WebSocket sessions. One session per connection, entered at the upgrade (`entrance.ts`); each
+ * text frame is one message through the request pipeline, which writes its access line, answered
+ * on the same socket (answers may come out of order; clients match by id). Two bounds keep one client from growing the server:
  * - work: over `maxInFlight` unanswered messages the socket stops reading until one finishes;
  * - memory: what is queued on the socket and not yet handed to the kernel, less the largest frame
  *   queued (the answer being written: a client reading a 40 MB answer has not left it unread), is
@@ -44,16 +44,8 @@ export interface WebSocketLimits {
   pingIntervalMs: number;
 }
 
-/** Serves one connection until it closes; `gone` is the session's, fired when it closes. */
-export function serveWebSocket(
-  socket: WebSocket,
-  session: Session,
-  gone: ClientGone,
-  pipeline: Pipeline,
-  metrics: NodeMetrics,
-  limits: WebSocketLimits,
-  log: Logger,
-): void {
+/** Serves one connection until it closes, when the session's client-gone signal fires. */
+export function serveWebSocket(socket: WebSocket, session: Session, pipeline: Pipeline, metrics: NodeMetrics, limits: WebSocketLimits, log: Logger): void {
   metrics.wsOpened();
   let inFlight = 0;
   let paused = false;
@@ -96,7 +88,7 @@ export function serveWebSocket(
     },
     isOpen: () => !closed && closedBy === undefined && socket.readyState === socket.OPEN,
   };
-  const subscriber = pipeline.session({ ...session, notifications: channel });
+  const subscriber = withNotifications(session, channel);
 
   // A peer that answers neither the last ping nor sent anything since is gone.
   let alive = true;
@@ -146,7 +138,7 @@ export function serveWebSocket(
     backlog.stop();
     closed = true;
     for (const fn of onClose.splice(0)) fn();
-    gone.abort();
+    session.gone.abort();
     metrics.wsClosedBy(closedBy);
     log.debug({ code, keyId: session.keyId, network: session.network }, 'websocket closed');
   });
