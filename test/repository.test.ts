@@ -191,20 +191,6 @@ function layerViolations(graph: Map<string, string[]>): string[] {
  */
 const DOMAIN_LAYERS = ['chain', 'state', 'execution', 'tracing', 'follow', 'starknet', 'live'];
 
-/**
- * #30 item 1: to be removed. Domain modules that speak the wire today, each fixed by its own
- * item of issue #30; the checks below let these files through, and only them. Remove an entry
- * when its file is fixed.
- */
-const WIRE_ALLOWLIST = {
-  imports: [
-    'execution/callArgs.ts', // zod schemas of eth_call's call object and overrides
-  ],
-  codes: [
-    'execution/simulate.ts', // eth_simulateV1's -38xxx and -32xxx codes, a revert's code 3
-  ],
-};
-
 /** Imports of domain modules that reach the wire (zod, `rpc/`, `methods/`), as `module -> specifier`. */
 function wireImports(modules: Map<string, string>): string[] {
   const out: string[] = [];
@@ -246,11 +232,6 @@ function wireCodes(modules: Map<string, string>): string[] {
       });
   }
   return out;
-}
-
-/** Findings (`module -> …`, `module:line: …`) of modules not in `allowed`. */
-function notAllowed(findings: string[], allowed: readonly string[]): string[] {
-  return findings.filter((f) => !allowed.includes(f.split(/ |:/)[0]));
 }
 
 /**
@@ -355,12 +336,12 @@ describe('src layering', () => {
     expect(layerViolations(bad)).toEqual(['chain/b.ts -> methods/x.ts', 'methods/x.ts -> rpc/server.ts']);
   });
 
-  it('the domain layers import no zod, rpc/ or methods/ (the allowlist of #30 item 1 aside)', () => {
-    expect(notAllowed(wireImports(modules), WIRE_ALLOWLIST.imports)).toEqual([]);
+  it('the domain layers import no zod, rpc/ or methods/', () => {
+    expect(wireImports(modules)).toEqual([]);
   });
 
-  it('no file of the domain layers holds a JSON-RPC error code (the allowlist of #30 item 1 aside)', () => {
-    expect(notAllowed(wireCodes(modules), WIRE_ALLOWLIST.codes)).toEqual([]);
+  it('no file of the domain layers holds a JSON-RPC error code', () => {
+    expect(wireCodes(modules)).toEqual([]);
   });
 
   it('the wire checks find zod, rpc/ and methods/ imports, and JSON-RPC codes in code but not in comments', () => {
@@ -389,12 +370,16 @@ describe('src layering', () => {
       'state/c.ts:4: static readonly code = 3;',
       "state/c.ts:8: if (reason.startsWith('nonce')) return -38011;",
     ]);
-    expect(notAllowed(wireCodes(bad), ['state/c.ts'])).toEqual([]);
   });
 });
 
+/** Findings (`module -> …`, `module:line: …`) of modules not in `allowed`. */
+function notAllowed(findings: string[], allowed: readonly string[]): string[] {
+  return findings.filter((f) => !allowed.includes(f.split(/ |:/)[0]));
+}
+
 /** Files of src/ allowed over {@link MAX_FILE_LINES}: the settings table is one table of every setting. */
-const LONG_FILES_ALLOWED = ['config/settings.ts', 'execution/simulate.ts' /* #30 item 1: to be removed */];
+const LONG_FILES_ALLOWED = ['config/settings.ts'];
 const MAX_FILE_LINES = 500;
 
 /** Modules of src/ longer than {@link MAX_FILE_LINES} lines, as `path: N lines`. */

@@ -1,11 +1,11 @@
 import type { EVM } from '@ethereumjs/evm';
-import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, bytesToUnprefixedHex, concatBytes, generateAddress, hexToBytes } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToUnprefixedHex, generateAddress, hexToBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { recoverAuthority } from './authorizations.js';
 import type { AccessListEntry, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
 import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
+import { encodeTx, type TxType, unsignedTxFields } from './typedTransaction.js';
 
 /**
  * eth_createAccessList as geth computes it (ethereum/go-ethereum `internal/ethapi/api.go`
@@ -221,43 +221,13 @@ export async function buildAccessList(evm: EVM, inputs: AccessListInputs): Promi
  * `ToTransaction(LegacyTxType)` builds of the request (type by the fields given; signature zero).
  */
 export function unsignedTxHash(r: AccessListInputs['request']): string {
-  const n = bigIntToUnpaddedBytes;
-  const to = r.to ?? new Uint8Array();
-  const data = r.data ?? new Uint8Array();
-  const value = n(r.value ?? 0n);
-  const al = (r.accessList ?? []).map((e) => [e.address, e.storageKeys]);
-  const sig = [new Uint8Array(), new Uint8Array(), new Uint8Array()];
-  let typed: [number, unknown[]] | undefined;
-  if (r.gasPrice !== undefined) {
-    return bytesToHash(keccak256(RLP.encode([n(r.nonce), n(r.gasPrice), n(r.gas), to, value, data, ...sig] as never)));
-  }
-  if (r.authorizationList !== undefined) {
-    const auths = r.authorizationList.map((a) => [n(a.chainId), a.address, n(a.nonce), n(a.yParity), n(a.r), n(a.s)]);
-    typed = [4, [n(r.chainId), n(r.nonce), n(r.maxPriorityFeePerGas ?? 0n), n(r.maxFeePerGas ?? 0n), n(r.gas), to, value, data, al, auths]];
-  } else if (r.blobVersionedHashes !== undefined) {
-    typed = [
-      3,
-      [
-        n(r.chainId),
-        n(r.nonce),
-        n(r.maxPriorityFeePerGas ?? 0n),
-        n(r.maxFeePerGas ?? 0n),
-        n(r.gas),
-        to,
-        value,
-        data,
-        al,
-        n(r.maxFeePerBlobGas ?? 0n),
-        r.blobVersionedHashes,
-      ],
-    ];
-  } else if (r.maxFeePerGas !== undefined) {
-    typed = [2, [n(r.chainId), n(r.nonce), n(r.maxPriorityFeePerGas ?? 0n), n(r.maxFeePerGas), n(r.gas), to, value, data, al]];
-  } else {
-    typed = [1, [n(r.chainId), n(r.nonce), n(0n), n(r.gas), to, value, data, al]];
-  }
-  const [type, fields] = typed;
-  return bytesToHash(keccak256(concatBytes(Uint8Array.of(type), RLP.encode([...fields, ...sig] as never))));
+  // geth's ToTransaction(LegacyTxType): a gas price makes it legacy, else the newest type its fields ask for
+  let type: TxType = 1;
+  if (r.gasPrice !== undefined) type = 0;
+  else if (r.authorizationList !== undefined) type = 4;
+  else if (r.blobVersionedHashes !== undefined) type = 3;
+  else if (r.maxFeePerGas !== undefined) type = 2;
+  return bytesToHash(keccak256(encodeTx(type, unsignedTxFields(type, r))));
 }
 
 function bytesToHash(b: Uint8Array): string {

@@ -13,7 +13,8 @@ import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
 import { type EvmFlavour, EvmPool } from './evmPool.js';
 import { Forks } from './forks.js';
 import { callMessage } from './message.js';
-import { type SimulateRequest, simulate } from './simulate.js';
+import type { SimulatedBlock } from './simulate/result.js';
+import { type SimulateRequest, simulate } from './simulate/simulate.js';
 import { overriddenState, precompileEdits } from './stateOverrides.js';
 import { type PreparedCall, runMessage } from './transition.js';
 
@@ -198,10 +199,10 @@ export class CallEngine {
   }
 
   /**
-   * eth_simulateV1 (`simulate.ts`) on top of `header`, with the archive's trie nodes in `stateDb`;
+   * eth_simulateV1 (`simulate/simulate.ts`) on top of `header`, with the archive's trie nodes in `stateDb`;
    * the gas budget is `execution.simulateGasBudget`, at most the eth_call cap of the base block.
    */
-  async simulate(header: BlockHeader, request: SimulateRequest, stateDb: DB<string, string | Uint8Array>): Promise<unknown[]> {
+  async simulate(header: BlockHeader, request: SimulateRequest, stateDb: DB<string, string | Uint8Array>): Promise<SimulatedBlock[]> {
     const cap = this.gasCap(header);
     const gasBudget = this.simulateGasBudget < cap ? this.simulateGasBudget : cap;
     return simulate(

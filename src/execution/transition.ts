@@ -81,47 +81,8 @@ export async function applyMessage(
   const { common, params } = ctx.fork;
   const from = new Address(msg.from);
 
-  if (opts.nonce !== undefined) {
-    const stNonce = (await sm.getAccount(from))?.nonce ?? 0n;
-    if (stNonce < opts.nonce) failMessage(`nonce too high: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
-    if (stNonce > opts.nonce) failMessage(`nonce too low: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
-    if (stNonce === (1n << 64n) - 1n) failMessage(`nonce has max value: address ${checksum(msg.from)}, nonce: ${stNonce}`, gasLimit);
-  }
-
-  // preCheck: fee fields (London), blobs, authorizations
-  if (common.isActivatedEIP(1559)) {
-    const skip = opts.noBaseFee !== false && msg.feeCap === 0n && msg.tipCap === 0n;
-    if (!skip) {
-      if (msg.feeCap < msg.tipCap) {
-        failMessage(
-          `max priority fee per gas higher than max fee per gas: address ${checksum(msg.from)}, maxPriorityFeePerGas: ${msg.tipCap}, maxFeePerGas: ${msg.feeCap}`,
-          gasLimit,
-        );
-      }
-      if (msg.feeCap < (ctx.baseFee ?? 0n)) {
-        failMessage(`max fee per gas less than block base fee: address ${checksum(msg.from)}, maxFeePerGas: ${msg.feeCap}, baseFee: ${ctx.baseFee}`, gasLimit);
-      }
-    }
-  }
-  if (msg.blobHashes !== undefined) {
-    if (msg.to === undefined) failMessage('blob transaction of type create', gasLimit);
-    if (msg.blobHashes.length === 0) failMessage('blob transaction missing blob hashes', gasLimit);
-    if (params.maxBlobsPerTx !== undefined && msg.blobHashes.length > params.maxBlobsPerTx) failMessage('blob transaction has too many blobs', gasLimit);
-    msg.blobHashes.forEach((h, i) => {
-      if (h[0] !== 0x01) failMessage(`blob ${i} has invalid hash version`, gasLimit);
-    });
-  }
+  await preCheck(sm, prepared, gasLimit, opts);
   const blobGas = BigInt(msg.blobHashes?.length ?? 0) * params.blobGasPerBlob;
-  if (blobGas > 0n && msg.blobFeeCap !== 0n && (msg.blobFeeCap ?? 0n) < (ctx.blobBaseFee ?? 0n)) {
-    failMessage(
-      `max fee per blob gas less than block blob gas fee: address ${checksum(msg.from)} blobGasFeeCap: ${msg.blobFeeCap}, blobBaseFee: ${ctx.blobBaseFee}`,
-      gasLimit,
-    );
-  }
-  if (msg.authorizations !== undefined) {
-    if (msg.to === undefined) failMessage(`EIP-7702 transaction cannot be used to create contract (sender ${checksum(msg.from)})`, gasLimit);
-    if (msg.authorizations.length === 0) failMessage(`EIP-7702 transaction with empty auth list (sender ${checksum(msg.from)})`, gasLimit);
-  }
 
   // buyGas: the balance must cover gas * feeCap + value (+ blob gas * blob fee cap)
   let mgval = gasLimit * msg.gasPrice;
@@ -249,4 +210,55 @@ function precompileContext(evm: EVM, msg: Message): PrecompileContext {
   let address = 0;
   for (const b of msg.to) address = address * 256 + b;
   return { address, input: msg.data };
+}
+
+/**
+ * geth's `preCheck` of a message before it buys gas: the nonce (when checked), the fee fields
+ * (London), the blob fields and the authorization list. A failure throws as {@link failMessage}.
+ */
+async function preCheck(sm: StateManagerInterface, prepared: PreparedCall, gasLimit: bigint, opts: ApplyOptions): Promise<void> {
+  const { ctx, msg } = prepared;
+  const { common, params } = ctx.fork;
+  const from = new Address(msg.from);
+  if (opts.nonce !== undefined) {
+    const stNonce = (await sm.getAccount(from))?.nonce ?? 0n;
+    if (stNonce < opts.nonce) failMessage(`nonce too high: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
+    if (stNonce > opts.nonce) failMessage(`nonce too low: address ${checksum(msg.from)}, tx: ${opts.nonce} state: ${stNonce}`, gasLimit);
+    if (stNonce === (1n << 64n) - 1n) failMessage(`nonce has max value: address ${checksum(msg.from)}, nonce: ${stNonce}`, gasLimit);
+  }
+
+  // preCheck: fee fields (London), blobs, authorizations
+  if (common.isActivatedEIP(1559)) {
+    const skip = opts.noBaseFee !== false && msg.feeCap === 0n && msg.tipCap === 0n;
+    if (!skip) {
+      if (msg.feeCap < msg.tipCap) {
+        failMessage(
+          `max priority fee per gas higher than max fee per gas: address ${checksum(msg.from)}, maxPriorityFeePerGas: ${msg.tipCap}, maxFeePerGas: ${msg.feeCap}`,
+          gasLimit,
+        );
+      }
+      if (msg.feeCap < (ctx.baseFee ?? 0n)) {
+        failMessage(`max fee per gas less than block base fee: address ${checksum(msg.from)}, maxFeePerGas: ${msg.feeCap}, baseFee: ${ctx.baseFee}`, gasLimit);
+      }
+    }
+  }
+  if (msg.blobHashes !== undefined) {
+    if (msg.to === undefined) failMessage('blob transaction of type create', gasLimit);
+    if (msg.blobHashes.length === 0) failMessage('blob transaction missing blob hashes', gasLimit);
+    if (params.maxBlobsPerTx !== undefined && msg.blobHashes.length > params.maxBlobsPerTx) failMessage('blob transaction has too many blobs', gasLimit);
+    msg.blobHashes.forEach((h, i) => {
+      if (h[0] !== 0x01) failMessage(`blob ${i} has invalid hash version`, gasLimit);
+    });
+  }
+  const blobGas = BigInt(msg.blobHashes?.length ?? 0) * params.blobGasPerBlob;
+  if (blobGas > 0n && msg.blobFeeCap !== 0n && (msg.blobFeeCap ?? 0n) < (ctx.blobBaseFee ?? 0n)) {
+    failMessage(
+      `max fee per blob gas less than block blob gas fee: address ${checksum(msg.from)} blobGasFeeCap: ${msg.blobFeeCap}, blobBaseFee: ${ctx.blobBaseFee}`,
+      gasLimit,
+    );
+  }
+  if (msg.authorizations !== undefined) {
+    if (msg.to === undefined) failMessage(`EIP-7702 transaction cannot be used to create contract (sender ${checksum(msg.from)})`, gasLimit);
+    if (msg.authorizations.length === 0) failMessage(`EIP-7702 transaction with empty auth list (sender ${checksum(msg.from)})`, gasLimit);
+  }
 }

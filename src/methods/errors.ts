@@ -1,7 +1,7 @@
 import { bytesToData } from '../codec/hex.js';
 import { CallError, type CallResult, ExecutionFailedError } from '../execution/callResult.js';
 import { revertMessage } from '../execution/revert.js';
-import { SimulateError } from '../execution/simulate.js';
+import { SimulateError, type SimulateErrorKind } from '../execution/simulate/errors.js';
 import * as live from '../live/errors.js';
 import {
   ExecutionRevertedError,
@@ -32,7 +32,7 @@ import { JobAbortedError, PoolBusyError, PoolClosedError, WorkerCrashedError } f
 export function toRpcError(err: unknown): RpcError | undefined {
   // Call engine (`execution/callResult.ts`) → geth's eth_call / eth_estimateGas errors.
   if (err instanceof ExecutionFailedError) return failedRunError(err.result);
-  if (err instanceof SimulateError) return new RpcError(err.code, err.message);
+  if (err instanceof SimulateError) return new RpcError(SIMULATE_ERROR_CODES[err.kind], err.message);
   if (err instanceof CallError) return new ServerError(err.message);
   // EVM workers' admission (`workers/pool.ts`): the queue is full → -32005, as a rate limit is;
   // a lost worker, shutdown or a gone client → -32000 with the reason.
@@ -58,6 +58,26 @@ export function toRpcError(err: unknown): RpcError | undefined {
   }
   return undefined;
 }
+
+/**
+ * eth_simulateV1's refusals (`execution/simulate/errors.ts`) → geth's codes (ethereum/go-ethereum
+ * `internal/ethapi/errors.go`): -38xxx for a message that cannot be included and for the chain's
+ * order and size, -32602 for a tip above the fee cap, -32603 for any other invalid message.
+ */
+const SIMULATE_ERROR_CODES: Record<SimulateErrorKind, number> = {
+  nonceTooLow: -38010,
+  nonceTooHigh: -38011,
+  baseFeeTooLow: -38012,
+  intrinsicGas: -38013,
+  insufficientFunds: -38014,
+  blockGasLimitReached: -38015,
+  blockNumberOrder: -38020,
+  timestampOrder: -38021,
+  maxInitCodeSizeExceeded: -38025,
+  tooManyBlocks: -38026,
+  tipAboveFeeCap: -32602,
+  invalidTransaction: -32603,
+};
 
 /**
  * The wire error of a failed run, as geth sends it: a revert is code 3 with `execution reverted[:

@@ -1,6 +1,6 @@
 import type { CallResult } from '../execution/callResult.js';
 import { CallError, CallTimeoutError, ExecutionFailedError, MessageError } from '../execution/callResult.js';
-import { SimulateError } from '../execution/simulate.js';
+import { SimulateError, type SimulateErrorKind } from '../execution/simulate/errors.js';
 
 /**
  * Errors crossing the worker boundary. Structured cloning keeps an Error's message but not its
@@ -13,7 +13,7 @@ export type EncodedError =
   | { name: 'CallTimeoutError' }
   | { name: 'ExecutionFailedError'; result: CallResult }
   | { name: 'CallError'; message: string }
-  | { name: 'SimulateError'; code: number; message: string }
+  | { name: 'SimulateError'; kind: SimulateErrorKind; message: string }
   | { name: 'Error'; message: string; stack: string | undefined };
 
 /** In the worker: what to send for `err`. */
@@ -22,7 +22,7 @@ export function encodeError(err: unknown): EncodedError {
   if (err instanceof CallTimeoutError) return { name: 'CallTimeoutError' };
   if (err instanceof CallError) return { name: 'CallError', message: err.message };
   if (err instanceof ExecutionFailedError) return { name: 'ExecutionFailedError', result: err.result };
-  if (err instanceof SimulateError) return { name: 'SimulateError', code: err.code, message: err.message };
+  if (err instanceof SimulateError) return { name: 'SimulateError', kind: err.kind, message: err.message };
   const e = err instanceof Error ? err : new Error(String(err));
   return { name: 'Error', message: e.message, stack: e.stack };
 }
@@ -40,7 +40,7 @@ export function decodeError(encoded: unknown, callTimeoutMs: number): Error {
     case 'ExecutionFailedError':
       return new ExecutionFailedError(e.result);
     case 'SimulateError':
-      return new SimulateError(e.code, e.message);
+      return new SimulateError(e.kind, e.message);
     default: {
       const err = new Error(`in an EVM worker: ${e.message}`);
       if (e.stack) err.stack = `${err.message}\n${e.stack.split('\n').slice(1).join('\n')}`;

@@ -6,7 +6,8 @@ import type { AccessListResult } from '../execution/accessList.js';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
-import type { SimulateRequest } from '../execution/simulate.js';
+import type { SimulatedBlock } from '../execution/simulate/result.js';
+import type { SimulateRequest } from '../execution/simulate/simulate.js';
 import type { ReplayedTx, TraceCallItem, TracedRun } from '../tracing/adHoc.js';
 import type { TxCallTree } from '../tracing/callTree.js';
 import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
@@ -30,8 +31,8 @@ export interface CallRunner {
   estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
   /** eth_createAccessList; `request` carries geth's fee defaults. */
   createAccessList(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<AccessListResult>;
-  /** eth_simulateV1: geth's answer, a JSON value. */
-  simulate(header: BlockHeader, request: SimulateRequest, job?: JobOptions): Promise<unknown[]>;
+  /** eth_simulateV1: the simulated blocks, which `methods/` renders. */
+  simulate(header: BlockHeader, request: SimulateRequest, job?: JobOptions): Promise<SimulatedBlock[]>;
 }
 
 /** Ad-hoc Parity tracing (tracing/adHoc.ts) in the workers. */
@@ -96,7 +97,7 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
       createAccessList: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'createAccessList', block: header.hash(), request, state: overrides.state }, job) as Promise<AccessListResult>,
-      simulate: (header, request, job = {}) => pool.run({ kind: 'simulate', block: header.hash(), request }, job) as Promise<unknown[]>,
+      simulate: (header, request, job = {}) => pool.run({ kind: 'simulate', block: header.hash(), request }, job) as Promise<SimulatedBlock[]>,
     },
     adHoc: {
       traceCalls: (header, calls, overrides = {}, job = {}) =>

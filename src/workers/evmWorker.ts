@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openChain } from '../chain/open.js';
 import { createCallEngine } from '../execution/callEngine.js';
-import { depositContractOf } from '../execution/simulate.js';
+import { depositContractOf } from '../execution/simulate/systemCalls.js';
 import { StateReader } from '../state/stateReader.js';
 import { replayWithDiffs, traceCalls } from '../tracing/adHoc.js';
 import { replayBlock } from '../tracing/replay.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../config/settings.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from '../execution/callArgs.js';
-import type { SimulateRequest } from '../execution/simulate.js';
+import type { SimulateRequest } from '../execution/simulate/simulate.js';
 import type { TraceCallItem } from '../tracing/adHoc.js';
 import type { DebugTraceJob } from './debugJobs.js';
 

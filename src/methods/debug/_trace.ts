@@ -3,11 +3,12 @@ import type { z } from 'zod';
 import { HexError } from '../../codec/hex.js';
 import { quoteString } from '../../codec/quote.js';
 import { decoderSchema, jsonType } from '../../codec/schemas.js';
-import { type AccountOverride, BlockOverrideSet, type BlockOverrides, StateOverrideSet } from '../../execution/callArgs.js';
+import type { AccountOverride, BlockOverrides } from '../../execution/callArgs.js';
 import { ServerError } from '../../rpc/errors.js';
 import type { RequestContext } from '../../rpc/method.js';
 import type { TracerSpec } from '../../tracing/debug/tracer.js';
 import type { EthContext } from '../context.js';
+import { BlockOverrideSet, StateOverrideSet } from '../eth/_shared/callArgs.js';
 import { evmRequest } from '../evmRequest.js';
 
 /**

@@ -1,8 +1,8 @@
 import { BlockNumberOrHash } from '../../codec/blockId.js';
-import { CallObject } from '../../execution/callArgs.js';
 import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { CallObject } from '../eth/_shared/callArgs.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
 import { absentTraceConfig, requestedTimeout, resolveTracer, TraceCallConfigParam } from './_trace.js';

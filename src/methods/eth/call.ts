@@ -1,10 +1,10 @@
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { bytesToData } from '../../codec/hex.js';
-import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/callArgs.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { failedRunError } from '../errors.js';
 import { evmRequest } from '../evmRequest.js';
+import { BlockOverrideSet, CallObject, StateOverrideSet } from './_shared/callArgs.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
 /**

@@ -1,9 +1,9 @@
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { bigIntToQuantity } from '../../codec/hex.js';
-import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/callArgs.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { BlockOverrideSet, CallObject, StateOverrideSet } from './_shared/callArgs.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
 /**

@@ -1,16 +1,20 @@
 import { z } from 'zod';
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { jsonType } from '../../codec/schemas.js';
-import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/callArgs.js';
-import type { SimBlock, SimulateRequest } from '../../execution/simulate.js';
+import type { SimBlock, SimulateRequest } from '../../execution/simulate/simulate.js';
 import { InvalidParamsError, RpcError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { BlockOverrideSet, CallObject, StateOverrideSet } from './_shared/callArgs.js';
+import { formatSimulatedBlock } from './_shared/formatSimulatedBlock.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
+/** eth_simulateV1's options: the simulation, and how its blocks are rendered. */
+type SimOptions = SimulateRequest & { returnFullTransactions: boolean };
+
 /** geth's `simOpts`: keys matched case-insensitively, unknown keys ignored, null = absent. */
-const SimOpts = z.unknown().transform((value, ctx): SimulateRequest => {
+const SimOpts = z.unknown().transform((value, ctx): SimOptions => {
   const fail = (message: string, path: (string | number)[] = []) => {
     ctx.addIssue({ code: 'custom', message, path });
     return z.NEVER;
@@ -106,6 +110,8 @@ export const simulateV1 = defineMethod({
       if (total > simulateMaxCalls) throw new RpcError(-38026, `too many calls: ${total} > ${simulateMaxCalls}`);
     }
     const header = await resolveBlock(ctx, block, req);
-    return ctx.execution.simulate(header, opts, evmRequest(req));
+    const { returnFullTransactions, ...simulation } = opts;
+    const blocks = await ctx.execution.simulate(header, simulation, evmRequest(req));
+    return blocks.map((b) => formatSimulatedBlock(b, returnFullTransactions));
   },
 });

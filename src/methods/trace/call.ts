@@ -1,9 +1,9 @@
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { TraceTypeList } from '../../codec/schemas.js';
-import { BlockOverrideSet, CallObject, StateOverrideSet } from '../../execution/callArgs.js';
 import { defineMethod } from '../../rpc/method.js';
 import { type RpcTraceResults, renderTraceResults } from '../../tracing/parityResults.js';
 import type { EthContext } from '../context.js';
+import { BlockOverrideSet, CallObject, StateOverrideSet } from '../eth/_shared/callArgs.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
 import { traceTypes } from './_adHoc.js';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { jsonType, TraceTypeList, type TraceTypeName } from '../../codec/schemas.js';
-import { CallObject, type CallRequest } from '../../execution/callArgs.js';
+import type { CallRequest } from '../../execution/callArgs.js';
 import { LimitExceededError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import { type RpcTraceResults, renderTraceResults } from '../../tracing/parityResults.js';
 import type { EthContext } from '../context.js';
+import { CallObject } from '../eth/_shared/callArgs.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
 import { traceTypes } from './_adHoc.js';
