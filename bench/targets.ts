@@ -18,7 +18,10 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     const tn = k?.servers.tracenode?.http?.rps;
     const other = k?.servers[vs]?.http?.rps;
     const v = ratio(tn, other);
-    if (v === undefined || tn === undefined || other === undefined) return notRun(issue, target);
+    if (v === undefined || tn === undefined || other === undefined) {
+      notRun(issue, target);
+      return;
+    }
     out.push({ issue, target, measured: `${v.toFixed(2)}× (${fmtRps(tn)} vs ${fmtRps(other)} req/s)`, met: min === undefined ? null : v >= min });
   };
   const wsRatio = (issue: number, target: string, name: string, vs: ServerName, min: number) => {
@@ -26,7 +29,10 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     const tn = k?.servers.tracenode?.ws?.rps;
     const other = k?.servers[vs]?.ws?.rps;
     const v = ratio(tn, other);
-    if (v === undefined || tn === undefined || other === undefined) return notRun(issue, target);
+    if (v === undefined || tn === undefined || other === undefined) {
+      notRun(issue, target);
+      return;
+    }
     out.push({ issue, target, measured: `${v.toFixed(2)}× (${fmtRps(tn)} vs ${fmtRps(other)} req/s)`, met: v >= min });
   };
   /** `max` undefined: a figure shown for information (met: –). */
@@ -35,7 +41,10 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     const tn = k?.servers.tracenode?.c1?.p50;
     const an = k?.servers.anvil?.c1?.p50;
     const v = ratio(tn, an);
-    if (v === undefined || tn === undefined || an === undefined) return notRun(issue, target);
+    if (v === undefined || tn === undefined || an === undefined) {
+      notRun(issue, target);
+      return;
+    }
     out.push({
       issue,
       target,

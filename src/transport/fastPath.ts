@@ -105,6 +105,7 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, en
       },
     );
   });
+  return session;
 }
 
 /**

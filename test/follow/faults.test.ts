@@ -47,10 +47,19 @@ beforeAll(async () => {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString();
     const current = mode;
-    if (current === 'down') return req.socket.destroy();
+    if (current === 'down') {
+      req.socket.destroy();
+      return;
+    }
     if (current === 'stall') return; // never answers
-    if (current === 'ratelimit') return res.writeHead(429).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate"}}');
-    if (current === 'garbage') return res.writeHead(200, { 'content-type': 'application/json' }).end('<html>bad gateway</html>');
+    if (current === 'ratelimit') {
+      res.writeHead(429).end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate"}}');
+      return;
+    }
+    if (current === 'garbage') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('<html>bad gateway</html>');
+      return;
+    }
     const upstream = await fetch(built.anvil!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     let text = await upstream.text();
     if (current === 'truncate') text = text.slice(0, Math.floor(text.length / 2));
