@@ -3,7 +3,7 @@ import { Server as NetServer } from 'node:net';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { type Config, defaultConfig } from '../config/settings.js';
+import type { Config } from '../config/settings.js';
 import { createLogger, RequestLog } from '../log/logger.js';
 import { KeyRegistry, openKeys } from '../pipeline/keys.js';
 import { connectLimitStore, type LimitStore } from '../pipeline/limitStore.js';
@@ -39,8 +39,8 @@ export interface ServerOptions {
   networks: readonly NetworkHandle[];
   /** The keys and their policies (a registry the keys-file watcher can update), or plain keys. */
   keys: KeyRegistry | readonly string[];
-  /** The configuration (transport limits, CORS); default: every setting's default. */
-  config?: Config;
+  /** The configuration (transport limits, CORS, the settings each part reads), as the composition root loaded it. */
+  config: Config;
   logger?: Logger | boolean;
   /** Answer well-formed RPC POSTs before Fastify's router (default true; see fastPath.ts). */
   fastPath?: boolean;
@@ -85,7 +85,7 @@ const SHUTDOWN_QUIET_MS = 100;
  */
 export async function buildServer(opts: ServerOptions): Promise<TracenodeServer> {
   if (opts.networks.length === 0) throw new Error('buildServer: at least one network is required');
-  const config = opts.config ?? defaultConfig();
+  const config = opts.config;
   const t = config.transport;
   const keys = opts.keys instanceof KeyRegistry ? opts.keys : new KeyRegistry(openKeys([...opts.keys]));
   const selectNetwork = createNetworkSelector(opts.networks);
