@@ -1,10 +1,10 @@
-// Owns anvil processes: spawned on 127.0.0.1 and a free port, ready once they answer eth_chainId,
-// stopped with SIGTERM (SIGKILL after 3 s), and killed with the directories they leave behind when
-// this process exits.
-import { type ChildProcess, spawn } from 'node:child_process';
+// Owns anvil processes (scripts/lib/serviceProcess.ts: 127.0.0.1 and a free port, ready once they
+// answer eth_chainId, SIGTERM then SIGKILL, killed when this process exits) and the directories
+// they leave behind, removed when each stops and when this process exits.
+import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { ANVIL_BIN } from '../lib/foundry.js';
+import { type ServiceProcess, startService } from '../lib/serviceProcess.js';
 import { type AnvilClient, createAnvilClient } from './anvilClient.js';
 
 /** A running anvil. */
@@ -29,35 +29,15 @@ export interface StartAnvilOptions {
   removeOnStop?: string[];
 }
 
-const running = new Set<ChildProcess>();
 const leftovers = new Set<string>();
 let exitHookInstalled = false;
 
+/** Directories of stopped or crashed anvils are removed when this process exits. */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const p of running) {
-      try {
-        p.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
     for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      if (address === null || typeof address === 'string') return reject(new Error('no port'));
-      srv.close(() => resolvePort(address.port));
-    });
   });
 }
 
@@ -88,53 +68,27 @@ export async function startAnvil(
       leftovers.delete(dir);
     }
   };
-  let lastErr: Error | undefined;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const proc = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
-    running.add(proc);
-    let log = '';
-    const keep = (d: Buffer) => {
-      log += d;
-      if (log.length > 20_000) log = log.slice(-10_000);
-    };
-    proc.stdout.on('data', keep);
-    proc.stderr.on('data', keep);
-    let exited = false;
-    const exitedPromise = new Promise<void>((r) =>
-      proc.once('exit', () => {
-        exited = true;
-        running.delete(proc);
-        r();
-      }),
+  let service: ServiceProcess;
+  try {
+    service = await startService(
+      'anvil',
+      (port) => spawn(bin, ['--host', '127.0.0.1', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env }),
+      (url) => createAnvilClient(url, { timeoutMs: 1000 }).request({ method: 'eth_chainId' }),
+      timeoutMs,
     );
-    const url = `http://127.0.0.1:${port}`;
-    const client = createAnvilClient(url, { batch: true });
-    const probe = createAnvilClient(url, { timeoutMs: 1000 });
-    const stop = async () => {
-      if (!exited) {
-        proc.kill('SIGTERM');
-        const t = setTimeout(() => proc.kill('SIGKILL'), 3000);
-        await exitedPromise;
-        clearTimeout(t);
-      }
-      cleanup();
-    };
-    const deadline = Date.now() + timeoutMs;
-    while (!exited && Date.now() < deadline) {
-      try {
-        await probe.request({ method: 'eth_chainId' });
-        return { url, port, client, output: () => log, cpuSeconds: () => cpuSeconds(proc.pid), stop };
-      } catch {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    if (!exited) {
-      proc.kill('SIGKILL');
-      await exitedPromise;
-    }
-    lastErr = new Error(`anvil did not start (port ${port}): ${log.slice(-2000)}`);
+  } catch (err) {
+    cleanup();
+    throw err;
   }
-  cleanup();
-  throw lastErr;
+  return {
+    url: service.url,
+    port: service.port,
+    client: createAnvilClient(service.url, { batch: true }),
+    output: service.output,
+    cpuSeconds: () => cpuSeconds(service.proc.pid),
+    stop: async () => {
+      await service.stop();
+      cleanup();
+    },
+  };
 }

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe } from 'vitest';
-import { freePort } from '../../scripts/lib/services.js';
+import { startService } from '../../scripts/lib/serviceProcess.js';
 
 /**
  * Hardhat's own node (`npx hardhat node`, the devDependency `hardhat`, pinned to the last 2.x line
@@ -59,9 +59,6 @@ export interface HardhatNode {
   stop(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
 async function rpc(url: string, method: string, params: unknown[], timeoutMs = 10_000): Promise<unknown> {
   const res = await fetch(url, {
     method: 'POST',
@@ -76,16 +73,10 @@ async function rpc(url: string, method: string, params: unknown[], timeoutMs = 1
 
 /**
  * Writes `<dir>/hardhat.config.cjs`, starts `hardhat node` on 127.0.0.1 and a free port (three
- * ports are tried) and waits until it answers eth_chainId. stop() ends it; so does the exit of this
- * process.
+ * ports are tried) and waits until it answers eth_chainId (`scripts/lib/serviceProcess.ts`).
+ * stop() ends it; so does the exit of this process.
  */
 export async function startHardhatNode(dir: string, { timeoutMs = 20_000 } = {}): Promise<HardhatNode> {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const p of running) p.kill('SIGKILL');
-    });
-  }
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, 'hardhat.config.cjs');
   writeFileSync(configPath, CONFIG);
@@ -97,58 +88,19 @@ export async function startHardhatNode(dir: string, { timeoutMs = 20_000 } = {})
     XDG_DATA_HOME: join(home, 'data'),
     XDG_CACHE_HOME: join(home, 'cache'),
   };
-  let lastErr: Error | undefined;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const proc = spawn(process.execPath, [HARDHAT_CLI, '--config', configPath, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
-      cwd: REPO,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.add(proc);
-    let log = '';
-    const keep = (d: Buffer) => {
-      log += d;
-      if (log.length > 20_000) log = log.slice(-10_000);
-    };
-    proc.stdout.on('data', keep);
-    proc.stderr.on('data', keep);
-    let exited = false;
-    const exitedPromise = new Promise<void>((r) =>
-      proc.once('exit', () => {
-        exited = true;
-        running.delete(proc);
-        r();
+  const node = await startService(
+    'hardhat node',
+    (port) =>
+      spawn(process.execPath, [HARDHAT_CLI, '--config', configPath, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
+        cwd: REPO,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
       }),
-    );
-    const stop = async () => {
-      if (exited) return;
-      proc.kill('SIGTERM');
-      const t = setTimeout(() => proc.kill('SIGKILL'), 3000);
-      await exitedPromise;
-      clearTimeout(t);
-    };
-    const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + timeoutMs;
-    let ready = false;
-    while (!exited && Date.now() < deadline) {
-      try {
-        await rpc(url, 'eth_chainId', [], 1000);
-        ready = true;
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    if (!ready) {
-      await stop();
-      lastErr = new Error(`hardhat node did not start (port ${port}): ${log.slice(-2000)}`);
-      continue;
-    }
-    const call = (method: string, params: unknown[] = []) => rpc(url, method, params);
-    return { url, wsUrl: `ws://127.0.0.1:${port}`, hardfork: hardhatDefaultHardfork(), call, output: () => log, stop };
-  }
-  throw lastErr;
+    (url) => rpc(url, 'eth_chainId', [], 1000),
+    timeoutMs,
+  );
+  const call = (method: string, params: unknown[] = []) => rpc(node.url, method, params);
+  return { url: node.url, wsUrl: `ws://127.0.0.1:${node.port}`, hardfork: hardhatDefaultHardfork(), call, output: node.output, stop: node.stop };
 }
 
 const announced = new Set<string>();
