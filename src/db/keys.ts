@@ -67,6 +67,12 @@ export const META = {
    * system writes, as Hardhat makes them (`import/blockImporter.ts`, `chain/systemWrites.ts`).
    */
   systemWritesSkipped: prefixed(PREFIX.meta, utf8.encode('systemWritesSkipped')),
+  /**
+   * Present (one byte, 1) when the chain's blocks are executed keeping every account and storage
+   * slot a transaction loaded, empty or zero, as anvil makes them (`import/blockImporter.ts`,
+   * `chain/loadedState.ts`).
+   */
+  loadedStateKept: prefixed(PREFIX.meta, utf8.encode('loadedStateKept')),
 } as const;
 
 /** Version of this key schema; a datadir written by another version is refused. */

@@ -1,13 +1,19 @@
 import { Common, Mainnet } from '@ethereumjs/common';
 import { createEVM, type EVM, type EVMResult, Message } from '@ethereumjs/evm';
-import { SimpleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, hexToBytes } from '@ethereumjs/util';
+import { Caches, MerkleStateManager, SimpleStateManager } from '@ethereumjs/statemanager';
+import { createLegacyTx } from '@ethereumjs/tx';
+import { Account, Address, bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util';
+import { createVM, runTx } from '@ethereumjs/vm';
+import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { describe, expect, it } from 'vitest';
 import {
   borrowedCodeAddress,
   checkFingerprint,
   fastEipLookup,
   installCallFastPaths,
+  keepLoadedSlots,
+  keepTouchedAccounts,
+  keepZeroStorageLeaves,
   loadInterpreter,
   memoryBytes,
   opcodeTable,
@@ -120,6 +126,90 @@ describe('@ethereumjs internals', () => {
     const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'cancun' }) });
     Reflect.deleteProperty(evm, '_opcodeMap');
     await expect(installCallFastPaths(evm, new JumpAnalysisCache().analyzer)).rejects.toThrow(/EVM\._opcodeMap/);
+  });
+
+  describe("anvil's state: the hooks", () => {
+    const A = new Address(hexToBytes('0x00000000000000000000000000000000000000aa'));
+    const word = (n: bigint) => hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);
+    const leaf = (n: bigint) => bytesToHex(keccak256(word(n)));
+
+    for (const caches of [false, true]) {
+      it(`keepZeroStorageLeaves: a slot cleared, or a zero written to a fresh one, stays as a leaf holding 0x80 (${caches ? 'with' : 'without'} caches)`, async () => {
+        const sm = new MerkleStateManager({ caches: caches ? new Caches() : undefined });
+        const plain = new MerkleStateManager({ caches: caches ? new Caches() : undefined });
+        keepZeroStorageLeaves(sm);
+        for (const m of [sm, plain]) {
+          await m.putAccount(A, new Account());
+          await m.putStorage(A, word(0n), word(5n));
+          await m.putStorage(A, word(0n), word(0n));
+          await m.putStorage(A, word(1n), word(0n));
+          await m.putStorage(A, word(2n), word(7n));
+          await m.getStateRoot();
+        }
+        expect(await sm.dumpStorage(A)).toEqual({ [leaf(0n)]: '0x80', [leaf(1n)]: '0x80', [leaf(2n)]: '0x07' });
+        expect(await plain.dumpStorage(A)).toEqual({ [leaf(2n)]: '0x07' });
+        // A zero leaf reads as zero.
+        expect(await sm.getStorage(A, word(0n))).toEqual(new Uint8Array(0));
+      });
+    }
+
+    it('keepLoadedSlots: a slot only read, in a checkpoint committed, is written back as a zero leaf; one read in a checkpoint reverted is not', async () => {
+      const sm = new MerkleStateManager({ caches: new Caches() });
+      keepLoadedSlots(sm);
+      await sm.putAccount(A, new Account());
+      await sm.checkpoint();
+      await sm.getStorage(A, word(1n));
+      await sm.checkpoint();
+      await sm.getStorage(A, word(2n));
+      await sm.revert();
+      await sm.commit();
+      await sm.getStateRoot();
+      expect(await sm.dumpStorage(A)).toEqual({ [leaf(1n)]: '0x80' });
+    });
+
+    it("error: keepZeroStorageLeaves and keepLoadedSlots refuse a state manager whose storage methods are not the pinned release's, or that lacks what they use", () => {
+      const changed = new MerkleStateManager();
+      (changed as unknown as { _writeContractStorage: unknown })._writeContractStorage = async () => undefined;
+      expect(() => keepZeroStorageLeaves(changed)).toThrow(/MerkleStateManager\._writeContractStorage/);
+      expect(() => keepZeroStorageLeaves(new SimpleStateManager())).toThrow(/MerkleStateManager\._writeContractStorage/);
+      const missing = new MerkleStateManager();
+      (missing as unknown as { _modifyContractStorage: unknown })._modifyContractStorage = undefined;
+      expect(() => keepZeroStorageLeaves(missing)).toThrow(/MerkleStateManager\._modifyContractStorage/);
+      expect(() => keepLoadedSlots(new SimpleStateManager())).toThrow(/MerkleStateManager\.getStorage/);
+      expect(() => keepLoadedSlots(new MerkleStateManager())).toThrow(/no storage cache/);
+    });
+
+    it('keepTouchedAccounts: the cleanup hands over the touched accounts and deletes none of them (a 0-wei transfer to an address that has nothing)', async () => {
+      const key = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+      const dead = new Address(hexToBytes('0x000000000000000000000000000000000000dead'));
+      const run = async (hook: boolean) => {
+        const common = new Common({ chain: Mainnet, hardfork: 'prague' });
+        const vm = await createVM({ common });
+        const seen: string[][] = [];
+        if (hook) keepTouchedAccounts(vm.evm as EVM, async (touched) => void seen.push([...touched].sort()));
+        await vm.stateManager.putAccount(new Address(privateToAddress(key)), new Account(0n, 10n ** 18n));
+        await runTx(vm, { tx: createLegacyTx({ gasPrice: 10n, gasLimit: 21_000n, to: dead }, { common }).sign(key) });
+        return { seen, dead: await vm.stateManager.getAccount(dead) };
+      };
+      const kept = await run(true);
+      expect(kept.dead?.isEmpty()).toBe(true);
+      // runTx cleans up before the transaction (nothing touched yet) and after it.
+      expect(kept.seen).toEqual([
+        [],
+        [bytesToHex(privateToAddress(key)).slice(2), '0000000000000000000000000000000000000000', dead.toString().slice(2)].sort(),
+      ]);
+      expect((await run(false)).dead).toBeUndefined();
+    });
+
+    it("error: keepTouchedAccounts refuses a journal without its touched set, or whose cleanup is not the pinned release's", async () => {
+      const common = new Common({ chain: Mainnet, hardfork: 'prague' });
+      const noTouched = await createEVM({ common });
+      Reflect.deleteProperty(noTouched.journal, 'touched');
+      expect(() => keepTouchedAccounts(noTouched, async () => undefined)).toThrow(/Journal\.touched/);
+      const otherCleanup = await createEVM({ common });
+      otherCleanup.journal.cleanup = async () => undefined;
+      expect(() => keepTouchedAccounts(otherCleanup, async () => undefined)).toThrow(/Journal\.cleanup/);
+    });
   });
 
   describe('the fields the tracers read', () => {

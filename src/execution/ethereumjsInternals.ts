@@ -61,6 +61,78 @@ export function withoutSystemWrites(common: Common): Common {
   return copy;
 }
 
+/*
+ * anvil's state (`execution/loadedState.ts`): anvil keeps every storage slot a transaction reached
+ * and every account it looked up, zero or empty, where the specification removes them.
+ */
+
+/** What the storage hooks use of a MerkleStateManager. */
+interface StorageWriter {
+  _caches?: { storage?: unknown };
+  _writeContractStorage(address: Address, account: Account, key: Uint8Array, value: Uint8Array): Promise<void>;
+  _modifyContractStorage(
+    address: Address,
+    account: Account,
+    modify: (trie: { put(k: Uint8Array, v: Uint8Array): Promise<void> }, done: () => void) => void,
+  ): Promise<void>;
+}
+
+/**
+ * Makes `sm` (a MerkleStateManager) write a zero into a storage trie as a leaf holding rlp(0) =
+ * 0x80 instead of deleting the key, as anvil does; a non-zero value is written as before. Every
+ * storage write reaches the trie through `_writeContractStorage` (`putStorage` without caches, or
+ * the storage cache's `flush`). Throws when the method is not the pinned release's, or
+ * `_modifyContractStorage` is missing.
+ */
+export function keepZeroStorageLeaves(sm: StateManagerInterface): void {
+  const self = sm as unknown as Partial<StorageWriter>;
+  checkFingerprint('MerkleStateManager._writeContractStorage', self._writeContractStorage);
+  const modify = self._modifyContractStorage;
+  if (typeof modify !== 'function') throw unsupported('@ethereumjs/statemanager', 'MerkleStateManager._modifyContractStorage', 'the trie a write goes to');
+  const write = self._writeContractStorage as StorageWriter['_writeContractStorage'];
+  self._writeContractStorage = async (address, account, key, value) => {
+    if (value instanceof Uint8Array && value.length > 0) return write.call(sm, address, account, key, value);
+    // As the original's deletion: the trie is changed in the callback, which calls `done` to store it.
+    return modify.call(sm, address, account, async (trie, done) => {
+      await trie.put(key, Uint8Array.of(0x80));
+      done();
+    });
+  };
+}
+
+/**
+ * Makes `sm` keep every storage slot a transaction read or wrote in a frame that did not revert
+ * as a leaf, a zero as 0x80 ({@link keepZeroStorageLeaves}): MerkleStateManager's storage cache
+ * writes back at the end of a block every slot its `getStorage` read (a read enters the cache's
+ * diff as a write does, and a revert drops both). Throws when `getStorage` is not the pinned
+ * release's, or `sm` has no storage cache.
+ */
+export function keepLoadedSlots(sm: StateManagerInterface): void {
+  checkFingerprint('MerkleStateManager.getStorage', (Object.getPrototypeOf(sm) as Partial<StateManagerInterface> | null)?.getStorage);
+  if ((sm as unknown as StorageWriter)._caches?.storage === undefined) throw new Error('keepLoadedSlots: the state manager has no storage cache');
+  keepZeroStorageLeaves(sm);
+}
+
+/**
+ * Replaces EIP-161's clearing in `evm`'s journal: its `cleanup` (at the end of each transaction,
+ * after the system writes and the withdrawals) first awaits `atCleanup` with the accounts touched
+ * since the last one (unprefixed hex), then deletes none of them. Throws when the journal has no
+ * `touched` set or its `cleanup` is not the pinned release's.
+ */
+export function keepTouchedAccounts(evm: EVM, atCleanup: (touched: ReadonlySet<string>) => Promise<void>): void {
+  const journal = evm.journal as unknown as { touched?: unknown; cleanup?: unknown };
+  if (!(journal.touched instanceof Set)) throw unsupported('@ethereumjs/evm', 'Journal.touched', 'the accounts a transaction touched');
+  checkFingerprint('Journal.cleanup', journal.cleanup);
+  const cleanup = journal.cleanup as () => Promise<void>;
+  journal.cleanup = async () => {
+    // A new set each time the journal is cleaned (cleanJournal): read at each cleanup.
+    const touched = journal.touched as Set<string>;
+    await atCleanup(touched);
+    touched.clear();
+    return cleanup.call(journal);
+  };
+}
+
 /** The parts of an entry of @ethereumjs/evm's opcode table that opcode hooks touch. */
 export interface OpcodeEntry {
   opcodeInfo: { code: number; name: string; isAsync: boolean; dynamicGas?: boolean };
@@ -146,20 +218,27 @@ interface InterpreterInstance {
 type InterpreterClass = new (...args: unknown[]) => InterpreterInstance;
 
 /**
- * sha256 (first 16 hex digits) of the source of each method the fast paths copy or call in place
- * of the original, as @ethereumjs/evm 10.1.3 ships it (dist/esm).
+ * sha256 (first 16 hex digits) of the source of each method copied, or replaced in part, here
+ * (the call fast paths; anvil's state), as the pinned release ships it (dist/esm): its package,
+ * digest and use.
  */
 const FINGERPRINTS = {
-  'EVM.runInterpreter': '1f4905264075376d',
-  'EVM._executeCall': 'f2358d2eeecc46e1',
-  'Interpreter._getValidJumpDestinations': 'a30ec99e04e322ec',
+  'EVM.runInterpreter': ['@ethereumjs/evm', '1f4905264075376d', 'a method the call fast paths copy'],
+  'EVM._executeCall': ['@ethereumjs/evm', 'f2358d2eeecc46e1', 'a method the call fast paths copy'],
+  'Interpreter._getValidJumpDestinations': ['@ethereumjs/evm', 'a30ec99e04e322ec', 'a method the call fast paths copy'],
+  'MerkleStateManager._writeContractStorage': [
+    '@ethereumjs/statemanager',
+    '744ac1ba06cc4d1c',
+    'the storage write whose deletion of a zero anvil state replaces',
+  ],
+  'MerkleStateManager.getStorage': ['@ethereumjs/statemanager', 'c3078f8687c5f506', 'the storage read whose caching anvil state relies on'],
+  'Journal.cleanup': ['@ethereumjs/evm', 'caf804e35c079fe0', 'the EIP-161 clearing anvil state replaces'],
 } as const;
 
-/** Checks that `fn` is the method `name` of the release the fast paths were copied from. */
+/** Checks that `fn` is the method `name` of the release this file was written against. */
 export function checkFingerprint(name: keyof typeof FINGERPRINTS, fn: unknown): void {
-  if (typeof fn !== 'function' || fingerprint(fn) !== FINGERPRINTS[name]) {
-    throw unsupported('@ethereumjs/evm', name, 'a method the call fast paths copy');
-  }
+  const [pkg, digest, use] = FINGERPRINTS[name];
+  if (typeof fn !== 'function' || fingerprint(fn) !== digest) throw unsupported(pkg, name, use);
 }
 
 const fingerprints = new WeakMap<object, string>();

@@ -2,12 +2,14 @@ import type { Block } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { createVM, type RunBlockResult, runBlock, type VM } from '@ethereumjs/vm';
 import { evmBlockchain } from '../chain/blockHashes.js';
+import { keepLoadedStateOp, loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { skipSystemWritesOp, systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
 import type { BatchOp } from '../db/database.js';
 import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
+import { keepLoadedState } from '../execution/loadedState.js';
 import { createStateManager } from '../state/stateManager.js';
 import { TrieDB } from '../state/trieDb.js';
 import { createTraceIndexer, type TraceIndexer } from '../tracing/addressIndex.js';
@@ -24,14 +26,17 @@ import { emptyBodyRootDeviation, type HeaderDeviation, headerChecksFor, InvalidB
  *
  * Header rules are applied as `import.headerChecks` says for the chain's id (`validate.ts`); under
  * lenient checks the rules a block broke come back as its `deviations`, for the caller to report.
- * Two more things development nodes do are let through under lenient checks only, and reported the
+ * More things development nodes do are let through under lenient checks only, and reported the
  * same way: an empty block whose transactionsRoot is keccak256("") (Hardhat's reserved blocks:
- * `transactionsRoot`), and blocks made without the EIP-4788 and EIP-2935 system writes (Hardhat:
- * `systemCalls`). When a block of a fork that makes those writes reproduces everything but its
- * state root, it runs again without them; if every root then verifies, this chain's blocks run
- * without them from then on, and the datadir records it (META.systemWritesSkipped) in that
- * block's batch. A block executed on a genesis state its header misnames (anvil, recorded by
- * `init --from-node`) is reported as `genesisStateRoot`: its own state root verifies that state.
+ * `transactionsRoot`), blocks made without the EIP-4788 and EIP-2935 system writes (Hardhat:
+ * `systemCalls`), and blocks whose state keeps every account and storage slot their transactions
+ * loaded, empty or zero (anvil: `stateClearing`, `chain/loadedState.ts`). When a block reproduces
+ * everything but its state root, it runs again as such a node makes blocks: without the system
+ * writes (a fork that makes them), then keeping the loaded state, then both; the first way whose
+ * every root verifies is how this chain's blocks run from then on, and the datadir records it
+ * (META.systemWritesSkipped, META.loadedStateKept) in that block's batch. A block executed on a
+ * genesis state its header misnames (anvil, recorded by `init --from-node`) is reported as
+ * `genesisStateRoot`: its own state root verifies that state.
  *
  * The VM is kept between blocks (its caches follow the chain); after a failure, or before
  * executing a block whose parent is not the last block executed (a reorganisation), it is
@@ -57,9 +62,16 @@ export class BlockImporter {
   private readonly checks: 'strict' | 'lenient';
   /**
    * Whether blocks run with the EIP-4788 and EIP-2935 system writes: read from the datadir at the
-   * first block, turned off for good when a block verifies only without them (Hardhat).
+   * first block (lenient checks), turned off for good when a block verifies only without them
+   * (Hardhat).
    */
   private systemWrites: boolean | undefined;
+  /**
+   * Whether blocks run keeping the accounts and slots their transactions loaded (anvil): read from
+   * the datadir at the first block (lenient checks), turned on for good when a block verifies only
+   * so.
+   */
+  private loadedState: boolean | undefined;
 
   constructor(
     private readonly chain: EthereumChain,
@@ -113,23 +125,20 @@ export class BlockImporter {
       throw err;
     }
     if (emptyBody) deviations.push(emptyBody);
-    this.systemWrites ??= !(await systemWritesSkipped(this.chain.level));
+    // What the datadir recorded of how its node makes blocks holds under lenient checks only:
+    // strict ones execute every block as the specification says, and refuse what does not verify.
+    const lenient = this.checks === 'lenient';
+    this.systemWrites ??= !(lenient && (await systemWritesSkipped(this.chain.level)));
+    this.loadedState ??= lenient && (await loadedStateKept(this.chain.level));
     const skipBody = emptyBody !== undefined;
     let run = await this.run(block, parent, skipBody, label);
     const dataOps: BatchOp[] = [];
-    if (typeof run === 'string' && this.mayLackSystemWrites(block, run)) {
-      // Hardhat skips both writes although its chain has code at both addresses; a chain without
-      // that code gets the same root either way, so only a real omission verifies here.
-      const withWrites = run;
-      this.systemWrites = false;
-      const without = await this.run(block, parent, skipBody, label).catch((err: unknown) => err as Error);
-      if (typeof without === 'string' || without instanceof Error) {
-        this.systemWrites = true;
-        this.reset();
-      } else {
-        run = without;
-        dataOps.push(skipSystemWritesOp());
-        deviations.push({ rule: 'systemCalls', detail: `verifies without the EIP-4788 and EIP-2935 system writes; with them ${withWrites}` });
+    if (typeof run === 'string') {
+      const rerun = await this.runAsDevNode(block, parent, skipBody, label, run);
+      if (rerun) {
+        run = rerun.result;
+        dataOps.push(...rerun.ops);
+        deviations.push(...rerun.deviations);
       }
     }
     if (typeof run === 'string') {
@@ -160,9 +169,61 @@ export class BlockImporter {
   }
 
   /**
+   * Runs a block that did not verify (`mismatch`) again as development nodes make blocks, under
+   * lenient checks and when everything but the state root was reproduced (neither way changes
+   * anything else): without the EIP-4788/2935 system writes when its fork makes them (Hardhat
+   * skips both, although its chain has code at both addresses; a chain without that code gets the
+   * same root either way, so only a real omission verifies), then keeping the state its
+   * transactions loaded (anvil), then both. The first way whose every root verifies is kept for
+   * the chain: its result, the writes that record it and the deviations to report. None: the
+   * settings are restored.
+   */
+  private async runAsDevNode(
+    block: Block,
+    parent: Block,
+    skipBody: boolean,
+    label: string,
+    mismatch: string,
+  ): Promise<{ result: RunBlockResult; ops: BatchOp[]; deviations: HeaderDeviation[] } | undefined> {
+    if (this.checks !== 'lenient' || !mismatch.startsWith('stateRoot ')) return undefined;
+    const was = { systemWrites: this.systemWrites === true, loadedState: this.loadedState === true };
+    const writes = was.systemWrites && (block.common.isActivatedEIP(4788) || block.common.isActivatedEIP(2935));
+    const ways: Array<typeof was> = [];
+    if (writes) ways.push({ systemWrites: false, loadedState: was.loadedState });
+    if (!was.loadedState) ways.push({ systemWrites: was.systemWrites, loadedState: true });
+    if (writes && !was.loadedState) ways.push({ systemWrites: false, loadedState: true });
+    for (const way of ways) {
+      this.systemWrites = way.systemWrites;
+      this.loadedState = way.loadedState;
+      this.reset();
+      const result = await this.run(block, parent, skipBody, label).catch((err: unknown) => err as Error);
+      if (typeof result === 'string' || result instanceof Error) continue;
+      const ops: BatchOp[] = [];
+      const deviations: HeaderDeviation[] = [];
+      if (way.systemWrites !== was.systemWrites) {
+        ops.push(skipSystemWritesOp());
+        deviations.push({ rule: 'systemCalls', detail: `verifies without the EIP-4788 and EIP-2935 system writes; with them ${mismatch}` });
+      }
+      if (way.loadedState !== was.loadedState) {
+        ops.push(keepLoadedStateOp());
+        deviations.push({
+          rule: 'stateClearing',
+          detail: `verifies keeping every account and storage slot its transactions loaded, empty or zero; clearing them ${mismatch}`,
+        });
+      }
+      return { result, ops, deviations };
+    }
+    this.systemWrites = was.systemWrites;
+    this.loadedState = was.loadedState;
+    this.reset();
+    return undefined;
+  }
+
+  /**
    * Runs `block` on the VM (built at `parent`'s state when it is not there), with or without the
-   * system writes as {@link systemWrites} says. The result, or what did not verify (the VM is then
-   * forgotten). A block that fails to execute at all throws.
+   * system writes as {@link systemWrites} says, keeping the loaded state or not as
+   * {@link loadedState} says. The result, or what did not verify (the VM is then forgotten). A
+   * block that fails to execute at all throws.
    */
   private async run(block: Block, parent: Block, skipBody: boolean, label: string): Promise<RunBlockResult | string> {
     const { store, common } = this.chain;
@@ -175,6 +236,7 @@ export class BlockImporter {
       });
       const vmCommon = this.systemWrites === false ? withoutSystemWrites(common) : common;
       this.vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: evmBlockchain(store) });
+      if (this.loadedState === true) keepLoadedState(this.vm);
       this.indexer = createTraceIndexer(this.vm, this.chain.level);
     }
     // runBlock's `generate` builds a copy of the block with the VM's Common, whose header cannot
@@ -193,16 +255,6 @@ export class BlockImporter {
     const mismatch = compareResults(block, result);
     if (mismatch) this.reset();
     return mismatch ?? result;
-  }
-
-  /**
-   * Whether a block that did not verify may be one made without the EIP-4788/2935 system writes:
-   * lenient checks, the writes still on, a fork that makes them, and everything but the state
-   * root reproduced (the writes change nothing else).
-   */
-  private mayLackSystemWrites(block: Block, mismatch: string): boolean {
-    if (this.checks !== 'lenient' || this.systemWrites !== true || !mismatch.startsWith('stateRoot ')) return false;
-    return block.common.isActivatedEIP(4788) || block.common.isActivatedEIP(2935);
   }
 }
 

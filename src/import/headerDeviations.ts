@@ -14,6 +14,8 @@ const MESSAGES: Partial<Record<HeaderRule, string>> = {
   transactionsRoot: "block has an empty body whose transactionsRoot is keccak256 of nothing, not the empty trie's root (Hardhat): accepted",
   systemCalls:
     "block verifies only without the EIP-4788 and EIP-2935 system writes (Hardhat makes its blocks without them): this chain's blocks are executed without them from now on",
+  stateClearing:
+    "block verifies only keeping every account and storage slot its transactions loaded, empty or zero (anvil keeps them; EIP-161 and the storage trie drop them): this chain's blocks are executed so from now on",
   genesisStateRoot:
     "block 0's header names a state root other than its state's (anvil names the empty trie's): block 1 ran on the genesis state init computed, and its state root verifies it",
 };

@@ -31,7 +31,7 @@ export type HeaderChecks = 'strict' | 'lenient' | 'auto';
 
 /**
  * A header rule that `lenient` checks report instead of enforcing. The first five tie a header to
- * its parent's; the last four are what development nodes do differently from every other client,
+ * its parent's; the last five are what development nodes do differently from every other client,
  * reported and counted the same way (under strict checks each refuses the block, as it always did):
  * - `parentHash`: a block that names no parent (a zero parentHash), as the blocks Hardhat reserves
  *   for `hardhat_mine` do; its parent is the block below it ({@link namesNoParent});
@@ -39,6 +39,10 @@ export type HeaderChecks = 'strict' | 'lenient' | 'auto';
  *   trie's root (the blocks Hardhat reserves for `hardhat_mine`; {@link emptyBodyRootDeviation});
  * - `systemCalls`: a block whose state root is reproduced only without the EIP-4788 and EIP-2935
  *   system writes (Hardhat; `import/blockImporter.ts`);
+ * - `stateClearing`: a block whose state root is reproduced only when every account and storage
+ *   slot its transactions loaded is kept, empty or zero, where EIP-161 removes the empty accounts
+ *   a transaction touched and the storage trie has no key for a zero (anvil;
+ *   `chain/loadedState.ts`);
  * - `genesisStateRoot`: a block executed on a genesis state whose header names another state root
  *   (anvil's block 0 names the empty trie's; `init --from-node` records the alias).
  */
@@ -51,6 +55,7 @@ export type HeaderRule =
   | 'parentHash'
   | 'transactionsRoot'
   | 'systemCalls'
+  | 'stateClearing'
   | 'genesisStateRoot';
 
 /** A header rule a block broke, and how (`timestamp 5 not after parent's 5`). */

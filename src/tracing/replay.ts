@@ -5,10 +5,12 @@ import { createVM, runBlock, type VM } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
+import { loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
 import { systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
 import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
+import { keepLoadedState } from '../execution/loadedState.js';
 import { overlayTrie } from '../execution/trieOverlay.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
 import { attachRecorder } from './recorder.js';
@@ -44,10 +46,13 @@ export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, strin
   const parent = await chain.store.headerByHash(block.header.parentHash);
   if (!parent) throw new Error(`cannot ${what} block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
   // A copy: runBlock sets the hardfork on the VM's Common, and replays run concurrently. A chain
-  // made without the EIP-4788/2935 system writes (Hardhat) is replayed without them too.
+  // made without the EIP-4788/2935 system writes (Hardhat) is replayed without them too, and one
+  // whose state keeps what its transactions loaded (anvil) keeps it in replays too.
   const common = (await systemWritesSkipped(chain.level)) ? withoutSystemWrites(chain.common) : chain.common.copy();
   const stateManager = new MerkleStateManager({ common, trie: await overlayTrie(stateDb, parent.stateRoot), caches: new Caches() });
-  return createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
+  const vm = await createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
+  if (await loadedStateKept(chain.level)) keepLoadedState(vm);
+  return vm;
 }
 
 /**

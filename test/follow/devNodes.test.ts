@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex } from '@ethereumjs/util';
+import { runBlock } from '@ethereumjs/vm';
 import { encodeAbiParameters, type Hex, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil } from '../../scripts/anvil/anvilProcess.js';
 import { TICK_RUNTIME, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
+import { loadedStateKept } from '../../src/chain/loadedState.js';
 import { type EthereumChain, openChain } from '../../src/chain/open.js';
 import { systemWritesSkipped } from '../../src/chain/systemWrites.js';
 import { Follower } from '../../src/follow/follower.js';
@@ -15,6 +17,7 @@ import { BlockImporter } from '../../src/import/blockImporter.js';
 import { type InitResult, initDatadirFromNode } from '../../src/import/init.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
+import { vmOnParent } from '../../src/tracing/replay.js';
 import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { runCli } from '../helpers/cli.js';
@@ -36,6 +39,9 @@ import { testConfig } from '../helpers/testConfig.js';
  *   the state init computed (the datadir's state-root alias) and its state root verifies it.
  * - Hardhat: its blocks skip the EIP-4788 and EIP-2935 system writes (`systemCalls`); its reserved
  *   blocks name no parent (`parentHash`) and have the other empty transactions root.
+ * - anvil, once a transaction clears a slot, calls a precompile without value, sends 0 wei to an
+ *   address that has nothing, or reads a slot or an account that holds nothing: its state keeps what
+ *   its transactions loaded, empty or zero (`stateClearing`; the last describe).
  */
 
 const KEYS: Hex[] = [
@@ -51,21 +57,26 @@ const HISTORY = '0x0000f90827f1c53a10cb7a02335b175320002935';
 
 type Call = (method: string, params?: unknown[]) => Promise<unknown>;
 
-/** One node followed from its genesis, and what the test needs of it. */
-interface Followed {
+/** A datadir initialised from a node and following it, and how to send the node transactions. */
+interface Following {
   call: Call;
   init: InitResult;
   chain: EthereumChain;
   ctx: EthContext;
   follower: Follower;
   lines: string[];
+  send: (from: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }) => Promise<Hex>;
+}
+
+/** One node followed from its genesis through the common scenario. */
+interface Followed extends Following {
   /** The transactions sent, and the contract deployed. */
   txs: Hex[];
   contract: Hex;
 }
 
-/** Inits a datadir from the node at `url`, follows it, and drives the scenario; `burst` mines the node's burst. */
-async function followFromGenesis(dir: string, url: string, call: Call, burst: () => Promise<void>): Promise<Followed> {
+/** Inits a datadir from the node at `url` and starts following it. */
+async function startFollowing(dir: string, url: string, call: Call): Promise<Following> {
   const config = testConfig({ follow: { pollIntervalMs: 50, batchBlocks: 8 } });
   const upstream = new Upstream(url, { requestTimeoutMs: 10_000 });
   const init = await initDatadirFromNode(join(dir, 'data'), await readNodeGenesis(upstream), config);
@@ -80,7 +91,7 @@ async function followFromGenesis(dir: string, url: string, call: Call, burst: ()
   };
   const follower = new Follower(chain, upstream, { settings: config.follow, importSettings: config.import, log });
   follower.start();
-  const send = async (from: (typeof KEYS)[number], tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }): Promise<Hex> => {
+  const send = async (from: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }): Promise<Hex> => {
     const account = privateKeyToAccount(from);
     const nonce = Number(BigInt((await call('eth_getTransactionCount', [account.address, 'pending'])) as string));
     const raw = await account.signTransaction({
@@ -93,17 +104,34 @@ async function followFromGenesis(dir: string, url: string, call: Call, burst: ()
     });
     return (await call('eth_sendRawTransaction', [raw])) as Hex;
   };
+  return { call, init, chain, ctx, follower, lines, send };
+}
+
+/** A transaction's receipt: the node mines it at once, but may take a moment to serve its receipt. */
+async function receiptOf(call: Call, hash: Hex): Promise<{ contractAddress: Hex; blockNumber: Hex; status: Hex }> {
+  for (let tries = 0; ; tries++) {
+    const receipt = (await call('eth_getTransactionReceipt', [hash])) as { contractAddress: Hex; blockNumber: Hex; status: Hex } | null;
+    if (receipt !== null) return receipt;
+    if (tries === 250) throw new Error(`no receipt of ${hash}`);
+    await sleep(20);
+  }
+}
+
+/** Inits a datadir from the node at `url`, follows it, and drives the scenario; `burst` mines the node's burst. */
+async function followFromGenesis(dir: string, url: string, call: Call, burst: () => Promise<void>): Promise<Followed> {
+  const following = await startFollowing(dir, url, call);
+  const { send } = following;
   const txs = [await send(KEYS[0], { to: bob.address, value: 10n ** 18n, gas: 21_000n })];
   txs.push(await send(KEYS[0], { data: INITCODE, gas: 200_000n }));
-  const contract = ((await call('eth_getTransactionReceipt', [txs[1]])) as { contractAddress: Hex }).contractAddress;
+  const contract = (await receiptOf(call, txs[1])).contractAddress;
   txs.push(await send(KEYS[1], { to: contract, data: encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [7n, 42n]), gas: 100_000n }));
   await burst();
   txs.push(await send(KEYS[1], { to: alice.address, value: 12_345n, gas: 21_000n }));
-  return { call, init, chain, ctx, follower, lines, txs, contract };
+  return { ...following, txs, contract };
 }
 
 /** Waits until our head is the node's head block. */
-async function caughtUp(f: Followed, timeoutMs = 15_000): Promise<bigint> {
+async function caughtUp(f: Following, timeoutMs = 15_000): Promise<bigint> {
   const t0 = Date.now();
   for (;;) {
     const theirs = (await f.call('eth_getBlockByNumber', ['latest', false])) as { number: Hex; hash: Hex };
@@ -116,7 +144,7 @@ async function caughtUp(f: Followed, timeoutMs = 15_000): Promise<bigint> {
 }
 
 /** Every canonical hash from 0 to the node's head is the node's; returns the head. */
-async function expectSameChain(f: Followed): Promise<bigint> {
+async function expectSameChain(f: Following): Promise<bigint> {
   const head = await caughtUp(f);
   for (let n = 0n; n <= head; n++) {
     const theirs = ((await f.call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])) as { hash: string }).hash;
@@ -127,7 +155,7 @@ async function expectSameChain(f: Followed): Promise<bigint> {
 }
 
 /** The answer of our method and of the node to the same call. */
-async function both(f: Followed, method: string, params: unknown[]): Promise<[unknown, unknown]> {
+async function both(f: Following, method: string, params: unknown[]): Promise<[unknown, unknown]> {
   return [await ethereumMethods.get(method)!.call(f.ctx, params), await f.call(method, params)];
 }
 
@@ -178,7 +206,7 @@ async function expectSameAnswers(f: Followed): Promise<void> {
   expect(tick.map((l) => l.topics)).toEqual([[TICK_TOPIC, `0x${'7'.padStart(64, '0')}`]]);
 }
 
-async function close(f: Followed | undefined): Promise<void> {
+async function close(f: Following | undefined): Promise<void> {
   await f?.follower.stop();
   await f?.ctx.evm.close();
   await f?.chain.close();
@@ -219,6 +247,9 @@ describeWithFoundry(['anvil'], 'following a plain anvil from its genesis')('a pl
     const deviations = f.follower.status().headerDeviations ?? {};
     expect(deviations.genesisStateRoot).toBe(1);
     expect(deviations.systemCalls).toBeUndefined();
+    // Transfers, a deployment and a non-zero write: no block needs anvil's loaded state (below).
+    expect(deviations.stateClearing).toBeUndefined();
+    expect(await loadedStateKept(f.chain.level)).toBe(false);
     expect(f.lines.filter((l) => l.startsWith("warn block 0's header names a state root other than its state's"))).toHaveLength(1);
   });
 
@@ -327,5 +358,167 @@ describeWithHardhat('following a Hardhat node from its genesis')('a Hardhat node
     expect(f.follower.status().headerDeviations?.systemCalls).toBeUndefined();
     expect(lines.filter((l) => l.includes('system writes'))).toEqual([]);
     await expectSameAnswers(f);
+  });
+});
+
+/** Creation code that deploys `runtime` (hex, under 256 bytes). */
+function initcode(runtime: string): Hex {
+  const n = (runtime.length / 2).toString(16).padStart(2, '0');
+  return `0x60${n}600c60003960${n}6000f3${runtime}` as Hex;
+}
+
+/** A 32-byte word (calldata, a storage key). */
+const word = (n: bigint): Hex => encodeAbiParameters([{ type: 'uint256' }], [n]);
+
+/** Runtimes of the contracts the loaded-state scenario deploys. */
+const LOADERS = {
+  /** slot 0 := calldata[0:32] */
+  store: '60003560005500',
+  /** CALL sha256 (0x…02) without value */
+  sha256Caller: '6000600060006000600060025af15000',
+  /** SLOAD slot 1, BALANCE of 0x…caf4 */
+  reader: '6001545061caf4315000',
+  /** SLOAD slot 3, BALANCE of 0x…caf5, then REVERT */
+  reverter: '6003545061caf5315060006000fd',
+} as const;
+const SHA256 = '0x0000000000000000000000000000000000000002';
+const DEAD = '0x000000000000000000000000000000000000dead';
+const LOOKED_UP = '0x000000000000000000000000000000000000caf4';
+const LOOKED_UP_REVERTED = '0x000000000000000000000000000000000000caf5';
+const EMPTY_TRIE = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+
+/**
+ * anvil (1.7.1) writes back into its state what its transactions loaded (`chain/loadedState.ts`):
+ * a slot an SLOAD or SSTORE reached in a frame that did not revert stays as a leaf holding zero
+ * (a cleared slot, a slot read that holds nothing), and an account a transaction looked up stays
+ * as an empty account (the sha256 precompile called without value, 0xdEaD sent 0 wei, an address
+ * BALANCE read, also in a transaction that reverted). A spec-following node computes other state
+ * roots for these blocks; tracenode, under lenient checks, executes them as anvil does from the
+ * first (the slot cleared) and then answers as anvil does, proofs included.
+ */
+describeWithFoundry(['anvil'], "following a plain anvil's loaded state")('a plain anvil: what its transactions loaded stays in its state', () => {
+  const tmp = tempDir('tracenode-devnode-anvil-state-');
+  let anvil: Awaited<ReturnType<typeof startAnvil>>;
+  let f: Following;
+  let call: Call;
+  const contracts = {} as Record<keyof typeof LOADERS, Hex>;
+  /** The block whose transaction clears the slot: the first that keeps the loaded state. */
+  let cleared: bigint;
+
+  beforeAll(async () => {
+    anvil = await startAnvil([]);
+    call = (method, params = []) => rawResult(anvil.url, method, params);
+    f = await startFollowing(tmp.dir, anvil.url, call);
+    const receipt = (hash: Hex) => receiptOf(call, hash);
+    for (const name of Object.keys(LOADERS) as Array<keyof typeof LOADERS>) {
+      contracts[name] = (await receipt(await f.send(KEYS[0], { data: initcode(LOADERS[name]), gas: 200_000n }))).contractAddress;
+    }
+    await f.send(KEYS[0], { to: contracts.store, data: word(5n), gas: 100_000n });
+    // One second after its parent, so that strict checks refuse it for its state root alone.
+    const parent = (await call('eth_getBlockByNumber', ['latest', false])) as { timestamp: Hex };
+    await call('evm_setNextBlockTimestamp', [Number(BigInt(parent.timestamp) + 1n)]);
+    cleared = BigInt((await receipt(await f.send(KEYS[0], { to: contracts.store, data: word(0n), gas: 100_000n }))).blockNumber);
+    await f.send(KEYS[0], { to: contracts.sha256Caller, gas: 100_000n });
+    await f.send(KEYS[1], { to: DEAD, value: 0n, gas: 21_000n });
+    await f.send(KEYS[0], { to: contracts.reader, gas: 100_000n });
+    expect((await receipt(await f.send(KEYS[0], { to: contracts.reverter, gas: 100_000n }))).status).toBe('0x0');
+  }, 30_000);
+
+  afterAll(async () => {
+    await close(f);
+    await anvil?.stop();
+    tmp.cleanup();
+  });
+
+  it("follows every block: each canonical hash is anvil's; from the block that clears a slot they execute keeping the loaded state (stateClearing, once)", async () => {
+    const head = await expectSameChain(f);
+    expect(head).toBe(10n); // 4 deployments, slot 0 := 5, := 0, the precompile call, 0 wei to 0xdEaD, the reader, the reverter
+    expect(cleared).toBe(6n);
+    const deviations = f.follower.status().headerDeviations ?? {};
+    expect(deviations.stateClearing).toBe(1);
+    expect(deviations.genesisStateRoot).toBe(1);
+    expect(deviations.systemCalls).toBeUndefined();
+    expect(await loadedStateKept(f.chain.level)).toBe(true);
+    const reported = f.lines.filter((l) => l.startsWith('warn block verifies only keeping every account and storage slot its transactions loaded'));
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toContain(`"rule":"stateClearing","block":${cleared},`);
+    expect(reported[0]).toMatch(/clearing them stateRoot 0x[0-9a-f]{64} != header 0x[0-9a-f]{64}"/);
+  });
+
+  it("answers eth_getStorageAt and eth_getProof as anvil does: the cleared slot's zero leaf, the slot read, the empty accounts", async () => {
+    await caughtUp(f);
+    const [ours, theirs] = await both(f, 'eth_getStorageAt', [contracts.store, word(0n), 'latest']);
+    expect(ours).toBe(theirs);
+    expect(ours).toBe(word(0n));
+    const asked: Array<[Hex, Hex[]]> = [
+      [contracts.store, [word(0n)]],
+      [contracts.reader, [word(1n)]],
+      [contracts.reverter, [word(3n)]],
+      [SHA256, []],
+      [DEAD, []],
+      [LOOKED_UP, []],
+      [LOOKED_UP_REVERTED, []],
+    ];
+    const proofs: Record<string, { balance: Hex; nonce: Hex; storageHash: Hex; storageProof: Array<{ value: Hex; proof: Hex[] }> }> = {};
+    for (const [address, keys] of asked) {
+      const [ours, theirs] = (await both(f, 'eth_getProof', [address, keys, 'latest'])) as Array<(typeof proofs)[string]>;
+      // A key of an empty storage trie: anvil proves it with the empty trie's root node ["0x80"],
+      // geth and tracenode with no node (docs/peers.md); the reverter's storage stayed empty.
+      const expected = address === contracts.reverter ? { ...theirs, storageProof: theirs.storageProof.map((p) => ({ ...p, proof: [] })) } : theirs;
+      if (address === contracts.reverter) expect(theirs.storageProof[0].proof).toEqual(['0x80']);
+      expect(ours, `eth_getProof of ${address}`).toEqual(expected);
+      proofs[address] = ours;
+    }
+    // What the proofs show: zero leaves where an SLOAD or SSTORE reached a slot, none where it reverted...
+    for (const address of [contracts.store, contracts.reader]) {
+      expect(proofs[address].storageHash).not.toBe(EMPTY_TRIE);
+      expect(proofs[address].storageProof[0]).toMatchObject({ value: '0x0' });
+      expect(proofs[address].storageProof[0].proof.at(-1)).toMatch(/80$/);
+    }
+    expect(proofs[contracts.reverter].storageHash).toBe(EMPTY_TRIE);
+    // ...and empty accounts (an absent account's proof would carry zero hashes: docs/methods.md).
+    for (const address of [SHA256, DEAD, LOOKED_UP, LOOKED_UP_REVERTED]) {
+      expect(proofs[address], address).toMatchObject({ balance: '0x0', nonce: '0x0', storageHash: EMPTY_TRIE });
+    }
+  });
+
+  it('trace replays execute those blocks as the importer did: each reproduces its state root', async () => {
+    await caughtUp(f);
+    for (let n = cleared; n <= 10n; n++) {
+      const block = (await f.chain.store.blockByNumber(n))!;
+      const vm = await vmOnParent(f.chain, f.ctx.state.db, block, 'replay');
+      const result = await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
+      expect(bytesToHex(result.stateRoot), `block ${n}`).toBe(bytesToHex(block.header.stateRoot));
+    }
+  });
+
+  it('strict header checks refuse the block that clears the slot, for its state root, whatever the datadir recorded', async () => {
+    const block = (await f.chain.store.blockByNumber(cleared))!;
+    const strict = testConfig({ import: { headerChecks: 'strict' } });
+    await expect(new BlockImporter(f.chain, strict.import).execute(block)).rejects.toThrow(
+      new RegExp(`^block ${cleared} \\(${bytesToHex(block.hash())}\\): stateRoot 0x[0-9a-f]{64} != header ${bytesToHex(block.header.stateRoot)}$`),
+    );
+  });
+
+  it('a new follower of the datadir executes the next such block keeping the loaded state at once (remembered in the datadir)', async () => {
+    await caughtUp(f);
+    await f.follower.stop();
+    // 0 wei to another address that has nothing: an empty account in anvil's state.
+    await f.send(KEYS[1], { to: '0x000000000000000000000000000000000000bEEF', value: 0n, gas: 21_000n });
+    const config = testConfig({ follow: { pollIntervalMs: 50 } });
+    const lines: string[] = [];
+    const log = {
+      info: () => undefined,
+      warn: (_o: object, m: string) => lines.push(m),
+      error: (_o: object, m: string) => lines.push(m),
+      debug: () => undefined,
+    };
+    f.follower = new Follower(f.chain, new Upstream(anvil.url, { requestTimeoutMs: 10_000 }), { settings: config.follow, importSettings: config.import, log });
+    f.follower.start();
+    expect(await expectSameChain(f)).toBe(11n);
+    expect(f.follower.status().headerDeviations?.stateClearing).toBeUndefined();
+    expect(lines.filter((l) => l.includes('loaded'))).toEqual([]);
+    const [ours, theirs] = await both(f, 'eth_getProof', ['0x000000000000000000000000000000000000bEEF', [], 'latest']);
+    expect(ours).toEqual(theirs);
   });
 });
