@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
+import { onPath } from '../scripts/lib/programs.js';
 import { bodyFor, byCaseOrder, CASE_NAMES, type CaseDef, ethCases, selectCases, starknetCases } from './cases.js';
 import { anvilVersion, balanceSlot, prepareChain, prepareDemo, runStarknetBench } from './chains.js';
 import { measureEvmPool } from './evmPool.js';
@@ -299,7 +300,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       });
     }
     let replicas: BenchReport['replicas'];
-    if (wantReplicas) {
+    const replicaPrograms = ['haproxy', 'redis-server'].filter((name) => onPath(name) === undefined);
+    if (wantReplicas && replicaPrograms.length > 0) {
+      log(`replicas: skipped: needs ${replicaPrograms.join(' and ')} (Debian: apt-get install ${replicaPrograms.join(' ')})`);
+    } else if (wantReplicas) {
       await tracenode.stop();
       log('replicas: snapshots of the datadir, 1, 2 and 3 replicas behind HAProxy, the balancer hop and the Redis limiter…');
       const b = e.bench;

@@ -60,6 +60,10 @@ export async function startRedis(password?: string): Promise<RedisProcess> {
       c.stdout?.on('data', (d) => {
         out += d;
       });
+      // A missing program (ENOENT) is an error event: say so instead of crashing the process.
+      c.on('error', (err) => {
+        out += `cannot start redis-server: ${err.message}`;
+      });
       await waitFor(
         'redis-server',
         () => out,
@@ -70,7 +74,7 @@ export async function startRedis(password?: string): Promise<RedisProcess> {
     async stop() {
       const c = child;
       child = undefined;
-      if (c === undefined || c.exitCode !== null) return;
+      if (c === undefined || c.exitCode !== null || c.pid === undefined) return;
       const exited = new Promise((r) => c.once('exit', r));
       c.kill('SIGKILL');
       await exited;
@@ -92,11 +96,13 @@ export function startHaproxy(haproxy: string, config: string, env: Record<string
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));
+  // A missing program (ENOENT) is an error event: kept in the output instead of crashing the process.
+  child.on('error', (err) => (out += `cannot start ${haproxy}: ${err.message}`));
   return {
     child,
     output: () => out,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.pid === undefined) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGKILL');
       await exited;

@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { describe } from 'vitest';
+import { onPath } from '../../scripts/lib/programs.js';
+
+export { onPath };
 
 /**
  * Programs from Debian packages that some tests drive: the browser of the CORS test (`chromium`,
@@ -8,17 +9,6 @@ import { describe } from 'vitest';
  * them when missing; elsewhere a missing one skips its test with one line, and in CI
  * (`TRACENODE_CI` set, as `.ci/run` does) it fails instead.
  */
-
-/** The first of `names` found on PATH, or undefined. */
-export function onPath(...names: string[]): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of names) {
-      const path = join(dir, name);
-      if (existsSync(path)) return path;
-    }
-  }
-  return undefined;
-}
 
 /** The chromium executable on PATH, or undefined. */
 export function findChromium(): string | undefined {
