@@ -4,9 +4,12 @@ import type { StarknetBlockInput } from '../starknet/block.js';
 import { type PreparedBlock, prepareBlock } from '../starknet/blockOps.js';
 import { feltsEqual, normalizeFelt } from '../starknet/felt.js';
 import { parseBlockJson } from '../starknet/importBlocks.js';
+import { parseStateUpdateJson } from '../starknet/stateIndex.js';
+import type { StarknetStateSource } from '../starknet/stateReader.js';
 import type { StarknetStore } from '../starknet/store.js';
 import { FollowLoop, type FollowLoopOptions, FollowStoppedError } from './followLoop.js';
-import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
+import { upstreamStateSource } from './starknetStateSource.js';
+import { type Call, type Upstream, type UpstreamAnswer, UpstreamError, UpstreamRpcError } from './upstream.js';
 
 /**
  * Follows a Starknet upstream (pathfinder, juno, a provider) into a Starknet datadir that is being
@@ -15,7 +18,8 @@ import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './ups
  *
  * - The upstream's head is `starknet_blockHashAndNumber`, asked every `follow.pollIntervalMs`, or
  *   pushed by `starknet_subscribeNewHeads` on a WebSocket upstream (Starknet RPC 0.8).
- * - Blocks come as `starknet_getBlockWithReceipts` by number, `follow.batchBlocks` per batch
+ * - Blocks come as `starknet_getBlockWithReceipts` by number, each with its
+ *   `starknet_getStateUpdate` (which must name the same block hash), `follow.batchBlocks` per batch
  *   request with `follow.prefetchBatches` in flight. tracenode does not recompute Starknet block
  *   hashes (as for `import-starknet`, the upstream is trusted for them); it checks that each block
  *   is the one asked for and that its `parent_hash` is the hash of the block below it, so the
@@ -29,7 +33,11 @@ import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './ups
  *   reorganised block).
  * - The `l1_accepted` block follows the upstream's when it has that tag (RPC 0.9).
  * - Start-up: the upstream's `starknet_chainId` is recorded the first time and must match after;
- *   when the datadir holds block 0, the upstream's block 0 must have its hash.
+ *   the datadir's first block must be the upstream's block of that number. An empty datadir
+ *   starts at the block its `--from` recorded (`StarknetStore.fromBlock`), else at block 0.
+ * - The network's methods reach the upstream through the follower: {@link forward} for what
+ *   needs Starknet execution or a mempool, {@link stateSource} for state older than the first
+ *   followed block, {@link syncing} for `starknet_syncing`.
  * - Faults: as the Ethereum follower (`followLoop.ts`): nothing bad written, backoff, one line per
  *   change of state.
  */
@@ -42,9 +50,20 @@ export interface StarknetFollowerOptions extends FollowLoopOptions {
 
 const STARKNET_NEW_HEADS: Call = { method: 'starknet_subscribeNewHeads', params: [] };
 
+/** What `starknet_syncing` reports while the follower is behind: the blocks it started at and is heading to. */
+export interface StarknetSyncProgress {
+  starting: { number: number; hash: string };
+  current: { number: number; hash: string };
+  highest: { number: number; hash: string };
+}
+
 export class StarknetFollower extends FollowLoop {
   /** Whether the upstream knows the `l1_accepted` tag; undefined until asked. */
   private l1Tag: boolean | undefined;
+  /** The head when this follower first caught up from (or the first block it wrote). */
+  private syncStart: { number: number; hash: string } | undefined;
+  /** The upstream's head as last asked. */
+  private upstreamTop: { number: number; hash: string } | undefined;
 
   constructor(
     private readonly store: StarknetStore,
@@ -62,14 +81,33 @@ export class StarknetFollower extends FollowLoop {
     const theirs = felt(await this.upstream.call('starknet_chainId'), 'starknet_chainId');
     const ours = await this.store.chainId();
     if (ours !== undefined && ours !== theirs) throw new FollowStoppedError(`the upstream's chain id is ${theirs}, this datadir followed ${ours}`);
-    const genesis = await this.store.block(0);
-    if (genesis) {
-      const upstreamGenesis = await this.upstreamHash(0);
-      if (upstreamGenesis === undefined || !feltsEqual(upstreamGenesis, genesis.hash)) {
-        throw new FollowStoppedError(`the upstream's block 0 is ${upstreamGenesis ?? 'missing'}, this datadir's is ${genesis.hash}`);
+    const first = await this.store.firstBlock();
+    if (first) {
+      const upstreamFirst = await this.upstreamHash(first.number);
+      if (upstreamFirst === undefined || !feltsEqual(upstreamFirst, first.hash)) {
+        throw new FollowStoppedError(`the upstream's block ${first.number} is ${upstreamFirst ?? 'missing'}, this datadir's is ${first.hash}`);
       }
     }
     if (ours === undefined) await this.store.setChainId(theirs);
+  }
+
+  /** Sends one call to the upstream and returns its answer as given (its error included). */
+  forward(method: string, params: unknown): Promise<UpstreamAnswer> {
+    // By-name params (an object) are sent as given: the upstream reads them as the client wrote them.
+    return this.upstream.forward(method, (params ?? []) as unknown[]);
+  }
+
+  /** Where the store asks for state older than its first block with state. */
+  stateSource(): StarknetStateSource {
+    return upstreamStateSource(this.upstream);
+  }
+
+  /** The blocks `starknet_syncing` reports, or undefined when the store is at the upstream's head (or nothing is known yet). */
+  async syncing(): Promise<StarknetSyncProgress | undefined> {
+    const head = await this.store.head();
+    const top = this.upstreamTop;
+    if (head === undefined || top === undefined || head.number >= top.number) return undefined;
+    return { starting: this.syncStart ?? head, current: head, highest: top };
   }
 
   protected async syncOnce(): Promise<void> {
@@ -77,11 +115,14 @@ export class StarknetFollower extends FollowLoop {
     const target = blockNumberOf(reply, 'starknet_blockHashAndNumber');
     const targetHash = felt((reply as { block_hash?: unknown }).block_hash, 'starknet_blockHashAndNumber block_hash');
     this.status_.upstreamHead = BigInt(target);
+    this.upstreamTop = { number: target, hash: targetHash };
     const head = await this.store.head();
     if (!head) {
-      await this.catchUp(0, target, undefined);
+      const from = (await this.store.fromBlock()) ?? 0;
+      if (from <= target) await this.catchUp(from, target, undefined);
       return;
     }
+    this.syncStart ??= head;
     const at = Math.min(head.number, target);
     const theirs = at === target ? targetHash : await this.upstreamHash(at);
     const ours = (await this.store.block(at))?.hash;
@@ -145,6 +186,7 @@ export class StarknetFollower extends FollowLoop {
         }
         const prepared = prepareBlock(block);
         await this.store.appendBlock(prepared);
+        this.syncStart ??= { number: block.number, hash: block.hash };
         parent = block.hash;
         this.headMoved(false);
         this.o.log.debug({ number: block.number, hash: block.hash, events: prepared.events }, 'followed block');
@@ -208,11 +250,16 @@ export class StarknetFollower extends FollowLoop {
     }
   }
 
-  /** Blocks from..from+count-1 of the upstream, checked: each the block asked for, valid, linked to the one before. */
+  /**
+   * Blocks from..from+count-1 of the upstream with their state updates, checked: each the block
+   * asked for, valid, linked to the one before, its state update naming its hash.
+   */
   private async fetchBlocks(from: number, count: number): Promise<StarknetBlockInput[]> {
-    const calls = Array.from({ length: count }, (_, i): Call => ({ method: 'starknet_getBlockWithReceipts', params: [{ block_number: from + i }] }));
+    const at = (i: number) => [{ block_number: from + i }];
+    const calls = Array.from({ length: count }, (_, i): Call => ({ method: 'starknet_getBlockWithReceipts', params: at(i) }));
+    for (let i = 0; i < count; i++) calls.push({ method: 'starknet_getStateUpdate', params: at(i) });
     const replies = await this.upstream.batch(calls);
-    const blocks = replies.map((raw, i) => {
+    const blocks = replies.slice(0, count).map((raw, i): StarknetBlockInput => {
       let block: StarknetBlockInput;
       try {
         block = parseBlockJson(raw);
@@ -220,7 +267,16 @@ export class StarknetFollower extends FollowLoop {
         throw new UpstreamError(`upstream block ${from + i}: ${(err as Error).message}`);
       }
       if (block.number !== from + i) throw new UpstreamError(`upstream answered block ${block.number} when asked for block ${from + i}`);
-      return block;
+      let stateUpdate: StarknetBlockInput['stateUpdate'];
+      try {
+        stateUpdate = parseStateUpdateJson(replies[count + i]);
+      } catch (err) {
+        throw new UpstreamError(`upstream state update of block ${from + i}: ${(err as Error).message}`);
+      }
+      if (!feltsEqual(stateUpdate.blockHash, block.hash)) {
+        throw new UpstreamError(`upstream state update of block ${from + i} names block ${stateUpdate.blockHash}, not ${block.hash}`);
+      }
+      return { ...block, stateUpdate };
     });
     for (let i = 1; i < blocks.length; i++) {
       if (!feltsEqual(blocks[i].parentHash, blocks[i - 1].hash)) {

@@ -48,13 +48,40 @@ export interface StarknetEventInput {
   data: string[];
 }
 
-/** A transaction's hash and the events of its receipt, in emission order. */
+/**
+ * A transaction's hash and the events of its receipt, in emission order; with the transaction and
+ * its receipt as the source gave them (objects of the source's `starknet_getBlockWithReceipts`
+ * answer, kept verbatim and served back as they came). Either may be absent when the source gave
+ * only events (tests build blocks so).
+ */
 export interface StarknetTransactionInput {
   hash: string;
   events: StarknetEventInput[];
+  transaction?: Record<string, unknown>;
+  receipt?: Record<string, unknown>;
 }
 
-/** What the importer hands to the store: a header and every transaction's events. */
+/**
+ * What a block's state update changed, felts as given: storage slots written, nonces set, the
+ * class hash each deployed or replaced contract has from this block, and the classes declared
+ * (Cairo 1 and Cairo 0 alike).
+ */
+export interface StateDiff {
+  storage: Array<{ address: string; key: string; value: string }>;
+  nonces: Array<{ address: string; nonce: string }>;
+  classes: Array<{ address: string; classHash: string }>;
+  declared: string[];
+}
+
+/** A block's state update: the source's `starknet_getStateUpdate` answer, kept verbatim, and its diff. */
+export interface StateUpdateInput {
+  blockHash: string;
+  json: Record<string, unknown>;
+  diff: StateDiff;
+}
+
+/** What the importer hands to the store: a header, every transaction, and the state update when known. */
 export interface StarknetBlockInput extends StarknetBlockHeader {
   transactions: StarknetTransactionInput[];
+  stateUpdate?: StateUpdateInput;
 }

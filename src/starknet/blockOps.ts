@@ -1,5 +1,6 @@
 import type { BatchOp, Level } from '../db/database.js';
 import type { BlockStatus, HeaderFields, ResourcePrice, StarknetBlockHeader, StarknetBlockInput } from './block.js';
+import { bodyOps, bodyRemovalOps } from './bodies.js';
 import { decodeEventRecord, encodeEventRecord } from './eventRecord.js';
 import { feltToBytes, hex64ToBytes, trustedFeltToHex64 } from './felt.js';
 import {
@@ -15,13 +16,15 @@ import {
   SN_PREFIX,
   streamPrefix,
 } from './keys.js';
+import { stateOps, stateRemovalOps } from './stateIndex.js';
 
 /**
  * The batches that add a block to a Starknet datadir and take one away (key schema in
  * `keys.ts`). Adding writes the block record, its hash entry, its events and one posting per
- * distinct indexed value; taking away deletes exactly those keys, found again from the stored
- * events, so a datadir that followed an upstream through a reorganisation holds the same entries
- * as one that imported the final chain.
+ * distinct indexed value, its transactions and receipts (`bodies.ts`) and, when known, its state
+ * update (`stateIndex.ts`); taking away deletes exactly those keys, found again from the stored
+ * events, transactions and state update, so a datadir that followed an upstream through a
+ * reorganisation holds the same entries as one that imported the final chain.
  */
 
 /**
@@ -88,6 +91,8 @@ export interface PreparedBlock {
   hashBytes: Uint8Array;
   ops: BatchOp[];
   events: number;
+  /** Whether the batch holds the block's state update. */
+  hasState: boolean;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -148,14 +153,17 @@ export function prepareBlock(block: StarknetBlockInput): PreparedBlock {
   ops.push({ type: 'put', key: blockKey(block.number), value: utf8Encoder.encode(JSON.stringify(record)) });
   ops.push({ type: 'put', key: blockHashKey(hashBytes), value: encodeBlockNumber(block.number) });
   if (block.status === 'ACCEPTED_ON_L1') ops.push({ type: 'put', key: l1AcceptedKey(block.number), value: EMPTY });
+  ops.push(...bodyOps(block));
+  if (block.stateUpdate !== undefined) ops.push(...stateOps(block.number, block.stateUpdate));
   const { number, hash, parentHash, timestamp, status, fields } = block;
-  return { block: { number, hash, parentHash, timestamp, status, fields }, hashBytes, ops, events };
+  return { block: { number, hash, parentHash, timestamp, status, fields }, hashBytes, ops, events, hasState: block.stateUpdate !== undefined };
 }
 
 /**
  * Deletes of every stored block above `ancestor` (a reorganisation drops them): for each, its
  * `B`, `H`, `L`, its `E` entries and the postings its events made, read back from the stored
- * events. Returns the ops and the dropped blocks' numbers and hashes, highest first.
+ * events, its `T` and `X` entries and its state update's entries. Returns the ops and the dropped
+ * blocks' numbers and hashes, highest first.
  */
 export async function removalOps(level: Level, ancestor: number): Promise<{ ops: BatchOp[]; dropped: Array<{ number: number; hash: string }> }> {
   const ops: BatchOp[] = [];
@@ -176,6 +184,7 @@ export async function removalOps(level: Level, ancestor: number): Promise<{ ops:
     ops.push({ type: 'del', key });
     ops.push({ type: 'del', key: blockHashKey(feltToBytes(record.hash)) });
     ops.push({ type: 'del', key: l1AcceptedKey(number) });
+    ops.push(...(await bodyRemovalOps(level, number)), ...(await stateRemovalOps(level, number)));
   }
   return { ops, dropped };
 }

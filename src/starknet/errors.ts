@@ -61,3 +61,50 @@ export class InvalidContinuationTokenError extends Error {
     this.reason = reason;
   }
 }
+
+/** No stored transaction has this hash. */
+export class TransactionNotFoundError extends Error {
+  override readonly name = 'TransactionNotFoundError';
+  constructor(hash: string) {
+    super(`transaction ${hash} is not stored`);
+  }
+}
+
+/** A stored block has no transaction at this index. */
+export class InvalidTransactionIndexError extends Error {
+  override readonly name = 'InvalidTransactionIndexError';
+  constructor(block: string, index: number) {
+    super(`block ${block} has no transaction ${index}`);
+  }
+}
+
+/** No contract is deployed at this address at the block asked for. */
+export class ContractNotFoundError extends Error {
+  override readonly name = 'ContractNotFoundError';
+  constructor(address: string, block: number) {
+    super(`no contract at ${address} at block ${block}`);
+  }
+}
+
+/** No class with this hash is declared at the block asked for. */
+export class ClassHashNotFoundError extends Error {
+  override readonly name = 'ClassHashNotFoundError';
+  constructor(classHash: string, block: number) {
+    super(`class ${classHash} is not declared at block ${block}`);
+  }
+}
+
+/**
+ * The store cannot say what was asked: the state of a block outside the blocks whose state
+ * updates it holds, a state update it was not given, a value older than its first block with
+ * state or a class definition when no upstream is followed to ask, or the chain id of an
+ * imported datadir. The message says which, and what would give it.
+ */
+export class NotHeldError extends Error {
+  override readonly name = 'NotHeldError';
+}
+
+/** The followed upstream did not give a value the store needed (unreachable, slow, malformed). */
+export class StateSourceError extends Error {
+  override readonly name = 'StateSourceError';
+}

@@ -1,11 +1,11 @@
 import type { Config } from '../config/settings.js';
+import { type BlockRef, isPendingRef, storedBlockNumber } from './blockRef.js';
 import { type ContinuationToken, formatContinuationToken, parseContinuationToken } from './continuationToken.js';
-import { BlockNotFoundError, InvalidContinuationTokenError, PageSizeTooBigError, TooManyKeysInFilterError } from './errors.js';
+import { InvalidContinuationTokenError, PageSizeTooBigError, TooManyKeysInFilterError } from './errors.js';
 import { type EventCursor, IndexCursor, MAX_READ_BATCH, ScanCursor } from './eventCursors.js';
 import { eventConstraints, eventMatcher } from './eventMatcher.js';
 import { type PlanName, planQuery } from './eventPlanner.js';
 import { decodeEventRecord, type StoredEvent } from './eventRecord.js';
-import { bytesToHex64 } from './felt.js';
 import type { EventPosition } from './keys.js';
 import type { StarknetStore } from './store.js';
 
@@ -27,11 +27,8 @@ import type { StarknetStore } from './store.js';
  */
 export type EventLimits = Pick<Config['starknet'], 'maxChunkSize' | 'maxKeyPositions'>;
 
-/** Block tags: an imported node has no pending / pre-confirmed block (see {@link resolveRange}). */
-export type BlockTag = 'latest' | 'l1_accepted' | 'pending' | 'pre_confirmed';
-
-/** A `from_block` / `to_block`, decoded. */
-export type BlockRef = { number: number } | { hash: Uint8Array } | { tag: BlockTag };
+/** Block tags (`blockRef.ts`): an imported node has no pending / pre-confirmed block (see {@link resolveRange}). */
+export type { BlockRef, BlockTag } from './blockRef.js';
 
 /** A decoded event filter plus page request. Felts are 32-byte values. */
 export interface EventFilter {
@@ -139,31 +136,10 @@ export async function getEvents(store: StarknetStore, filter: EventFilter, opts:
  */
 async function resolveRange(store: StarknetStore, from: BlockRef | undefined, to: BlockRef | undefined): Promise<{ from: number; to: number } | undefined> {
   const latest = await store.latestNumber();
-  const fromNumber = from === undefined ? 0 : isPendingTag(from) ? (latest ?? -1) + 1 : await resolveBlock(store, from);
-  const toNumber = to === undefined || isPendingTag(to) ? latest : await resolveBlock(store, to);
+  const fromNumber = from === undefined ? 0 : isPendingRef(from) ? (latest ?? -1) + 1 : await storedBlockNumber(store, from);
+  const toNumber = to === undefined || isPendingRef(to) ? latest : await storedBlockNumber(store, to);
   if (toNumber === undefined || fromNumber > toNumber) return undefined;
   return { from: fromNumber, to: toNumber };
-}
-
-function isPendingTag(ref: BlockRef): boolean {
-  return 'tag' in ref && (ref.tag === 'pending' || ref.tag === 'pre_confirmed');
-}
-
-async function resolveBlock(store: StarknetStore, ref: BlockRef): Promise<number> {
-  let n: number | undefined;
-  if ('number' in ref) n = (await store.block(ref.number)) ? ref.number : undefined;
-  else if ('hash' in ref) n = await store.blockNumberByHash(ref.hash);
-  else if (ref.tag === 'latest') n = await store.latestNumber();
-  else if (ref.tag === 'l1_accepted') n = await store.l1AcceptedNumber();
-  if (n === undefined) throw new BlockNotFoundError(describeBlockRef(ref));
-  return n;
-}
-
-/** A block reference as the domain error names it: `number 7`, `hash 0x…` (64 digits), `tag latest`. */
-function describeBlockRef(ref: BlockRef): string {
-  if ('number' in ref) return `number ${ref.number}`;
-  if ('hash' in ref) return `hash 0x${bytesToHex64(ref.hash)}`;
-  return `tag ${ref.tag}`;
 }
 
 /**

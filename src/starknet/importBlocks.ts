@@ -12,13 +12,15 @@ import {
 } from './block.js';
 import { type PreparedBlock, prepareBlock } from './blockOps.js';
 import { feltToHex64, isFelt } from './felt.js';
+import { parseStateUpdateJson } from './stateIndex.js';
 import type { StarknetStore } from './store.js';
 
 /**
  * Import of Starknet blocks from NDJSON: one `starknet_getBlockWithReceipts` result per line
- * (the format of `fixtures/starknet/`). Of each block the store keeps the header fields
- * (hash, number, parent, timestamp, status) and every receipt's events with the transaction hash;
- * other fields are ignored. Blank lines are skipped.
+ * (the format of `fixtures/starknet/`). Of each block the store keeps the header fields, every
+ * transaction and receipt as given, and every receipt's events, indexed. Blank lines are skipped.
+ * State updates (`starknet_getStateUpdate` results, one per line) may come with the blocks, in
+ * the blocks' order: each is stored with the block whose hash it names.
  */
 
 /** A line that is not a valid block. The import stops there; nothing of that block is written. */
@@ -44,6 +46,64 @@ export interface StarknetImportOptions {
   progress?: { to: NodeJS.WritableStream; everyMs: number };
   /** Checked between blocks: when aborted, the import stops after the current block's batch. */
   signal?: AbortSignal;
+  /** State updates to store with the blocks, in the blocks' order (see {@link StateUpdateLines}). */
+  stateUpdates?: StateUpdateLines;
+}
+
+/**
+ * The lines of a state-update file, read along the blocks: the next update is stored with the
+ * block whose hash it names; blocks it does not name get none. An update still unread when the
+ * blocks end names no imported block: {@link StarknetImportError} (call {@link finish}).
+ */
+export class StateUpdateLines {
+  private readonly it: AsyncIterator<string> | Iterator<string>;
+  private lineNo = 0;
+  private next: { line: number; update: ReturnType<typeof parseStateUpdateJson> } | null | undefined;
+
+  constructor(
+    lines: AsyncIterable<string> | Iterable<string>,
+    readonly source?: string,
+  ) {
+    this.it = Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : lines[Symbol.iterator]();
+  }
+
+  /** The update of the block with this hash, when it is the next one. */
+  async take(blockHash: string): Promise<ReturnType<typeof parseStateUpdateJson> | undefined> {
+    const next = await this.peek();
+    if (next === null || feltToHex64(next.update.blockHash) !== feltToHex64(blockHash)) return undefined;
+    this.next = undefined;
+    return next.update;
+  }
+
+  /** Fails when an update was left unread: it names no imported block (or blocks came in another order). */
+  async finish(): Promise<void> {
+    const next = await this.peek();
+    if (next !== null) {
+      throw new StarknetImportError(
+        next.line,
+        `state update of block ${next.update.blockHash} matches no imported block (state updates follow the blocks' order)`,
+        this.source,
+      );
+    }
+  }
+
+  private async peek(): Promise<{ line: number; update: ReturnType<typeof parseStateUpdateJson> } | null> {
+    while (this.next === undefined) {
+      const r = await this.it.next();
+      if (r.done) {
+        this.next = null;
+        break;
+      }
+      this.lineNo++;
+      if (r.value.trim() === '') continue;
+      try {
+        this.next = { line: this.lineNo, update: parseStateUpdateJson(JSON.parse(r.value)) };
+      } catch (err) {
+        throw new StarknetImportError(this.lineNo, (err as Error).message, this.source);
+      }
+    }
+    return this.next;
+  }
 }
 
 /** Outcome of an import run. */
@@ -112,12 +172,14 @@ export async function importStarknetBlocks(
       lineNo++;
       if (opts.signal?.aborted) break;
       if (line.trim() === '') continue;
-      let prepared: PreparedBlock;
+      let block: StarknetBlockInput;
       try {
-        prepared = prepareBlock(parseBlockLine(line));
+        block = parseBlockLine(line);
       } catch (err) {
         throw new StarknetImportError(lineNo, (err as Error).message, opts.source);
       }
+      const stateUpdate = await opts.stateUpdates?.take(block.hash);
+      const prepared = prepareBlock(stateUpdate === undefined ? block : { ...block, stateUpdate });
       await inflight;
       inflight = commit(prepared, lineNo);
       // Handled here so that a failing write is not reported as unhandled while the next line is
@@ -194,7 +256,8 @@ export function parseBlockJson(raw: unknown): StarknetBlockInput {
         data: felts(ev.data, `${ewhere}.data`),
       };
     });
-    return { hash: txHash, events };
+    const transaction = entry.transaction === undefined ? undefined : (entry.transaction as Record<string, unknown>);
+    return { hash: txHash, events, transaction, receipt };
   });
   return { number, hash, parentHash, timestamp, status: status as BlockStatus, fields: headerFields(b), transactions };
 }

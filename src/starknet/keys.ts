@@ -25,9 +25,22 @@
  * | `A`    | from_address (32) ++ block (8)           | ordinals: index by contract                 |
  * | `K`    | key index i (1) ++ keys[i] (32) ++ block (8) | ordinals: index by the i-th key, i < 16 |
  * | `C`    | from_address (32) ++ keys[0] (32) ++ block (8) | ordinals: index by contract + selector |
+ * | `T`    | block (8) ++ transaction index (4)       | transaction and receipt, JSON (`bodies.ts`) |
+ * | `X`    | transaction hash (32)                    | block (8) ++ transaction index (4)          |
+ * | `U`    | block number (8)                         | the block's state update, JSON as given     |
+ * | `S`    | address (32) ++ storage key (32) ++ block (8) | value written (32), or empty: no contract |
+ * | `O`    | address (32) ++ block (8)                | nonce (32), or empty: no contract           |
+ * | `Z`    | address (32) ++ block (8)                | class hash (32), or empty: no contract      |
+ * | `D`    | class hash (32)                          | block (8) the class was declared in         |
+ * | `Y`    | class hash (32)                          | the class definition, JSON as fetched       |
+ * | `m`    | `starknet-state` (utf-8)                 | the blocks with state, JSON `{from, through}` |
+ * | `m`    | `starknet-from` (utf-8)                  | block (8) an empty datadir follows from     |
  *
  * Felts inside keys are their 32-byte big-endian value, so `0x01` and `0x1` are the same key.
- * `E` is the by-block index (a block's events are one contiguous key range).
+ * `E` is the by-block index (a block's events are one contiguous key range). `S`, `O` and `Z` are
+ * written from each block's state update at that block's number (`stateIndex.ts`), and once at the
+ * block before the first block with state for a value read from the followed upstream
+ * (`stateReader.ts`): the value at block N is the entry of the highest block ≤ N.
  */
 
 /** Table prefixes. Distinct from the Ethereum ones except `m`, which both kinds use for metadata. */
@@ -40,6 +53,14 @@ export const SN_PREFIX = {
   byAddress: 0x41, // A
   byKey: 0x4b, // K
   byAddressKey0: 0x43, // C
+  transaction: 0x54, // T
+  transactionHash: 0x58, // X
+  stateUpdate: 0x55, // U
+  storage: 0x53, // S
+  nonce: 0x4f, // O
+  classHash: 0x5a, // Z
+  classDeclared: 0x44, // D
+  classDefinition: 0x59, // Y
 } as const;
 
 const utf8 = new TextEncoder();
@@ -62,8 +83,24 @@ export const STARKNET_SCHEMA_KEY = Uint8Array.of(SN_PREFIX.meta, ...utf8.encode(
  */
 export const STARKNET_CHAIN_ID_KEY = Uint8Array.of(SN_PREFIX.meta, ...utf8.encode('starknet-chain-id'));
 
-/** Version of this key schema; a datadir written by another version is refused. */
-export const STARKNET_SCHEMA_VERSION = 1;
+/**
+ * Key of the range of blocks whose state is held (`{"from": F, "through": T}`, JSON): every block
+ * from F to T has its state update stored, so the state at any block of that range is known.
+ */
+export const STARKNET_STATE_RANGE_KEY = Uint8Array.of(SN_PREFIX.meta, ...utf8.encode('starknet-state'));
+
+/**
+ * Key of the block an empty datadir follows from (`follow --from`, 8 bytes), written when the
+ * datadir is made, so that a restart before the first block is written starts there too.
+ */
+export const STARKNET_FROM_KEY = Uint8Array.of(SN_PREFIX.meta, ...utf8.encode('starknet-from'));
+
+/**
+ * Version of this key schema; a datadir of a later version is refused. 2: transactions, receipts
+ * and state updates are stored (`T`, `X`, `U`, `S`, `O`, `Z`, `D`, `Y`). A schema 1 datadir opens
+ * as version 2: its blocks have none of those entries (their reads say so), later blocks do.
+ */
+export const STARKNET_SCHEMA_VERSION = 2;
 
 /** Bytes of an encoded event position (an `E` key without its prefix). */
 export const POSITION_BYTES = 12;
@@ -224,4 +261,63 @@ function prefixed(head: number[], bytes: Uint8Array): Uint8Array {
   key.set(head, 0);
   key.set(bytes, head.length);
   return key;
+}
+
+/** `T ++ block ++ index`: a transaction and its receipt. */
+export function transactionKey(block: number, index: number): Uint8Array {
+  const key = new Uint8Array(1 + POSITION_BYTES);
+  key[0] = SN_PREFIX.transaction;
+  writePosition(key, 1, block, index);
+  return key;
+}
+
+/** The block and index of a `T` key, or of an `X` value (`offset` 0). */
+export function readTransactionPosition(bytes: Uint8Array, offset: number): { block: number; index: number } {
+  return { block: readBlockNumber(bytes, offset), index: readUint32(bytes, offset + 8) };
+}
+
+/** The 12-byte value of an `X` entry. */
+export function encodeTransactionPosition(block: number, index: number): Uint8Array {
+  const out = new Uint8Array(POSITION_BYTES);
+  writePosition(out, 0, block, index);
+  return out;
+}
+
+/** `X ++ hash`. */
+export function transactionHashKey(hash: Uint8Array): Uint8Array {
+  return prefixed([SN_PREFIX.transactionHash], hash);
+}
+
+/** `U ++ block`. */
+export function stateUpdateKey(number: number): Uint8Array {
+  const key = blockKey(number);
+  key[0] = SN_PREFIX.stateUpdate;
+  return key;
+}
+
+/**
+ * The prefix of one state item's history: a storage slot (`S ++ address ++ key`), a nonce
+ * (`O ++ address`) or a class hash (`Z ++ address`). Its entries are `prefix ++ block`
+ * ({@link postingKey} builds them), one per block that wrote the item.
+ */
+export const statePrefix = {
+  storage: (address: Uint8Array, key: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(1 + 2 * FELT_BYTES);
+    out[0] = SN_PREFIX.storage;
+    out.set(address, 1);
+    out.set(key, 1 + FELT_BYTES);
+    return out;
+  },
+  nonce: (address: Uint8Array): Uint8Array => prefixed([SN_PREFIX.nonce], address),
+  classHash: (address: Uint8Array): Uint8Array => prefixed([SN_PREFIX.classHash], address),
+} as const;
+
+/** `D ++ class hash`. */
+export function classDeclaredKey(classHash: Uint8Array): Uint8Array {
+  return prefixed([SN_PREFIX.classDeclared], classHash);
+}
+
+/** `Y ++ class hash`. */
+export function classDefinitionKey(classHash: Uint8Array): Uint8Array {
+  return prefixed([SN_PREFIX.classDefinition], classHash);
 }

@@ -1,7 +1,8 @@
-import { type Level, openDatabase } from '../db/database.js';
+import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
 import { MAX_BLOCK_NUMBER, type StarknetBlockHeader, type StarknetBlockInput } from './block.js';
 import { type BlockRecord, headerFieldsOf, type PreparedBlock, prepareBlock, removalOps } from './blockOps.js';
+import { readBlockTransactionHashes, readBlockTransactions, readTransaction, type StoredTransaction, transactionPosition } from './bodies.js';
 import { NoBlocksError } from './errors.js';
 import { decodeEventRecord, type StoredEvent } from './eventRecord.js';
 import { trustedFeltToHex64 } from './felt.js';
@@ -10,14 +11,27 @@ import {
   blockKey,
   DATADIR_KIND_KEY,
   DATADIR_KIND_STARKNET,
+  encodeBlockNumber,
   eventKey,
   l1AcceptedKey,
   readBlockNumber,
   SN_PREFIX,
   STARKNET_CHAIN_ID_KEY,
+  STARKNET_FROM_KEY,
   STARKNET_SCHEMA_KEY,
   STARKNET_SCHEMA_VERSION,
+  STARKNET_STATE_RANGE_KEY,
 } from './keys.js';
+import { readStateUpdate } from './stateIndex.js';
+
+/**
+ * The blocks whose state the store holds: every block from `from` to `through` has its state
+ * update stored (`through` < `from` when a reorganisation left none).
+ */
+export interface StateRange {
+  from: number;
+  through: number;
+}
 
 /** A stored block: header plus counts. */
 export interface StoredBlock extends StarknetBlockHeader {
@@ -62,7 +76,11 @@ async function checkKind(level: Level, datadir: string, create: boolean): Promis
     if (name !== DATADIR_KIND_STARKNET) throw new DatadirKindError(`datadir ${datadir} holds a ${name} chain, not a Starknet one`);
     const schema = await level.get(STARKNET_SCHEMA_KEY);
     const version = schema?.length === 4 ? new DataView(schema.buffer, schema.byteOffset, 4).getUint32(0) : undefined;
-    if (version !== STARKNET_SCHEMA_VERSION) {
+    // Schema 1 (no transactions, receipts nor state updates) opens as is: its blocks' events and
+    // headers are served, and the reads that need what it did not keep say so; blocks written from
+    // now on keep them.
+    if (version === 1) await level.batch([schemaVersionOp()]);
+    else if (version !== STARKNET_SCHEMA_VERSION) {
       throw new DatadirKindError(`datadir ${datadir} has Starknet schema ${version ?? 'unknown'}, this tracenode reads ${STARKNET_SCHEMA_VERSION}`);
     }
     return;
@@ -72,12 +90,14 @@ async function checkKind(level: Level, datadir: string, create: boolean): Promis
   const anyKey = await level.keys({ limit: 1 }).all();
   if (anyKey.length > 0) throw new DatadirKindError(`datadir ${datadir} is not a Starknet datadir (unknown content)`);
   if (!create) throw new DatadirKindError(`datadir ${datadir} has no Starknet blocks: run \`tracenode import-starknet --datadir ${datadir} blocks.ndjson\``);
+  await level.batch([{ type: 'put', key: DATADIR_KIND_KEY, value: utf8Encoder.encode(DATADIR_KIND_STARKNET) }, schemaVersionOp()]);
+}
+
+/** The put of this schema's version. */
+function schemaVersionOp(): BatchOp {
   const schema = new Uint8Array(4);
   new DataView(schema.buffer).setUint32(0, STARKNET_SCHEMA_VERSION);
-  await level.batch([
-    { type: 'put', key: DATADIR_KIND_KEY, value: utf8Encoder.encode(DATADIR_KIND_STARKNET) },
-    { type: 'put', key: STARKNET_SCHEMA_KEY, value: schema },
-  ]);
+  return { type: 'put', key: STARKNET_SCHEMA_KEY, value: schema };
 }
 
 /**
@@ -93,6 +113,7 @@ async function checkKind(level: Level, datadir: string, create: boolean): Promis
 export class StarknetStore {
   private latestCache: number | null | undefined;
   private l1Cache: number | null | undefined;
+  private stateRangeCache: StateRange | null | undefined;
   private readonly blockCache = new Map<number, StoredBlock>();
   private readonly blockCacheEntries: number;
 
@@ -181,6 +202,33 @@ export class StarknetStore {
     return values.map(decodeEventRecord);
   }
 
+  /** Every transaction of stored block `number` with its receipt, in block order (`bodies.ts`). */
+  transactions(number: number): Promise<StoredTransaction[]> {
+    return readBlockTransactions(this.level, number);
+  }
+
+  /** The transaction hashes of stored block `number`, in block order. */
+  transactionHashes(number: number): Promise<string[]> {
+    return readBlockTransactionHashes(this.level, number);
+  }
+
+  /** Transaction `index` of stored block `number` with its receipt, or undefined. */
+  transaction(number: number, index: number): Promise<StoredTransaction | undefined> {
+    return readTransaction(this.level, number, index);
+  }
+
+  /** The stored transaction with this hash (32-byte value) and its block's number, or undefined. */
+  async transactionByHash(hash: Uint8Array): Promise<{ block: number; tx: StoredTransaction } | undefined> {
+    const at = await transactionPosition(this.level, hash);
+    const tx = at && (await readTransaction(this.level, at.block, at.index));
+    return at && tx && { block: at.block, tx };
+  }
+
+  /** The state update stored with block `number` (as its source gave it), or undefined. */
+  stateUpdate(number: number): Promise<Record<string, unknown> | undefined> {
+    return readStateUpdate(this.level, number);
+  }
+
   /** The number of the stored block with this hash (32-byte value), or undefined. */
   async blockNumberByHash(hash: Uint8Array): Promise<number | undefined> {
     const bytes = await this.level.get(blockHashKey(hash));
@@ -210,7 +258,9 @@ export class StarknetStore {
       return same ? { status: 'skipped', reason: 'present' } : { status: 'skipped', reason: 'number taken', storedHash: stored?.hash };
     }
     if (byHash !== undefined) return { status: 'skipped', reason: 'hash taken' };
-    await this.level.batch(prepared.ops);
+    const range = await this.stateRangeAfter(prepared);
+    await this.level.batch(range ? [...prepared.ops, range.op] : prepared.ops);
+    if (range) this.stateRangeCache = range.range;
     const latest = await this.latestNumber();
     if (latest === undefined || block.number > latest) this.latestCache = block.number;
     if (block.status === 'ACCEPTED_ON_L1') {
@@ -255,7 +305,9 @@ export class StarknetStore {
    * parent is the head; unlike {@link commitBlock} nothing is skipped.
    */
   async appendBlock(prepared: PreparedBlock): Promise<void> {
-    await this.level.batch(prepared.ops);
+    const range = await this.stateRangeAfter(prepared);
+    await this.level.batch(range ? [...prepared.ops, range.op] : prepared.ops);
+    if (range) this.stateRangeCache = range.range;
     this.latestCache = prepared.block.number;
     if (prepared.block.status === 'ACCEPTED_ON_L1') this.l1Cache = prepared.block.number;
   }
@@ -281,15 +333,80 @@ export class StarknetStore {
    */
   async switchBranch(ancestor: number, blocks: readonly PreparedBlock[]): Promise<Array<{ number: number; hash: string }>> {
     const removal = await removalOps(this.level, ancestor);
+    const range = switchedStateRange(await this.stateRange(), ancestor, blocks);
+    const rangeOps: BatchOp[] = range === undefined ? [] : [{ type: 'put', key: STARKNET_STATE_RANGE_KEY, value: utf8Encoder.encode(JSON.stringify(range)) }];
     // Deletes first: the new branch reuses the dropped blocks' numbers, so their keys.
-    await this.level.batch([...removal.ops, ...blocks.flatMap((b) => b.ops)]);
+    await this.level.batch([...removal.ops, ...blocks.flatMap((b) => b.ops), ...rangeOps]);
     this.latestCache = undefined;
     this.l1Cache = undefined;
+    this.stateRangeCache = undefined;
     this.blockCache.clear();
     return removal.dropped;
+  }
+
+  /** The blocks whose state is held, or undefined when no block has its state update stored. */
+  async stateRange(): Promise<StateRange | undefined> {
+    if (this.stateRangeCache === undefined) {
+      const bytes = await this.level.get(STARKNET_STATE_RANGE_KEY);
+      this.stateRangeCache = bytes ? (JSON.parse(utf8Decoder.decode(bytes)) as StateRange) : null;
+    }
+    return this.stateRangeCache ?? undefined;
+  }
+
+  /**
+   * The state range once `prepared` is written, with its put, when the block changes it: the
+   * first block written with its state update starts the range, and each next block with one
+   * extends it (a block without, or out of order, ends its growth).
+   */
+  private async stateRangeAfter(prepared: PreparedBlock): Promise<{ range: StateRange; op: BatchOp } | undefined> {
+    if (!prepared.hasState) return undefined;
+    const n = prepared.block.number;
+    const current = await this.stateRange();
+    let range: StateRange;
+    if (current === undefined) range = { from: n, through: n };
+    else if (n === current.through + 1) range = { from: current.from, through: n };
+    else return undefined;
+    return { range, op: { type: 'put', key: STARKNET_STATE_RANGE_KEY, value: utf8Encoder.encode(JSON.stringify(range)) } };
+  }
+
+  /** The block an empty datadir follows from (`--from`), or undefined (block 0). */
+  async fromBlock(): Promise<number | undefined> {
+    const bytes = await this.level.get(STARKNET_FROM_KEY);
+    return bytes ? readBlockNumber(bytes, 0) : undefined;
+  }
+
+  /** Records the block an empty datadir follows from. */
+  async setFromBlock(number: number): Promise<void> {
+    await this.level.put(STARKNET_FROM_KEY, encodeBlockNumber(number));
+  }
+
+  /** The lowest stored block, or undefined when there is none. */
+  async firstBlock(): Promise<StoredBlock | undefined> {
+    const keys = await this.level.keys({ gte: blockKey(0), lt: Uint8Array.of(SN_PREFIX.block + 1), limit: 1 }).all();
+    return keys.length === 1 ? this.block(readBlockNumber(keys[0], 1)) : undefined;
   }
 
   async close(): Promise<void> {
     await this.level.close();
   }
+}
+
+/**
+ * The state range after a branch switch above `ancestor` (undefined: unchanged): the dropped
+ * blocks leave it, and the new branch's blocks, each with its state update, extend it again.
+ */
+function switchedStateRange(current: StateRange | undefined, ancestor: number, blocks: readonly PreparedBlock[]): StateRange | undefined {
+  if (current === undefined) {
+    const first = blocks[0];
+    if (first === undefined || !first.hasState) return undefined;
+    current = { from: first.block.number, through: first.block.number - 1 };
+  } else if (current.through < ancestor) {
+    return undefined;
+  }
+  const range = { from: current.from, through: Math.max(current.from - 1, Math.min(current.through, ancestor)) };
+  for (const b of blocks) {
+    if (!b.hasState || b.block.number !== range.through + 1) break;
+    range.through = b.block.number;
+  }
+  return range;
 }

@@ -69,11 +69,12 @@ const id = fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), fc.constant(null
 /** Codes a bad input may get: envelope, method, params, and the node's answers to valid but failing calls. */
 const ALLOWED = new Set([-32700, -32600, -32601, -32602, -32000, -32001, -32004, -32005, 3]);
 /**
- * On Starknet, also the spec's answers to valid but failing calls: block not found (24), page size
- * too big (31), invalid continuation token (33), too many keys (34), invalid subscription id (66),
- * too many blocks back (68).
+ * On Starknet, also the spec's answers to valid but failing calls: contract not found (20), block
+ * not found (24), invalid transaction index (27), class hash not found (28), transaction hash not
+ * found (29), page size too big (31), invalid continuation token (33), too many keys (34), invalid
+ * subscription id (66), too many blocks back (68).
  */
-const ALLOWED_STARKNET = new Set([...ALLOWED, 24, 31, 33, 34, 66, 68]);
+const ALLOWED_STARKNET = new Set([...ALLOWED, 20, 24, 27, 28, 29, 31, 33, 34, 66, 68]);
 
 interface Body {
   text: string;

@@ -22,6 +22,7 @@ import {
   sampleFilters,
   specFilter,
 } from '../helpers/starknetFixtures.js';
+import { stateUpdatesOf } from '../helpers/starknetState.js';
 import { linkedChain, StarknetUpstream } from '../helpers/starknetUpstream.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { until } from '../helpers/until.js';
@@ -36,7 +37,8 @@ const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
  * an empty datadir, then `serve --follow` over WebSocket — and starknet_getEvents answers what the
  * fixture's expected counts and an independent matcher over the upstream's chain say, page by
  * page. After the reorganisation the datadir holds exactly the entries an import of the final
- * chain writes: nothing of the dropped block is left in any index.
+ * chain (with its state updates) writes: nothing of the dropped block is left in any index, its
+ * transactions and state entries included.
  */
 
 const tmp = tempDir('tracenode-starknet-follow-');
@@ -177,8 +179,16 @@ describe('Starknet following', () => {
     // The same entries as an import of the final chain.
     const file = join(tmp.dir, 'final.ndjson');
     writeFileSync(file, `${finalChain.map((b) => JSON.stringify(b)).join('\n')}\n`);
+    // With the state updates the upstream served (the follower stored each block's).
+    const updates = join(tmp.dir, 'final-state-updates.ndjson');
+    writeFileSync(
+      updates,
+      `${stateUpdatesOf(finalChain)
+        .map((u) => JSON.stringify(u))
+        .join('\n')}\n`,
+    );
     const imported = join(tmp.dir, 'imported');
-    expect((await runCli(['import-starknet', '--datadir', imported, file])).code).toBe(0);
+    expect((await runCli(['import-starknet', '--datadir', imported, '--state-updates', updates, file])).code).toBe(0);
     const [followed, fresh] = [await dump(datadir), await dump(imported)];
     expect(followed.length).toBe(fresh.length);
     expect(followed).toEqual(fresh);

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { FixtureBlock } from './starknetFixtures.js';
+import { baseAddressesOf, baseClassesOf, classDefinition, felt, ReplayedState, type StateUpdateJson, stateUpdatesOf } from './starknetState.js';
 
 /**
  * A small Starknet upstream for following tests: it serves a chain of blocks given by the test
@@ -10,7 +11,12 @@ import type { FixtureBlock } from './starknetFixtures.js';
  * the test changes the chain. Methods: `starknet_chainId`, `starknet_blockHashAndNumber`,
  * `starknet_getBlockWithReceipts` and `starknet_getBlockWithTxHashes` by `{block_number}`
  * (error 24, Block not found, past the head), the latter also by the `l1_accepted` tag when the
- * test sets {@link StarknetUpstream.l1Accepted}.
+ * test sets {@link StarknetUpstream.l1Accepted}; and, over the state of `starknetState.ts`,
+ * `starknet_getStateUpdate`, `starknet_getStorageAt`, `starknet_getNonce`,
+ * `starknet_getClassHashAt` and `starknet_getClass` at a block by number, hash or `latest`;
+ * `starknet_call` (answers `[len(calldata), contract_address]`, 20 for an address without a
+ * contract), `starknet_addInvokeTransaction` (its hash becomes RECEIVED) and
+ * `starknet_getTransactionStatus`.
  */
 export class StarknetUpstream {
   private blocks: FixtureBlock[] = [];
@@ -19,6 +25,14 @@ export class StarknetUpstream {
   readonly calls = new Map<string, number>();
   /** The block the `l1_accepted` tag names (RPC 0.9); undefined: the tag is unknown (RPC 0.8, -32602). */
   l1Accepted: number | undefined;
+  /** Each block's state update, derived from the chain (`starknetState.ts`). */
+  stateUpdates: StateUpdateJson[] = [];
+  /** Transactions sent with starknet_addInvokeTransaction. */
+  readonly received: unknown[] = [];
+  /** Requests answered, with their params, in order (tests read what was asked). */
+  readonly requests: Array<{ method: string; params: unknown }> = [];
+  private baseAddresses = new Set<string>();
+  private baseClasses = new Set<string>();
 
   private constructor(
     private readonly server: Server,
@@ -58,6 +72,12 @@ export class StarknetUpstream {
   /** Serves `blocks` (block i at index i) from now on and tells WebSocket subscribers. */
   setChain(blocks: readonly FixtureBlock[]): void {
     this.blocks = [...blocks];
+    this.stateUpdates = stateUpdatesOf(this.blocks);
+    // The base is fixed by the first chain served: later chains (a reorganisation) keep it.
+    if (this.baseAddresses.size === 0) {
+      this.baseAddresses = baseAddressesOf(this.stateUpdates);
+      this.baseClasses = baseClassesOf(this.stateUpdates);
+    }
     const head = this.blocks.at(-1);
     if (!head) return;
     const note = JSON.stringify({
@@ -81,8 +101,24 @@ export class StarknetUpstream {
     return JSON.stringify(Array.isArray(parsed) ? parsed.map(one) : one(parsed));
   }
 
+  /** The state after the block `id` names (by number, hash or `latest`), or undefined for an unknown block. */
+  stateAt(id: unknown): ReplayedState | undefined {
+    const n = this.indexOf(id);
+    return n === undefined ? undefined : new ReplayedState(this.stateUpdates, n, this.baseAddresses, this.baseClasses);
+  }
+
+  private indexOf(id: unknown): number | undefined {
+    if (id === 'latest' || id === 'pending') return this.blocks.length - 1;
+    const o = (id ?? {}) as { block_number?: number; block_hash?: string };
+    const n = o.block_hash !== undefined ? this.blocks.findIndex((b) => BigInt(b.block_hash) === BigInt(o.block_hash!)) : (o.block_number ?? -1);
+    return n >= 0 && n < this.blocks.length ? n : undefined;
+  }
+
   private run(r: Request, socket?: WebSocket): { result: unknown } | { error: { code: number; message: string } } {
     this.calls.set(r.method, (this.calls.get(r.method) ?? 0) + 1);
+    this.requests.push({ method: r.method, params: r.params });
+    const state = stateMethod(this, r);
+    if (state !== undefined) return state;
     const head = this.blocks.at(-1);
     const byNumber = () => {
       const n = (r.params?.[0] as { block_number?: number } | undefined)?.block_number;
@@ -105,6 +141,22 @@ export class StarknetUpstream {
         const { transactions, ...header } = b;
         return { result: { ...header, transactions: transactions.map((t) => t.receipt.transaction_hash) } };
       }
+      case 'starknet_getStateUpdate': {
+        const n = this.indexOf(r.params?.[0]);
+        return n === undefined ? notFound : { result: this.stateUpdates[n] };
+      }
+      case 'starknet_addInvokeTransaction': {
+        const hash = felt(0x5e17n + BigInt(this.received.length));
+        this.received.push(positional(r.params, ['invoke_transaction'])[0]);
+        return { result: { transaction_hash: hash } };
+      }
+      case 'starknet_getTransactionStatus': {
+        const [hash] = positional(r.params, ['transaction_hash']) as [string];
+        const inBlock = this.blocks.some((b) => b.transactions.some((t) => BigInt(t.receipt.transaction_hash) === BigInt(hash)));
+        if (inBlock) return { result: { finality_status: 'ACCEPTED_ON_L2', execution_status: 'SUCCEEDED' } };
+        const sent = BigInt(hash) >= 0x5e17n && BigInt(hash) < 0x5e17n + BigInt(this.received.length);
+        return sent ? { result: { finality_status: 'RECEIVED' } } : { error: { code: 29, message: 'Transaction hash not found' } };
+      }
       case 'starknet_subscribeNewHeads':
         if (!socket) return { error: { code: -32601, message: 'Method not found' } };
         this.subscribers.add(socket);
@@ -119,6 +171,56 @@ interface Request {
   id: number;
   method: string;
   params?: unknown[];
+}
+
+/** The params of a request by position, whether it gave them by position or by name. */
+function positional(params: unknown, names: readonly string[]): unknown[] {
+  if (Array.isArray(params)) return params;
+  const o = (params ?? {}) as Record<string, unknown>;
+  return names.map((n) => o[n]);
+}
+
+const NO_CONTRACT = { error: { code: 20, message: 'Contract not found' } };
+const NO_BLOCK = { error: { code: 24, message: 'Block not found' } };
+
+type Answer = { result: unknown } | { error: { code: number; message: string } };
+
+/** The state methods (undefined: not one of them). */
+function stateMethod(upstream: StarknetUpstream, r: Request): Answer | undefined {
+  const p = (names: readonly string[]) => positional(r.params, names);
+  const at = (id: unknown, read: (s: ReplayedState) => Answer): Answer => {
+    const state = upstream.stateAt(id);
+    return state === undefined ? NO_BLOCK : read(state);
+  };
+  const orNoContract = (v: string | undefined): Answer => (v === undefined ? NO_CONTRACT : { result: v });
+  switch (r.method) {
+    case 'starknet_getStorageAt': {
+      const [address, key, id] = p(['contract_address', 'key', 'block_id']) as [string, string, unknown];
+      return at(id, (s) => orNoContract(s.storageAt(address, key)));
+    }
+    case 'starknet_getNonce': {
+      const [id, address] = p(['block_id', 'contract_address']) as [unknown, string];
+      return at(id, (s) => orNoContract(s.nonceAt(address)));
+    }
+    case 'starknet_getClassHashAt': {
+      const [id, address] = p(['block_id', 'contract_address']) as [unknown, string];
+      return at(id, (s) => orNoContract(s.classHashAt(address)));
+    }
+    case 'starknet_getClass': {
+      const [id, classHash] = p(['block_id', 'class_hash']) as [unknown, string];
+      return at(id, (s) => (s.isDeclared(classHash) ? { result: classDefinition(classHash) } : { error: { code: 28, message: 'Class hash not found' } }));
+    }
+    case 'starknet_call': {
+      const [request, id] = p(['request', 'block_id']) as [{ contract_address: string; calldata: string[] }, unknown];
+      return at(id, (s) =>
+        s.classHashAt(request.contract_address) === undefined
+          ? NO_CONTRACT
+          : { result: [felt(BigInt(request.calldata.length)), felt(request.contract_address)] },
+      );
+    }
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -5,13 +5,29 @@ import {
   RpcError,
   ServerError,
   StarknetBlockNotFoundError,
+  StarknetClassHashNotFoundError,
+  StarknetContractNotFoundError,
   StarknetInvalidContinuationTokenError,
+  StarknetInvalidTxnIndexError,
   StarknetNoBlocksError,
   StarknetPageSizeTooBigError,
   StarknetTooManyKeysInFilterError,
+  StarknetTxnHashNotFoundError,
 } from '../../src/rpc/errors.js';
 import { createMethodTable, type MethodDefinition } from '../../src/rpc/method.js';
-import { BlockNotFoundError, InvalidContinuationTokenError, NoBlocksError, PageSizeTooBigError, TooManyKeysInFilterError } from '../../src/starknet/errors.js';
+import {
+  BlockNotFoundError,
+  ClassHashNotFoundError,
+  ContractNotFoundError,
+  InvalidContinuationTokenError,
+  InvalidTransactionIndexError,
+  NoBlocksError,
+  NotHeldError,
+  PageSizeTooBigError,
+  StateSourceError,
+  TooManyKeysInFilterError,
+  TransactionNotFoundError,
+} from '../../src/starknet/errors.js';
 import { FeltError } from '../../src/starknet/felt.js';
 
 /**
@@ -36,6 +52,15 @@ describe('toRpcError: Starknet domain errors', () => {
       StarknetTooManyKeysInFilterError,
       { code: 34, message: 'Too many keys provided in a filter' },
     ],
+    ['ContractNotFoundError', new ContractNotFoundError('0x1234', 7), StarknetContractNotFoundError, { code: 20, message: 'Contract not found' }],
+    [
+      'InvalidTransactionIndexError',
+      new InvalidTransactionIndexError('number 7', 9),
+      StarknetInvalidTxnIndexError,
+      { code: 27, message: 'Invalid transaction index in a block' },
+    ],
+    ['ClassHashNotFoundError', new ClassHashNotFoundError('0xc1a55', 7), StarknetClassHashNotFoundError, { code: 28, message: 'Class hash not found' }],
+    ['TransactionNotFoundError', new TransactionNotFoundError('0x1234'), StarknetTxnHashNotFoundError, { code: 29, message: 'Transaction hash not found' }],
   ])('%s → exact code and message, no data', (name, domain, Wire, json) => {
     expect(domain.name).toBe(name);
     expect(domain).not.toBeInstanceOf(RpcError);
@@ -45,6 +70,17 @@ describe('toRpcError: Starknet domain errors', () => {
     // toStrictEqual: no `data` key at all (the spec defines none for these errors).
     expect(wire?.toJSON()).toStrictEqual(json);
     expect(wire?.httpStatus).toBe(200);
+  });
+
+  it('what the store does not hold, or the upstream did not give: -32000 with the domain message', () => {
+    expect(toRpcError(new NotHeldError('the state of block 5 is not held: no state update is stored'))?.toJSON()).toStrictEqual({
+      code: -32000,
+      message: 'the state of block 5 is not held: no state update is stored',
+    });
+    expect(toRpcError(new StateSourceError('the followed node did not answer starknet_getNonce: timeout'))?.toJSON()).toStrictEqual({
+      code: -32000,
+      message: 'the followed node did not answer starknet_getNonce: timeout',
+    });
   });
 
   it('the domain message says what happened; the wire message stays fixed', () => {

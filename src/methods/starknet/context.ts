@@ -1,6 +1,7 @@
 import type { Config } from '../../config/settings.js';
 import { createStarknetEvents, type StarknetEvents } from '../../live/starknet/starknetEvents.js';
 import type { EventLimits } from '../../starknet/getEvents.js';
+import { StarknetState, type StarknetStateSource } from '../../starknet/stateReader.js';
 import type { StarknetStore } from '../../starknet/store.js';
 import { STARKNET_LIVE_FORMAT } from './_shared/liveFormat.js';
 
@@ -19,24 +20,51 @@ export interface StarknetContext {
   events: StarknetEvents;
   /** How far back a subscription's `block_id` may lie (`subscriptions.maxBlocksBack`). */
   maxBlocksBack: number;
+  /** Contract state at stored blocks, from the stored state updates (and the upstream, for older values). */
+  state: StarknetState;
+  /** The upstream the network follows, or undefined: what needs Starknet execution is forwarded to it. */
+  upstream?: StarknetUpstream;
+}
+
+/** One answer of the followed upstream, as it gave it: its result or its JSON-RPC error. */
+export type UpstreamReply = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
+/** A block as `starknet_syncing` names it. */
+export interface SyncBlock {
+  number: number;
+  hash: string;
+}
+
+/** The followed upstream, as the Starknet methods reach it (the CLI passes the network's follower). */
+export interface StarknetUpstream {
+  /** Sends one call (params as the client gave them) and returns the answer unchanged; rejects when no answer came. */
+  forward(method: string, params: unknown): Promise<UpstreamReply>;
+  /** Where the store asks for state older than its first block with state. */
+  stateSource(): StarknetStateSource;
+  /** While behind the upstream: the blocks following started at, is at, and heads to. */
+  syncing(): Promise<{ starting: SyncBlock; current: SyncBlock; highest: SyncBlock } | undefined>;
 }
 
 /**
  * The context of an opened Starknet store, with the `starknet` and `subscriptions` settings of
- * `config` (event limits, subscription limits); `onError` hears of feed failures. The caller owns
- * the store (the composition root opens it, as it opens an Ethereum chain) and closes the feed with
+ * `config` (event limits, subscription limits); `onError` hears of feed failures; `upstream` is
+ * the followed node, when the network follows one. The caller owns the store (the composition
+ * root opens it, as it opens an Ethereum chain) and closes the feed with
  * {@link closeStarknetContext} before the store.
  */
 export function createStarknetContext(
   store: StarknetStore,
   config: Pick<Config, 'starknet' | 'subscriptions'>,
   onError?: (err: unknown) => void,
+  upstream?: StarknetUpstream,
 ): StarknetContext {
   return {
     store,
     eventLimits: { maxChunkSize: config.starknet.maxChunkSize, maxKeyPositions: config.starknet.maxKeyPositions },
     events: createStarknetEvents(store, config.subscriptions, STARKNET_LIVE_FORMAT, onError),
     maxBlocksBack: config.subscriptions.maxBlocksBack,
+    state: new StarknetState(store, upstream?.stateSource()),
+    upstream,
   };
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineMethod } from '../../rpc/method.js';
-import { type BlockTag, type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
+import { type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
 import { type RpcEmittedEvent, toRpcEvent } from './_shared/emittedEvent.js';
-import { Addresses, blockIdSchema, Felt } from './_shared/schemas.js';
+import { Addresses, BlockId, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
 export type { RpcEmittedEvent };
@@ -16,15 +16,6 @@ export type { RpcEmittedEvent };
  * from the store-side query (`starknet/getEvents.ts`), which owns limits and pagination and
  * throws domain errors that `methods/errors.ts` maps to these codes.
  */
-
-const BLOCK_TAGS: readonly BlockTag[] = ['latest', 'l1_accepted', 'pending', 'pre_confirmed'];
-
-/**
- * BLOCK_ID: `{"block_hash": FELT}`, `{"block_number": n}` (a JSON integer ≥ 0) or a tag. We
- * accept the tags of every spec version: `latest` and `pending` (≤ 0.8), `l1_accepted` and
- * `pre_confirmed` (0.9+).
- */
-const BlockId = blockIdSchema(BLOCK_TAGS);
 
 /** The filter object. Unknown fields are -32602; `null` is accepted for omitted optional fields. */
 const Filter = z.strictObject({

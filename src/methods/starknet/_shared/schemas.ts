@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { quoteValue } from '../../../codec/quote.js';
 import { FeltError, feltToBytes } from '../../../starknet/felt.js';
 
-/** Parameter schemas the Starknet methods share: FELT, an address or list of them, BLOCK_ID. */
+/** Parameter schemas the Starknet methods share: FELT, an address or list of them, BLOCK_ID, a transaction index. */
 
 /** A FELT, decoded to its 32-byte value (leading zeros and case do not matter). */
 export const Felt = z.string().transform((s, ctx) => {
@@ -62,3 +62,13 @@ export function blockIdSchema<T extends string>(tags: readonly T[]) {
     return fail(`invalid block id: want {"block_hash": felt}, {"block_number": integer} or ${lastly}`);
   });
 }
+
+/**
+ * BLOCK_ID of the read methods: `{"block_hash": FELT}`, `{"block_number": n}` or a tag. The tags
+ * of every spec version are taken: `latest` and `pending` (≤ 0.8), `l1_accepted` and
+ * `pre_confirmed` (0.9+); `pending` and `pre_confirmed` name the same (empty) block.
+ */
+export const BlockId = blockIdSchema(['latest', 'l1_accepted', 'pending', 'pre_confirmed'] as const);
+
+/** A transaction's index in its block: a JSON integer ≥ 0. */
+export const TxIndex = z.number({ error: 'index must be an integer ≥ 0' }).refine((n) => Number.isSafeInteger(n) && n >= 0, 'index must be an integer ≥ 0');
