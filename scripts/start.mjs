@@ -45,7 +45,7 @@ if (!existsSync(join(datadir, 'chaindata'))) {
   run(process.execPath, [cli, 'init', '--datadir', datadir, '--genesis', join(demo, 'genesis.json')]);
 }
 run(process.execPath, [cli, 'import', '--datadir', datadir, join(demo, 'chain.rlp')]);
-run(process.execPath, [cli, 'import-starknet', '--datadir', starknetDatadir, starknetDemo]);
+run(process.execPath, [cli, 'import-starknet', '--datadir', starknetDatadir, '--chain-id', 'SN_MAIN', starknetDemo]);
 
 // 3. Serve both: Ethereum as the default network, Starknet on starknet-mainnet.localhost.
 const keys = env.TRACENODE_API_KEYS || env.TRACENODE_KEYS_FILE ? [] : ['--api-keys', DEV_KEY];
@@ -61,5 +61,9 @@ const child = (await import('node:child_process')).spawn(
   [cli, 'serve', '--datadir', datadir, '--networks', `starknet-mainnet=${starknetDatadir}`, ...keys],
   { stdio: 'inherit', cwd: root },
 );
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+// Ctrl-C reaches the whole process group, the server included: passing SIGINT on would be its
+// second signal, which makes it exit at once instead of draining. SIGTERM (docker stop, a
+// supervisor) reaches this process only, and is passed on.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => child.kill('SIGTERM'));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

@@ -5,11 +5,13 @@ import { type KeyPolicy, KeyRegistry, KeysFileError, openKeys, readKeysFile } fr
 import { watchKeysFile } from '../pipeline/keysWatcher.js';
 import { startMetricsServer } from '../transport/metricsRoutes.js';
 import { buildServer } from '../transport/server.js';
+import { CHECKPOINT_HASH, ensureArchiveFrom, FROM } from './archiveFrom.js';
 import { type Network, openNetwork } from './networks.js';
 import { type CommandSpec, commandHelp, parseCommand, UsageError } from './options.js';
+import { firstStopSignal } from './shutdown.js';
 
-/** `serve` reads every setting, so it takes every setting's flag. */
-const SPEC: CommandSpec = { settings: Object.keys(SETTINGS) };
+/** `serve` reads every setting, so it takes every setting's flag; and where an empty datadir that follows a node starts. */
+const SPEC: CommandSpec = { settings: Object.keys(SETTINGS), flags: [FROM, CHECKPOINT_HASH] };
 export const SERVE_HELP = commandHelp(
   'tracenode serve --datadir DIR [--networks N=DIR,…] [--host 127.0.0.1] [--port 8545] [--api-keys k1,k2 | --keys-file F]',
   'Serves imported chains read-only over JSON-RPC 2.0: POST /v3/<key> and WebSocket /ws/v3/<key>;\n' +
@@ -90,16 +92,44 @@ export function parseNetworks(datadir: string | undefined, list: string | undefi
   return out;
 }
 
-/** `tracenode serve`: runs until SIGINT/SIGTERM, then closes connections and the databases. */
+/**
+ * `--from`: every network that follows a node and whose datadir is empty becomes an archive from
+ * that block of its node; one already made so must agree with it (`archiveFrom.ts`).
+ */
+async function startArchives(
+  specs: ReadonlyArray<{ name: string; dir: string }>,
+  follow: Map<string, string>,
+  values: Record<string, string | undefined>,
+  config: Parameters<typeof ensureArchiveFrom>[4],
+): Promise<void> {
+  const from = values[FROM.name];
+  const checkpoint = values[CHECKPOINT_HASH.name];
+  if (from === undefined) {
+    if (checkpoint !== undefined) throw new UsageError('--checkpoint-hash pins the block of --from');
+    return;
+  }
+  if (follow.size === 0) throw new UsageError('--from starts an archive from a block of the followed node: give --follow URL');
+  for (const spec of specs) {
+    const url = follow.get(spec.name);
+    if (url !== undefined) await ensureArchiveFrom(spec.dir, url, from, checkpoint, config, (line) => process.stdout.write(`serve: ${line}\n`));
+  }
+}
+
+/**
+ * `tracenode serve`: runs until SIGINT/SIGTERM, then drains (every request received is answered,
+ * `transport/drain.ts`) and closes the follower, the EVM workers and the databases; exits 0.
+ */
 export async function runServe(argv: string[]): Promise<number> {
   const parsed = parseCommand(argv, SPEC);
   if (parsed.help) {
     process.stdout.write(SERVE_HELP);
     return 0;
   }
-  const { config } = parsed;
+  const { config, values } = parsed;
   const { host, port } = config.server;
   const specs = parseNetworks(config.server.datadir, config.server.networks);
+  const follow = parseFollow(config.server.follow, specs);
+  await startArchives(specs, follow, values, config);
   const keys = loadKeys(config.server.apiKeys, config.server.keysFile);
   const registry = new KeyRegistry(keys.policies);
   const logger = createLogger({
@@ -108,7 +138,6 @@ export async function runServe(argv: string[]): Promise<number> {
   });
   const opened: Network[] = [];
   try {
-    const follow = parseFollow(config.server.follow, specs);
     for (const spec of specs) opened.push(await openNetwork(spec.name, spec.dir, clientVersion(), config, logger, follow.get(spec.name)));
   } catch (err) {
     await Promise.all(opened.map((n) => n.close()));
@@ -133,6 +162,8 @@ export async function runServe(argv: string[]): Promise<number> {
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
     logger.warn({ host }, 'listening on a non-loopback address: the node is reachable from other machines');
   }
+  // The drain of a shutdown (SIGINT, SIGTERM) answers what was received; a second signal exits.
+  const stopSignal = firstStopSignal((line) => process.stdout.write(line));
   await app.listen({ host, port });
   const shown = host.includes(':') ? `[${host}]` : host;
   const address = app.server.address();
@@ -140,7 +171,9 @@ export async function runServe(argv: string[]): Promise<number> {
   for (const [i, n] of opened.entries()) {
     const health = await n.handle.health();
     const head = (health as { head?: { number: number } }).head;
-    process.stdout.write(`serve: network ${n.handle.name} (${n.kind}${i === 0 ? ', default' : ''}) at block ${head?.number ?? '-'}\n`);
+    const from = (health as { archiveFrom?: number }).archiveFrom;
+    const archive = from === undefined ? '' : `, archive from block ${from}`;
+    process.stdout.write(`serve: network ${n.handle.name} (${n.kind}${i === 0 ? ', default' : ''}) at block ${head?.number ?? '-'}${archive}\n`);
   }
   process.stdout.write(
     `serve: JSON-RPC  http://${shown}:${actualPort}/v3/<API_KEY>\n` +
@@ -148,16 +181,14 @@ export async function runServe(argv: string[]): Promise<number> {
       (opened.length > 1 ? `serve: other networks by Host name, e.g. http://${opened[1].handle.name}.localhost:${actualPort}/v3/<API_KEY>\n` : '') +
       `serve: metrics   http://${metricsServer ? metricsServer.address : `${shown}:${actualPort}`}/metrics\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  process.stdout.write('serve: shutting down\n');
+  const signal = await stopSignal;
+  process.stdout.write(`serve: shutting down (${signal}): draining, at most ${config.transport.shutdownDrainMs} ms; a second signal exits at once\n`);
   process.off('SIGHUP', onHangup);
   watcher?.close();
-  await server.shutdown();
+  const drained = await server.shutdown();
+  if (drained) process.stdout.write(`serve: drained in ${drained.ms} ms: ${drained.answered} answered, ${drained.cut} cut at the grace period\n`);
   await metricsServer?.close();
   await Promise.all(opened.map((n) => n.close()));
+  process.stdout.write('serve: closed\n');
   return 0;
 }

@@ -165,8 +165,32 @@ export const SETTINGS = {
       30_000,
       "geth's WebSocket ping interval: each connection is pinged this often, and one that has not answered the previous ping is closed (a dead peer's subscriptions end with it).",
     ),
+    httpDiscardMaxBytes: setting(
+      bytes,
+      64 * MiB,
+      "A body over `httpMaxBodyBytes` is answered 413, then read and discarded up to this many bytes before the connection is closed, as nginx's lingering close does: closing at once would reset the connection under a client still writing its body, which then never reads the 413. A larger body still gets its 413 and then a reset.",
+    ),
+    httpDiscardIdleMs: setting(
+      positiveInt,
+      5000,
+      "nginx's `lingering_timeout`: a refused body whose bytes stop coming for this long has its connection closed.",
+    ),
     wsCloseGraceMs: setting(positiveInt, 1000, 'How long shutdown waits for sockets to answer the close frame before cutting them.'),
-    shutdownDrainMs: setting(positiveInt, 10_000, 'How long SIGTERM waits for requests already received to be answered before closing.'),
+    shutdownDrainMs: setting(
+      positiveInt,
+      30_000,
+      "How long SIGTERM or SIGINT lets the requests already received (HTTP, batches, WebSocket frames) run; what is still running then is answered -32000 `the node is shutting down` and the node closes: Kubernetes' default termination grace period (30 s), after which it kills the process anyway.",
+    ),
+    shutdownNoticeMs: setting(
+      nonNegativeInt,
+      3000,
+      "After the signal the listener keeps accepting (every answer closing its connection) while /health answers 503, until no request has come for `shutdownQuietMs`, at most this long: a load balancer still sending before its health checks take the node out is served, not refused. deploy/haproxy.cfg's checks take a node out within about 1.5 s.",
+    ),
+    shutdownQuietMs: setting(
+      positiveInt,
+      200,
+      'During a shutdown, a listener, keep-alive connection or WebSocket counts as idle once nothing has come on it for this long (and nothing is in progress), and is closed; a WebSocket gets its pending answers, then 1001.',
+    ),
   },
   cors: {
     maxAgeSeconds: setting(nonNegativeInt, 600, 'How long a browser may cache a preflight answer (Chromium caps it at 2 hours).'),

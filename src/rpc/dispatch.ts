@@ -100,6 +100,38 @@ export async function dispatch(
   return errorJson(env, 'null', new InvalidRequestError());
 }
 
+/**
+ * The answer to a message when its calls will not run to the end (the node shutting down): `error`
+ * for each request of it that has an id, in the shape and order {@link dispatch} would answer;
+ * `undefined` when nothing is to be sent (notifications only). A body that does not parse gets
+ * `error` once, with id null.
+ */
+export function answerEachWith(body: string | Uint8Array, error: RpcError): string | undefined {
+  const env = { log: silentLog };
+  let text: string;
+  let message: unknown;
+  try {
+    text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    message = JSON.parse(text);
+  } catch {
+    return errorJson(env, 'null', error);
+  }
+  if (!Array.isArray(message))
+    return isObject(message) && !Object.hasOwn(message, 'id') ? undefined : errorJson(env, idOf(message, scanRawIds(text)[0]), error);
+  if (message.length === 0) return errorJson(env, 'null', error);
+  const rawIds = scanRawIds(text);
+  const answers = message.flatMap((item, i) => (isObject(item) && !Object.hasOwn(item, 'id') ? [] : [errorJson(env, idOf(item, rawIds[i]), error)]));
+  return answers.length === 0 ? undefined : `[${answers.join(',')}]`;
+}
+
+/** The JSON text of a request's id for an error answer: null when it has none usable. */
+function idOf(item: unknown, rawId: string | undefined): string {
+  return (isObject(item) ? readId(item, rawId) : undefined) ?? 'null';
+}
+
+const silentLog: DispatchLogger = { error() {}, warn() {}, debug() {} };
+
 interface Env {
   target: DispatchTarget;
   log: DispatchLogger;
@@ -194,7 +226,7 @@ function reply(env: Env, id: string, error: RpcError): Reply {
 }
 
 /** Serializes an error response; an error whose `data` cannot be serialized becomes -32603. */
-function errorJson(env: Env, id: string, error: RpcError): string {
+function errorJson(env: Pick<Env, 'log'>, id: string, error: RpcError): string {
   let json: string;
   try {
     json = JSON.stringify(error.toJSON());

@@ -3,6 +3,7 @@ import type { Pipeline, PipelineReply, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits, DispatchLogger } from '../rpc/dispatch.js';
 import type { RpcError } from '../rpc/errors.js';
 import { corsHeaders } from './cors.js';
+import type { HttpEntry } from './drain.js';
 import type { Entered, Entrance } from './entrance.js';
 import { literalRpcKey, routeTemplate } from './routes.js';
 
@@ -32,8 +33,11 @@ export interface FastPathOptions {
   log(): DispatchLogger;
   /** True once shutdown has begun: answers then end their keep-alive connection. */
   isClosing(): boolean;
-  /** Counts requests in progress, so shutdown can wait for them; `onClose` runs when `res` closes. */
-  track(res: ServerResponse, onClose?: () => void): void;
+  /**
+   * Counts requests in progress, so shutdown can wait for them (`drain.ts`); `onClose` runs when
+   * `res` closes. The entry takes the body and the abort, for an answer at the drain's cutoff.
+   */
+  track(res: ServerResponse, onClose?: () => void): HttpEntry;
 }
 
 /**
@@ -53,26 +57,27 @@ export function createFastPath(o: FastPathOptions): (req: IncomingMessage, res: 
 
     // One listener for both: the request is over, and if no answer was sent the client went away.
     let session: Session | undefined;
-    o.track(res, () => {
+    const entry = o.track(res, () => {
       if (!res.writableFinished) session?.gone.abort();
     });
+    entry.abort = () => session?.gone.abort();
     const entered = o.entrance.enter('http', key, headers, req.socket);
     if (entered instanceof Promise)
       entered.then(
         (e) => {
-          session = serve(o, req, res, e, length);
+          session = serve(o, req, res, e, length, entry);
           // The client may have gone while its JWT was checked.
           if (res.closed) session?.gone.abort();
         },
         () => sendInternalError(res),
       );
-    else session = serve(o, req, res, entered, length);
+    else session = serve(o, req, res, entered, length, entry);
     return true;
   };
 }
 
 /** Answers a refused key, or reads the body of an entered session and runs it; returns the session. */
-function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, entered: Entered, length: number): Session | undefined {
+function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, entered: Entered, length: number, entry: HttpEntry): Session | undefined {
   if (!entered.ok) {
     req.resume(); // the body is not wanted; read it so the answer is not lost to a reset
     sendError(res, entered.error, corsHeaders(undefined, req.headers.origin), o.isClosing());
@@ -95,6 +100,7 @@ function serve(o: FastPathOptions, req: IncomingMessage, res: ServerResponse, en
       return;
     }
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
+    entry.body = body;
     const log = o.log();
     o.pipeline.handle(session, body, o.limits, log).then(
       (reply) => send(res, reply, corsHeaders(session.policy, session.origin), o.isClosing()),

@@ -7,6 +7,7 @@ import type { Pipeline, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
 import { InvalidRequestError, RejectedByKeySettingsError } from '../rpc/errors.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
+import type { Drain } from './drain.js';
 import type { Entrance } from './entrance.js';
 import { send } from './fastPath.js';
 import { ACCEPTED_CONTENT_TYPES, isAcceptedContentType, unsupportedMediaType } from './transportErrors.js';
@@ -32,7 +33,8 @@ export interface RpcRouteDeps {
   /** The logger of WebSocket sessions when the server has none. */
   log: Logger;
   logger: Logger | undefined;
-  isClosing(): boolean;
+  /** The shutdown drain: whether it runs, and what its cutoff needs of each request and socket. */
+  drain: Drain;
 }
 
 /** The request as the RPC routes decorate it once entered. */
@@ -102,10 +104,15 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
       body = Buffer.alloc(0);
     }
     const session = (req as RequestWithSession).session!;
+    const entry = deps.drain.entry(reply.raw);
+    if (entry !== undefined) {
+      entry.body = body as Buffer;
+      entry.abort = () => session.gone.abort();
+    }
     const out = await pipeline.handle(session, body as Buffer, httpLimits, req.log);
     // Written on the raw response, not through Fastify: the pipeline wrote this request's access line.
     reply.hijack();
-    send(reply.raw, out, corsHeaders(session.policy, session.origin), deps.isClosing());
+    send(reply.raw, out, corsHeaders(session.policy, session.origin), deps.drain.draining);
   });
   rpc.options('/v3/:apiKey', { config: { route: 'rpc' } }, preflight);
   rpc.options('/ws/v3/:apiKey', { config: { route: 'ws' } }, preflight);
@@ -130,7 +137,7 @@ export async function registerRpcRoutes(rpc: FastifyInstance, deps: RpcRouteDeps
       throw new InvalidRequestError('websocket upgrade required', 426);
     },
     wsHandler: (socket: WebSocket, req: FastifyRequest) => {
-      serveWebSocket(socket, (req as RequestWithSession).session!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log);
+      serveWebSocket(socket, (req as RequestWithSession).session!, pipeline, metrics, wsLimits, logger ? (req.log as unknown as Logger) : log, deps.drain);
     },
   });
   const refuseWs = methodNotAllowed('GET, OPTIONS');

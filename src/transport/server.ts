@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Server as NetServer } from 'node:net';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
@@ -11,13 +10,14 @@ import { NodeMetrics } from '../pipeline/metrics.js';
 import { createPipeline, type Pipeline } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
 import { InvalidRequestError } from '../rpc/errors.js';
+import { Drain, type DrainReport } from './drain.js';
 import { createEntrance } from './entrance.js';
 import { createFastPath, send } from './fastPath.js';
 import { registerMetricsRoutes } from './metricsRoutes.js';
 import { createNetworkSelector, type NetworkHandle } from './networks.js';
 import { type RouteName, routeTemplate } from './routes.js';
 import { registerRpcRoutes } from './rpcRoutes.js';
-import { isAcceptedContentType, sendTransportError, writeClientError } from './transportErrors.js';
+import { type DiscardLimits, isAcceptedContentType, sendTransportError, writeClientError } from './transportErrors.js';
 import { closeWebSockets, type WebSocketLimits } from './websocket.js';
 
 export type { NetworkHandle } from './networks.js';
@@ -55,17 +55,17 @@ export interface TracenodeServer {
   readonly metrics: NodeMetrics;
   readonly keys: KeyRegistry;
   /**
-   * Stops accepting connections, answers every request already received (their answers close
-   * their connections), closes WebSockets with 1001, and closes the server; after the drain
-   * deadline (`transport.shutdownDrainMs`) whatever is left is cut.
+   * Drains and closes (`drain.ts`): /health turns 503, the listener stops accepting once no
+   * request comes, every request already received (HTTP, batch, WebSocket frame) is answered,
+   * WebSockets get 1001 after their answers, idle keep-alive connections are closed; what still
+   * runs at `transport.shutdownDrainMs` is answered -32000 `the node is shutting down`.
+   * Resolves with what the drain did (undefined when it had already run).
    */
-  shutdown(): Promise<void>;
+  shutdown(): Promise<DrainReport | undefined>;
 }
 
 /** Fastify's default keep-alive timeout, which its own server factory sets (72 s). */
 const FASTIFY_KEEP_ALIVE_TIMEOUT_MS = 72_000;
-/** How long shutdown waits with no request in progress before closing idle keep-alive connections. */
-const SHUTDOWN_QUIET_MS = 100;
 
 /**
  * Builds the JSON-RPC server without listening; the CLI calls `app.listen`, tests bind 127.0.0.1:0.
@@ -78,7 +78,7 @@ const SHUTDOWN_QUIET_MS = 100;
  * - `/v3`, `/ws/v3` (no key) → 401 `project id required in the url`; unknown key → 401
  *   `invalid project id`; a key's secret or JWT missing or wrong → 401. Checked before the body
  *   is read or a WebSocket upgrade happens.
- * - `GET /health` (no key): the Host's network `health()`, 200 when ok, else 503.
+ * - `GET /health` (no key): the Host's network `health()`, 200 when ok, else 503 (and while draining).
  * - `GET /metrics` (no key), Prometheus text, and `GET /metrics/usage`, today's calls per key id
  *   and method (JSON), unless served on a separate listener.
  * - anything else → 404 with a JSON-RPC error body.
@@ -96,11 +96,12 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   const pipeline = createPipeline({ keys, metrics, logger, limitStore });
   const entrance = createEntrance({ pipeline, keys, selectNetwork });
   const { httpLimits, wsLimits } = transportLimits(config);
+  const discard: DiscardLimits = { maxBytes: t.httpDiscardMaxBytes, idleMs: t.httpDiscardIdleMs };
   const quiet = { error() {}, warn() {}, debug() {}, info() {}, isLevelEnabled: () => false } as unknown as Logger;
   const log = logger ?? quiet;
 
-  const inProgress = new InProgress();
-  let closing = false;
+  const drain = new Drain({ drainMs: t.shutdownDrainMs, noticeMs: t.shutdownNoticeMs, quietMs: t.shutdownQuietMs, wsCloseGraceMs: t.wsCloseGraceMs });
+  const closing = () => drain.draining;
   let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   let requestCount = 0;
   const nextRequestId = () => `req-${(requestCount++).toString(36)}`;
@@ -109,23 +110,25 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     logger,
     nextRequestId,
     maxParamLength: Math.max(1024, 3 * keys.longestKey()),
+    discard,
     // A missing Host header is answered here, with a JSON-RPC body, not by Node's bare 400.
     serve: (req, res, handler) => {
+      drain.arrived(req);
       if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
-        inProgress.track(res);
+        drain.track(res);
         pipeline.refused('transport');
         req.resume();
         send(res, { status: 400, body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"missing Host header"}}' }, {}, true);
         return;
       }
       if (fastPath === undefined || !fastPath(req, res)) {
-        inProgress.track(res);
+        drain.trackRouted(res);
         handler(req, res);
       }
     },
   });
 
-  registerFastifyAnswers(app, pipeline, () => closing);
+  registerFastifyAnswers(app, pipeline, closing, discard);
 
   await app.register(fastifyWebsocket, {
     options: { maxPayload: t.wsMaxMessageBytes, perMessageDeflate: false },
@@ -141,12 +144,10 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
     },
   });
 
-  registerHealthRoute(app, selectNetwork);
+  registerHealthRoute(app, selectNetwork, closing);
   if (opts.metricsRoute !== false) registerMetricsRoutes(app, metrics);
 
-  await app.register(async (rpc) =>
-    registerRpcRoutes(rpc, { pipeline, entrance, metrics, config, httpLimits, wsLimits, log, logger, isClosing: () => closing }),
-  );
+  await app.register(async (rpc) => registerRpcRoutes(rpc, { pipeline, entrance, metrics, config, httpLimits, wsLimits, log, logger, drain }));
 
   if (opts.fastPath !== false) {
     fastPath = createFastPath({
@@ -156,24 +157,21 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
       limits: httpLimits,
       maxBodyBytes: t.httpMaxBodyBytes,
       log: () => (logger ? new RequestLog(logger, nextRequestId()) : log),
-      isClosing: () => closing,
-      track: inProgress.track,
+      isClosing: closing,
+      track: drain.track,
     });
   }
 
-  const shutdown = async (): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    const server = app.server;
-    // Stop accepting, but keep the connections: http.Server#close would also drop idle
-    // keep-alive connections at once, resetting requests already on their way in them.
-    if (server.listening) NetServer.prototype.close.call(server);
-    const deadline = performance.now() + t.shutdownDrainMs;
-    await inProgress.drained(deadline);
-    server.closeIdleConnections();
-    if (performance.now() >= deadline) server.closeAllConnections();
+  const shutdown = async (): Promise<DrainReport | undefined> => {
+    if (drain.draining) return undefined;
+    // Not http.Server#close: it would drop idle keep-alive connections at once, resetting
+    // requests already on their way in them.
+    const report = await drain.run(app.server);
+    // What the drain gave up on is cut; a connection still discarding a refused body ends by itself.
+    if (report.leftOpen > 0) app.server.closeAllConnections();
     await app.close();
     await limitStore?.close();
+    return report;
   };
 
   return { app, pipeline, metrics, keys, shutdown };
@@ -195,6 +193,7 @@ function networkMetrics(networks: readonly NetworkHandle[], limitStore: LimitSto
     limitStore: limitStore && (() => ({ up: limitStore.up(), fallbacks: limitStore.fallbacks() })),
     headerDeviations: () =>
       networks.flatMap((n) => Object.entries(n.headerDeviations?.() ?? {}).map(([rule, count]) => ({ network: n.name, rule, count: count ?? 0 }))),
+    remoteState: () => networks.flatMap((n) => (n.remoteState ? [{ network: n.name, ...n.remoteState() }] : [])),
   });
 }
 
@@ -213,6 +212,7 @@ function transportLimits(config: Config): { httpLimits: DispatchLimits; wsLimits
     maxBacklogBytes: config.subscriptions.maxBacklogBytes,
     writeStallMs: t.wsWriteStallMs,
     pingIntervalMs: t.wsPingIntervalMs,
+    closeGraceMs: t.wsCloseGraceMs,
   };
   return { httpLimits, wsLimits };
 }
@@ -227,6 +227,7 @@ function createFastify(o: {
   logger: Logger | undefined;
   nextRequestId(): string;
   maxParamLength: number;
+  discard: DiscardLimits;
   serve(req: IncomingMessage, res: ServerResponse, handler: (req: IncomingMessage, res: ServerResponse) => void): void;
 }): FastifyInstance {
   return Fastify({
@@ -252,7 +253,7 @@ function createFastify(o: {
     forceCloseConnections: false,
     return503OnClosing: false,
     frameworkErrors: (err, req, reply) => {
-      sendTransportError(req, reply, err);
+      sendTransportError(req, reply, err, o.discard);
     },
     clientErrorHandler: writeClientError,
   }) as unknown as FastifyInstance;
@@ -263,9 +264,10 @@ function createFastify(o: {
  * 404s, whose bodies it never reads, and the access line of each of its answers — every request
  * answered outside the pipeline (transport errors, /health, preflights), by its route's template,
  * never the URL, which may hold a key. The pipeline's own answers are written on the raw response
- * and never pass here. While draining, every answer closes its keep-alive connection.
+ * and never pass here. While draining, every answer closes its keep-alive connection, but a 413,
+ * whose connection stays open until the refused body is discarded.
  */
-function registerFastifyAnswers(app: FastifyInstance, pipeline: Pipeline, isClosing: () => boolean): void {
+function registerFastifyAnswers(app: FastifyInstance, pipeline: Pipeline, isClosing: () => boolean, discard: DiscardLimits): void {
   // Outside the RPC routes (404s, /health) a body is never read: accept any media type and leave
   // the stream to Node, which discards it, so that an unknown path is a 404 rather than a 415.
   app.removeAllContentTypeParsers();
@@ -273,7 +275,7 @@ function registerFastifyAnswers(app: FastifyInstance, pipeline: Pipeline, isClos
     done(null, undefined);
   });
   app.setErrorHandler((err, req, reply) => {
-    sendTransportError(req, reply, err);
+    sendTransportError(req, reply, err, discard);
   });
   app.setNotFoundHandler((req, reply) => {
     sendTransportError(req, reply, new InvalidRequestError('not found: use POST /v3/<API_KEY> or WebSocket /ws/v3/<API_KEY>', 404));
@@ -284,13 +286,16 @@ function registerFastifyAnswers(app: FastifyInstance, pipeline: Pipeline, isClos
       { method: req.method, route: routeTemplate(route ?? 'unmatched'), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 1000) / 1000 },
       req.log,
     );
-    if (isClosing()) reply.header('connection', 'close');
+    if (isClosing() && reply.statusCode !== 413) reply.header('connection', 'close');
     done(null, payload);
   });
 }
 
-/** `GET /health` (no key): the Host's network `health()`, 200 when ok, else 503. */
-function registerHealthRoute(app: FastifyInstance, selectNetwork: (host: string | undefined) => NetworkHandle): void {
+/**
+ * `GET /health` (no key): the Host's network `health()`, 200 when ok, else 503; 503 with
+ * `draining: true` from the moment a shutdown begins, so a load balancer stops sending.
+ */
+function registerHealthRoute(app: FastifyInstance, selectNetwork: (host: string | undefined) => NetworkHandle, draining: () => boolean): void {
   app.get('/health', { config: { route: 'health' } }, async (req, reply) => {
     const network = selectNetwork(req.headers.host);
     let health: { ok: boolean } & Record<string, unknown>;
@@ -300,29 +305,7 @@ function registerHealthRoute(app: FastifyInstance, selectNetwork: (host: string 
       req.log.error({ err, network: network.name }, 'health check failed');
       health = { ok: false };
     }
+    if (draining()) return reply.code(503).send({ ...health, ok: false, draining: true });
     return reply.code(health.ok ? 200 : 503).send({ ...health, ok: health.ok === true });
   });
-}
-
-/** HTTP requests in progress, so that shutdown can wait for them. */
-class InProgress {
-  private count = 0;
-  private lastDone = performance.now();
-
-  /** Counts `res` until it closes; `onClose` runs then too (one close listener for both). */
-  readonly track = (res: ServerResponse, onClose?: () => void): void => {
-    this.count++;
-    res.once('close', () => {
-      this.count--;
-      this.lastDone = performance.now();
-      onClose?.();
-    });
-  };
-
-  /** Resolves once nothing is in progress and nothing finished for SHUTDOWN_QUIET_MS, or at `deadline`. */
-  async drained(deadline: number): Promise<void> {
-    while (performance.now() < deadline && (this.count > 0 || performance.now() - this.lastDone < SHUTDOWN_QUIET_MS)) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { InternalError, InvalidRequestError, LimitExceededError, ResourceNotFoundError, RpcError } from '../rpc/errors.js';
@@ -10,21 +11,28 @@ import { InternalError, InvalidRequestError, LimitExceededError, ResourceNotFoun
 /** Media types geth accepts for a JSON-RPC POST (parameters such as `charset` are ignored). */
 export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
 
+/** How much of a refused body is read and thrown away (`transport.httpDiscard*`). */
+export interface DiscardLimits {
+  maxBytes: number;
+  idleMs: number;
+}
+
 /**
  * Writes a transport-level failure as a JSON-RPC error body with its HTTP status. RpcErrors keep
  * their `httpStatus`; Fastify's errors are mapped by code; anything unknown is a 500 whose
  * details go to the log only. Expected failures are not logged here (the response line shows
- * them); unexpected ones are logged at error with their stack.
+ * them); unexpected ones are logged at error with their stack. A refused body (413) is read and
+ * discarded up to `discard`'s bounds ({@link discardBody}).
  */
-export function sendTransportError(req: FastifyRequest, reply: FastifyReply, err: unknown): void {
+export function sendTransportError(req: FastifyRequest, reply: FastifyReply, err: unknown, discard?: DiscardLimits): void {
   const { status, error } = classify(err, req.log);
   // A refused WebSocket upgrade: nothing else may follow on this connection.
   if (req.headers.upgrade !== undefined) reply.raw.once('finish', () => req.raw.socket.destroy());
-  if (status === 413 && Number(req.headers['content-length']) <= DRAIN_MAX_BYTES) {
+  if (status === 413 && discard !== undefined) {
     // Fastify asks to close the connection after a body it refused, but the client may still be
     // writing it: closing now would reset the connection before the client reads this answer.
-    // Kept alive instead, Node reads and discards the rest of the body after the answer.
     reply.removeHeader('connection');
+    discardBody(req.raw, discard);
   }
   // A browser page may read the error (CORS), unless an allowlist already decided otherwise.
   if (!reply.hasHeader('access-control-allow-origin') && !reply.hasHeader('vary')) reply.header('access-control-allow-origin', '*');
@@ -35,10 +43,38 @@ export function sendTransportError(req: FastifyRequest, reply: FastifyReply, err
 }
 
 /**
- * The largest refused body the server still reads (and discards) so that its 413 is not lost; a
- * larger Content-Length gets the 413 and the connection closed.
+ * Reads and throws away the rest of a refused body, as nginx's lingering close does, so that a
+ * client still writing it reads the 413 rather than a reset (closing a connection with unread
+ * bytes resets it). Once the body has ended the connection is an ordinary idle keep-alive one;
+ * past `maxBytes` more, or `idleMs` without a byte, it is closed.
  */
-const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+export function discardBody(req: IncomingMessage, limits: DiscardLimits): void {
+  let seen = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+  };
+  const giveUp = () => {
+    stop();
+    req.socket.destroy();
+  };
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(giveUp, limits.idleMs).unref();
+  };
+  const onData = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > limits.maxBytes) giveUp();
+    else arm();
+  };
+  if (req.complete) return;
+  // A 'data' listener makes the body flow: each chunk is dropped once counted.
+  req.on('data', onData);
+  req.once('end', stop);
+  req.once('close', stop);
+  arm();
+}
 
 function classify(err: unknown, log: FastifyBaseLogger): { status: number; error: RpcError } {
   if (err instanceof RpcError) return { status: err.httpStatus, error: err };

@@ -4,6 +4,7 @@ import type { NodeMetrics } from '../pipeline/metrics.js';
 import type { Pipeline, Session } from '../pipeline/pipeline.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
 import type { NotificationChannel } from '../rpc/method.js';
+import type { DrainingSocket } from './drain.js';
 import { withNotifications } from './entrance.js';
 import { WriteBacklog, webSocketGauge } from './writeBacklog.js';
 
@@ -22,6 +23,8 @@ import { WriteBacklog, webSocketGauge } from './writeBacklog.js';
  * Messages over the size limit are refused by ws itself, which closes with 1009 (message too big).
  * Every `pingIntervalMs` the connection is pinged; one that has not answered the previous ping
  * (nor sent anything since) is cut (`ping_timeout`), and its subscriptions end with it.
+ * At shutdown the drain (`drain.ts`) closes each connection with 1001 once every message it sent
+ * is answered (`shutdown`), answering what is still running at the cutoff with an error first.
  */
 
 /** RFC 6455: the server is going away (shutdown). */
@@ -42,10 +45,20 @@ export interface WebSocketLimits {
   /** How long the one frame over a limit may go without a byte taken before the socket is closed. */
   writeStallMs: number;
   pingIntervalMs: number;
+  /** How long a socket sent 1001 at shutdown may take to answer the close frame before it is cut. */
+  closeGraceMs: number;
 }
 
 /** Serves one connection until it closes, when the session's client-gone signal fires. */
-export function serveWebSocket(socket: WebSocket, session: Session, pipeline: Pipeline, metrics: NodeMetrics, limits: WebSocketLimits, log: Logger): void {
+export function serveWebSocket(
+  socket: WebSocket,
+  session: Session,
+  pipeline: Pipeline,
+  metrics: NodeMetrics,
+  limits: WebSocketLimits,
+  log: Logger,
+  drain?: SocketDrain,
+): void {
   metrics.wsOpened();
   let inFlight = 0;
   let paused = false;
@@ -73,6 +86,10 @@ export function serveWebSocket(socket: WebSocket, session: Session, pipeline: Pi
     if (standing === 'oneFrame') backlog.watchStall(reason, limit, () => closeUnread(reason, what, true));
     return true;
   };
+  const answer = (frame: string | undefined): void => {
+    if (frame !== undefined && closedBy === undefined && socket.readyState === socket.OPEN)
+      sendBounded(frame, limits.maxBufferedBytes, 'slow_consumer', 'answers');
+  };
 
   // Subscriptions notify through this channel; they end when the socket closes.
   const onClose: Array<() => void> = [];
@@ -89,28 +106,40 @@ export function serveWebSocket(socket: WebSocket, session: Session, pipeline: Pi
     isOpen: () => !closed && closedBy === undefined && socket.readyState === socket.OPEN,
   };
   const subscriber = withNotifications(session, channel);
-
-  // A peer that answers neither the last ping nor sent anything since is gone.
-  let alive = true;
-  socket.on('pong', () => {
-    alive = true;
+  const alive = pingEvery(socket, limits.pingIntervalMs, () => {
+    closedBy ??= 'ping_timeout';
+    log.debug({ keyId: session.keyId }, 'websocket closed: no answer to ping');
   });
-  const pinger = setInterval(() => {
-    if (!alive) {
-      closedBy ??= 'ping_timeout';
-      log.debug({ keyId: session.keyId }, 'websocket closed: no answer to ping');
-      socket.terminate();
-      return;
-    }
-    alive = false;
-    socket.ping();
-  }, limits.pingIntervalMs);
-  pinger.unref();
+
+  // A shutdown closes the socket (1001) once nothing is in progress on it, or answers what is
+  // still running at its cutoff first (`drain.ts`); frames after the close frame are not run.
+  const messages = new Running();
+  let late = 0;
+  const goAway = (): void => {
+    if (closedBy !== undefined || socket.readyState !== socket.OPEN) return;
+    closedBy = 'shutdown';
+    socket.close(WS_CLOSE_GOING_AWAY, 'server shutting down');
+    setTimeout(() => socket.terminate(), limits.closeGraceMs).unref();
+  };
+  const unregister = drain?.addSocket({
+    busy: () => messages.unanswered > 0,
+    frames: () => messages.received,
+    goAway,
+    cut(answerOf) {
+      for (const m of messages.cut()) answer(answerOf(m.body));
+      goAway();
+    },
+  });
 
   socket.on('message', (data: RawData) => {
-    alive = true;
-    // Closed for unread answers: frames still arriving are not run (their answers would be dropped).
-    if (closedBy !== undefined) return;
+    alive.seen();
+    messages.received++;
+    // Closed for unread answers or going away: frames still arriving are not run (their answers
+    // would be dropped).
+    if (closedBy !== undefined) {
+      late++;
+      return;
+    }
     inFlight++;
     if (inFlight >= limits.maxInFlight && !paused) {
       paused = true;
@@ -118,14 +147,18 @@ export function serveWebSocket(socket: WebSocket, session: Session, pipeline: Pi
     }
     // Text frames arrive UTF-8-checked by ws (else 1007); binary ones are decoded strictly by
     // dispatch, so invalid UTF-8 there is a -32700.
+    const message = messages.start(toBuffer(data));
     pipeline
-      .handle(subscriber, toBuffer(data), limits.dispatch, log)
+      .handle(subscriber, message.body, limits.dispatch, log)
       .then((reply) => {
-        if (reply.body === undefined || socket.readyState !== socket.OPEN) return;
-        sendBounded(reply.body, limits.maxBufferedBytes, 'slow_consumer', 'answers');
+        // Answered already when a shutdown's cutoff came first.
+        if (!messages.settle(message)) return;
+        drain?.answeredMessage();
+        answer(reply.body);
       })
       .catch((err: unknown) => log.error({ err }, 'websocket message failed'))
       .finally(() => {
+        messages.settle(message);
         inFlight--;
         if (paused && inFlight < limits.maxInFlight) {
           paused = false;
@@ -134,14 +167,78 @@ export function serveWebSocket(socket: WebSocket, session: Session, pipeline: Pi
       });
   });
   socket.on('close', (code: number) => {
-    clearInterval(pinger);
+    alive.stop();
     backlog.stop();
     closed = true;
+    unregister?.();
     for (const fn of onClose.splice(0)) fn();
     session.gone.abort();
     metrics.wsClosedBy(closedBy);
+    if (late > 0) log.debug({ keyId: session.keyId, frames: late }, 'websocket frames after the close were not run');
     log.debug({ code, keyId: session.keyId, network: session.network }, 'websocket closed');
   });
+}
+
+/** What a WebSocket connection registers with the shutdown's drain (`drain.ts`). */
+export interface SocketDrain {
+  addSocket(socket: DrainingSocket): () => void;
+  answeredMessage(): void;
+}
+
+/** The messages of one connection in progress, each answered once (by its pipeline or by a cutoff). */
+class Running {
+  received = 0;
+  unanswered = 0;
+  private readonly open = new Set<{ body: Buffer; done: boolean }>();
+
+  start(body: Buffer): { body: Buffer; done: boolean } {
+    const message = { body, done: false };
+    this.open.add(message);
+    this.unanswered++;
+    return message;
+  }
+
+  /** Marks `message` answered; false when it already was. */
+  settle(message: { body: Buffer; done: boolean }): boolean {
+    this.open.delete(message);
+    if (message.done) return false;
+    message.done = true;
+    this.unanswered--;
+    return true;
+  }
+
+  /** Settles every message still unanswered and returns them. */
+  cut(): Array<{ body: Buffer }> {
+    const out = [...this.open].filter((m) => this.settle(m));
+    return out;
+  }
+}
+
+/**
+ * Pings `socket` every `intervalMs`; one that answered neither the last ping nor sent anything
+ * since is gone: `onDead` runs and the socket is cut.
+ */
+function pingEvery(socket: WebSocket, intervalMs: number, onDead: () => void): { seen(): void; stop(): void } {
+  let alive = true;
+  socket.on('pong', () => {
+    alive = true;
+  });
+  const pinger = setInterval(() => {
+    if (!alive) {
+      onDead();
+      socket.terminate();
+      return;
+    }
+    alive = false;
+    socket.ping();
+  }, intervalMs);
+  pinger.unref();
+  return {
+    seen: () => {
+      alive = true;
+    },
+    stop: () => clearInterval(pinger),
+  };
 }
 
 function toBuffer(data: RawData): Buffer {

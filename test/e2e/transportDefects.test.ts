@@ -10,7 +10,8 @@ import { toyNetwork } from '../helpers/toyMethods.js';
 /**
  * Regressions of the transport defects a fault sweep found: keys in logs through percent-encoded
  * paths and query strings, an unbounded WebSocket write buffer, SIGTERM resetting requests already
- * sent, transport errors without a JSON-RPC body, and a 413 lost to a connection reset.
+ * sent, transport errors without a JSON-RPC body, and a 413 lost to a connection reset (#20; for
+ * any body framing, any size up to `transport.httpDiscardMaxBytes`, and while draining: #32).
  */
 
 const port = (s: StartedServer) => Number(new URL(s.url).port);
@@ -140,6 +141,88 @@ describe('transport defects', () => {
       expect(error).toBeUndefined();
       expect(text.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
       expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toBe('{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"content length too large"}}');
+    }
+  });
+});
+
+/** Headers of a POST whose body follows: Content-Length, or chunked (the body as one chunk). */
+function oversize(size: number, chunked: boolean): Buffer {
+  const head = chunked
+    ? `POST /v3/${TEST_API_KEY} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${size.toString(16)}\r\n`
+    : `POST /v3/${TEST_API_KEY} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), Buffer.alloc(size, 0x61), Buffer.from(chunked ? '\r\n0\r\n\r\n' : '')]);
+}
+
+const TOO_LARGE = '{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"content length too large"}}';
+
+describe('a body over the limit always gets its 413, read and discarded first (#32)', () => {
+  let s: StartedServer;
+  beforeAll(async () => {
+    s = await startServer({ networks: [toyNetwork()], logger: false, limits: { httpMaxBodyBytes: 16 * 1024 } });
+  });
+  afterAll(() => s?.close());
+
+  /** Sends `count` bodies, `parallel` connections at a time, each written whole before reading; counts the outcomes. */
+  async function eager(count: number, parallel: number, body: (i: number) => Buffer): Promise<Record<string, number>> {
+    const seen: Record<string, number> = {};
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        for (let i = next++; i < count; i = next++) {
+          const { text, error } = await rawExchange(s, body(i), complete, true);
+          const outcome = error ?? (text.slice(text.indexOf('\r\n\r\n') + 4) === TOO_LARGE ? text.split('\r\n')[0] : text.slice(0, 100));
+          seen[outcome] = (seen[outcome] ?? 0) + 1;
+        }
+      }),
+    );
+    return seen;
+  }
+
+  it('1,000 bodies of 1 MiB (half chunked) written in one go: 1,000 × 413 with the JSON-RPC error', async () => {
+    expect(await eager(1000, 4, (i) => oversize(1024 * 1024, i % 2 === 1))).toEqual({ 'HTTP/1.1 413 Payload Too Large': 1000 });
+  });
+
+  it('chunked bodies larger than the socket buffers: 413, not a reset (closing at once made the write fail: EPIPE)', async () => {
+    expect(await eager(10, 2, () => oversize(8 * 1024 * 1024, true))).toEqual({ 'HTTP/1.1 413 Payload Too Large': 10 });
+  });
+
+  it('while the server drains for a shutdown, too', async () => {
+    const d = await startServer({ networks: [toyNetwork()], logger: false, limits: { httpMaxBodyBytes: 16 * 1024 } });
+    const busy = rawHttp(`${d.url}/v3/${TEST_API_KEY}`, {
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"test_sleep","params":[1500]}',
+    });
+    await sleep(100);
+    const closed = d.close();
+    await sleep(50);
+    const seen: Record<string, number> = {};
+    for (let i = 0; i < 10; i++) {
+      const { text, error } = await rawExchange(d, oversize(8 * 1024 * 1024, i % 2 === 0), complete, true);
+      const outcome = error ?? text.split('\r\n')[0];
+      seen[outcome] = (seen[outcome] ?? 0) + 1;
+    }
+    expect(seen).toEqual({ 'HTTP/1.1 413 Payload Too Large': 10 });
+    expect((await busy).status).toBe(200);
+    await closed;
+  });
+
+  it('past transport.httpDiscardMaxBytes the connection is closed without reading the rest', async () => {
+    const d = await startServer({ networks: [toyNetwork()], logger: false, limits: { httpMaxBodyBytes: 16 * 1024, httpDiscardMaxBytes: 64 * 1024 } });
+    try {
+      const sock = connect(port(d), '127.0.0.1');
+      const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+      sock.on('error', () => {});
+      let text = '';
+      sock.on('data', (b) => {
+        text += b.toString('latin1');
+      });
+      // A body of 64 MiB announced, 1 MiB sent: the server answers, discards 64 KiB more, then closes.
+      sock.write(`POST /v3/${TEST_API_KEY} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n`);
+      sock.write(Buffer.alloc(1024 * 1024, 0x61));
+      await closed;
+      expect(text.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+    } finally {
+      await d.close();
     }
   });
 });

@@ -144,7 +144,7 @@ export async function startServer(opts: TestServerOptions): Promise<StartedServe
   const app = server.app;
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, key: opts.keys ? '' : policies[0].key, app, server, close: () => server.shutdown() };
+  return { url: `http://127.0.0.1:${port}`, key: opts.keys ? '' : policies[0].key, app, server, close: async () => void (await server.shutdown()) };
 }
 
 /**

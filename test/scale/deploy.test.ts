@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { settingNames } from '../../src/config/settings.js';
+import { SETTINGS, settingNames } from '../../src/config/settings.js';
 
 /**
  * deploy/: no Docker engine runs here, so docker-compose.yml is not started in CI (the same
@@ -12,7 +12,7 @@ import { settingNames } from '../../src/config/settings.js';
  */
 
 const DEPLOY = resolve(import.meta.dirname, '../../deploy');
-type Service = { environment?: Record<string, string>; volumes?: string[] };
+type Service = { environment?: Record<string, string>; volumes?: string[]; stop_grace_period?: string };
 // Compose resolves `<<:` merge keys (YAML 1.1); so must this parse.
 const compose = parse(readFileSync(resolve(DEPLOY, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const haproxyCfg = readFileSync(resolve(DEPLOY, 'haproxy.cfg'), 'utf8');
@@ -28,6 +28,23 @@ describe('deploy/', () => {
       expect(service.environment?.TRACENODE_REDIS).toBe('redis://redis:6379/0');
       expect(service.volumes).toContain(`${name}:/data`);
     }
+  });
+
+  it("each replica may drain for its whole grace period before Docker's SIGKILL", () => {
+    for (const name of ['replica1', 'replica2', 'replica3']) {
+      const grace = /^(\d+)s$/.exec(compose.services[name].stop_grace_period ?? '')?.[1];
+      expect(Number(grace) * 1000).toBeGreaterThan(SETTINGS.transport.shutdownDrainMs.default);
+    }
+  });
+
+  it("HAProxy takes a draining replica out (its /health turns 503) before the replica's notice ends, and retries what it refused", () => {
+    const ms = (v: string) => (v.endsWith('ms') ? Number(v.slice(0, -2)) : Number(v.slice(0, -1)) * 1000);
+    const server = /^\s*default-server check inter (\S+) fastinter (\S+) fall (\d+) rise (\d+)$/m.exec(haproxyCfg);
+    expect(server).not.toBeNull();
+    const [, inter, fastinter, fall] = server!;
+    // The first failed check comes within `inter`, the next ones `fastinter` apart.
+    expect(ms(inter) + (Number(fall) - 1) * ms(fastinter)).toBeLessThan(SETTINGS.transport.shutdownNoticeMs.default);
+    expect(/^\s*retry-on (.*)$/m.exec(haproxyCfg)?.[1].split(' ')).toEqual(expect.arrayContaining(['conn-failure', 'empty-response', '503']));
   });
 
   it('HAProxy gets every variable haproxy.cfg reads, and each server is a replica on its port', () => {
