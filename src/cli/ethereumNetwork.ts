@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import type { EthereumChain } from '../chain/open.js';
 import type { FollowStatus } from '../follow/followLoop.js';
 import { followHealth } from '../follow/followLoop.js';
+import type { UpstreamStateSource } from '../follow/upstreamState.js';
 import type { PendingSource } from '../live/eth/pendingRelay.js';
 import { createEthContext, type EthContext, type EthContextConfig } from '../methods/context.js';
 import type { UpstreamPool } from '../methods/eth/_shared/upstreamPool.js';
 import { ethereumMethods } from '../methods/ethereum.js';
+import type { RemoteStateStats } from '../pipeline/metrics.js';
 import { type NetworkHandle, networkHandle } from '../transport/networks.js';
 import { healthLimits } from './health.js';
 
@@ -36,6 +38,8 @@ export interface EthereumNetworkOptions {
   sharedFilters?: { redis: Redis; prefix: string };
   /** The followed node, where transactions are sent (default: none, refused). */
   pool?: UpstreamPool;
+  /** An archive that starts at block N: the followed node, where the state it does not hold is fetched. */
+  stateSource?: UpstreamStateSource;
 }
 
 /** Wires an opened Ethereum chain into a network the server can route to, its methods configured by `config`. */
@@ -43,7 +47,18 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
   // A lost EVM worker is replaced and its request answered with an error; the operator sees why here.
   const onWorkerFailure = (reason: string, err?: unknown) =>
     opts.logger?.error({ network: opts.name, err: err instanceof Error ? err.message : err }, `EVM worker ${reason}`);
-  const context = await createEthContext(chain, opts.clientVersion, opts.config, onWorkerFailure, opts.pending, opts.sharedFilters, opts.pool);
+  const context = await createEthContext(
+    chain,
+    opts.clientVersion,
+    opts.config,
+    onWorkerFailure,
+    opts.pending,
+    opts.sharedFilters,
+    opts.pool,
+    opts.stateSource,
+  );
+  // An archive from block N says so on /health (and `serve`'s startup line reads it there).
+  const archiveFrom = chain.start === undefined ? {} : { archiveFrom: Number(chain.start.number) };
   const handle = networkHandle<EthContext>({
     name: opts.name,
     hostnames: opts.hostnames ?? [],
@@ -53,8 +68,8 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
       const head = await chain.store.head();
       if (!head) return { ok: false };
       const own = { number: Number(head.number), hash: bytesToHex(head.hash) };
-      if (!opts.follower) return { ok: true, head: own };
-      return followHealth(own, opts.follower.status(), healthLimits(opts.config.follow));
+      if (!opts.follower) return { ok: true, head: own, ...archiveFrom };
+      return { ...followHealth(own, opts.follower.status(), healthLimits(opts.config.follow)), ...archiveFrom };
     },
     // The head snapshot of a request (RequestContext.head): read once, shared by its calls.
     head: () => chain.store.head(),
@@ -62,6 +77,7 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
     subscriptionStats: () => ({ subscriptions: context.events.subscriptions.size, filters: context.events.filters.size }),
     headerDeviations: () => opts.follower?.status().headerDeviations ?? {},
     cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
+    remoteState: chain.start === undefined ? undefined : () => remoteStateStats(context, opts.stateSource),
   });
   return {
     kind: 'ethereum',
@@ -76,4 +92,13 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
       await context.evm.close();
     },
   };
+}
+
+/** What an archive from block N fetched, and its state reads: the serving thread's and the EVM workers'. */
+function remoteStateStats(context: EthContext, source: UpstreamStateSource | undefined): RemoteStateStats {
+  const { hits, misses } = context.state.reads.cacheStats();
+  const own = context.state.reads.remote?.stats();
+  const workers = context.evm.stateReads();
+  const remote = (own ? own.account + own.storage + own.code + own.proof : 0) + workers.remote;
+  return { fetches: source?.stats() ?? {}, reads: { lookups: hits + misses + workers.lookups, remote } };
 }

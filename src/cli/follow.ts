@@ -6,12 +6,13 @@ import type { FollowLoop } from '../follow/followLoop.js';
 import { StarknetFollower } from '../follow/starknetFollower.js';
 import { Upstream } from '../follow/upstream.js';
 import { openStarknetStore } from '../starknet/store.js';
+import { CHECKPOINT_HASH, ensureArchiveFrom, FROM } from './archiveFrom.js';
 import { type CommandSpec, commandHelp, parseCommand, requiredDatadir, UsageError } from './options.js';
 
-/** The datadir, the upstream and the follow settings, the caches and the importer's. */
-const SPEC: CommandSpec = { settings: ['server.datadir', 'server.follow', 'follow', 'caches', 'import'] };
+/** The datadir, the upstream and the follow settings, the caches and the importer's; where an empty datadir starts. */
+const SPEC: CommandSpec = { settings: ['server.datadir', 'server.follow', 'follow', 'caches', 'import'], flags: [FROM, CHECKPOINT_HASH] };
 export const FOLLOW_HELP = commandHelp(
-  'tracenode follow --datadir DIR --follow URL',
+  'tracenode follow --datadir DIR --follow URL [--from BLOCK [--checkpoint-hash HASH]]',
   'Catches a datadir up with an upstream node without serving it, then exits. An Ethereum datadir\n' +
     "follows geth, reth or anvil: every block from the local head to the upstream's head is fetched,\n" +
     'executed and verified as `import` does it. A Starknet datadir follows pathfinder, juno or a\n' +
@@ -19,7 +20,8 @@ export const FOLLOW_HELP = commandHelp(
     'whose upstream is a Starknet node becomes a Starknet datadir and starts at block 0. A\n' +
     'reorganisation of the upstream is followed; progress lines go to stderr. For a live node, use\n' +
     '`serve --follow URL`. Resumable: run it again to continue. An Ethereum datadir is made by\n' +
-    '`init` first: from a genesis file, or `init --from-node URL` for anvil and Hardhat.',
+    '`init` first: from a genesis file, or `init --from-node URL` for anvil and Hardhat; or, with\n' +
+    '--from, an empty datadir becomes an archive from that block of the followed node.',
   SPEC,
 );
 
@@ -30,10 +32,14 @@ export async function runFollow(argv: string[]): Promise<number> {
     process.stdout.write(FOLLOW_HELP);
     return 0;
   }
-  const { config } = parsed;
+  const { config, values } = parsed;
   const url = config.server.follow;
   if (url === undefined || !/^(https?|wss?):\/\//i.test(url)) throw new UsageError('missing --follow URL (an http(s):// or ws(s):// URL of the upstream node)');
   const datadir = requiredDatadir(config);
+  const from = values[FROM.name];
+  if (from === undefined && values[CHECKPOINT_HASH.name] !== undefined) throw new UsageError('--checkpoint-hash pins the block of --from');
+  if (from !== undefined)
+    await ensureArchiveFrom(datadir, url, from, values[CHECKPOINT_HASH.name], config, (line) => process.stdout.write(`follow: ${line}\n`));
   const upstream = new Upstream(url, { requestTimeoutMs: config.follow.requestTimeoutMs });
   const log = {
     info: (o: object, m: string) => process.stderr.write(`follow: ${m} ${JSON.stringify(o)}\n`),

@@ -3,6 +3,7 @@ import type { Config } from '../config/settings.js';
 import { readNodeGenesis } from '../follow/nodeGenesis.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
 import { type InitResult, initDatadir, initDatadirFromNode } from '../import/init.js';
+import { CHECKPOINT_HASH, initArchiveFrom } from './archiveFrom.js';
 import { type CommandSpec, commandHelp, type FlagSpec, parseCommand, requiredDatadir, UsageError } from './options.js';
 
 /** The genesis file: an argument of `init`, not a setting. */
@@ -14,6 +15,13 @@ const FROM_NODE: FlagSpec = {
   arg: 'URL',
   help: "a running development node (anvil, Hardhat) whose genesis to take: its block 0, chain id, forks and its accounts' state at block 0",
 };
+/** With `--from-node`: the block the archive starts at, instead of the node's genesis. */
+const AT: FlagSpec = {
+  name: 'at',
+  env: 'TRACENODE_AT',
+  arg: 'BLOCK',
+  help: 'with --from-node: an archive from this block of the node (latest, safe, finalized or a number), no state up front; --genesis then gives only the rules',
+};
 /**
  * The datadir, the chain store's caches and the genesis state trie's node cache; with
  * `--from-node`, the header checks (anvil's block 0 is taken only under lenient ones) and the
@@ -21,13 +29,15 @@ const FROM_NODE: FlagSpec = {
  */
 const SPEC: CommandSpec = {
   settings: ['server.datadir', 'caches', 'import.trieNodeCacheEntries', 'import.headerChecks', 'follow.requestTimeoutMs'],
-  flags: [GENESIS, FROM_NODE],
+  flags: [GENESIS, FROM_NODE, AT, CHECKPOINT_HASH],
 };
 export const INIT_HELP = commandHelp(
-  'tracenode init --datadir DIR (--genesis genesis.json | --from-node URL)',
+  'tracenode init --datadir DIR (--genesis genesis.json | --from-node URL [--at BLOCK [--checkpoint-hash HASH] [--genesis genesis.json]])',
   'Writes the genesis block and state of a geth-format genesis into DIR (like `geth init`), or\n' +
     'those of a running development node that has no genesis file (anvil, Hardhat): its own block 0,\n' +
-    "and the state of the accounts it lists, checked against the root of the state it holds. Then\n'serve --follow' or 'follow' that node (docs/following.md).",
+    'and the state of the accounts it lists, checked against the root of the state it holds. With\n' +
+    '--at, DIR becomes an archive from that block of the node instead: the block, no state (it is\n' +
+    "fetched from the node as it is read). Then 'serve --follow' or 'follow' that node (docs/following.md).",
   SPEC,
 );
 
@@ -42,18 +52,29 @@ export async function runInit(argv: string[]): Promise<number> {
   const datadir = requiredDatadir(config);
   const genesisPath = values[GENESIS.name];
   const nodeUrl = values[FROM_NODE.name];
+  const at = values[AT.name];
+  if (at === undefined && values[CHECKPOINT_HASH.name] !== undefined) throw new UsageError('--checkpoint-hash pins the block of --at');
+  if (at !== undefined) {
+    if (nodeUrl === undefined || !/^(https?|wss?):\/\//i.test(nodeUrl)) throw new UsageError('--at takes the node to start from as --from-node URL');
+    const genesisText = genesisPath === undefined ? undefined : readGenesis(genesisPath);
+    const say = (line: string) => process.stdout.write(`init: ${line}\n`);
+    await initArchiveFrom(datadir, nodeUrl, { at, checkpointHash: values[CHECKPOINT_HASH.name], genesisText }, config, say);
+    return 0;
+  }
   if ((genesisPath === undefined) === (nodeUrl === undefined)) {
     throw new UsageError('give either --genesis FILE or --from-node URL (or TRACENODE_GENESIS / TRACENODE_FROM_NODE)');
   }
   if (nodeUrl !== undefined) return initFromNode(datadir, nodeUrl, config);
-  let text: string;
-  try {
-    text = readFileSync(genesisPath!, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read genesis ${genesisPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  report(await initDatadir(datadir, text, config), datadir, 'this genesis');
+  report(await initDatadir(datadir, readGenesis(genesisPath!), config), datadir, 'this genesis');
   return 0;
+}
+
+function readGenesis(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read genesis ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 async function initFromNode(datadir: string, url: string, config: Pick<Config, 'caches' | 'import' | 'follow'>): Promise<number> {

@@ -8,6 +8,7 @@ import { FollowerThread } from '../follow/followerThread.js';
 import type { FollowerLog } from '../follow/followLoop.js';
 import { StarknetFollower } from '../follow/starknetFollower.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
+import { UpstreamStateSource } from '../follow/upstreamState.js';
 import { createPendingRelay } from '../live/eth/pendingRelay.js';
 import type { UpstreamPool } from '../methods/eth/_shared/upstreamPool.js';
 import { connectRedis } from '../pipeline/limitStore.js';
@@ -109,10 +110,23 @@ async function openEthereum(
       (err) => log.debug({ reason: err instanceof Error ? err.message : String(err) }, 'pending transactions: upstream poll failed'),
     );
   const pool: UpstreamPool | undefined = upstream && { forward: (method, params) => upstream.forward(method, params) };
+  // An archive that starts at block N fetches the state it does not hold from the same node.
+  const stateSource = upstream && chain.start && new UpstreamStateSource(upstream, chain.store, chain.start);
   // Filters in Redis: a connection of the network's own, failing fast while Redis is away.
   const redis = config.server.redis === undefined ? undefined : filterConnection(config);
   const sharedFilters = redis && { redis, prefix: `${config.redis.keyPrefix}${name}:` };
-  const network = await createEthereumNetwork(chain, { name, hostnames: [name], clientVersion, config, logger, follower, pending, sharedFilters, pool });
+  const network = await createEthereumNetwork(chain, {
+    name,
+    hostnames: [name],
+    clientVersion,
+    config,
+    logger,
+    follower,
+    pending,
+    sharedFilters,
+    pool,
+    stateSource,
+  });
   headMoved = () => void network.context.events.headMoved();
   // A serving node starts its EVM workers now, so its first calls do not wait for them.
   network.context.evm.warm();

@@ -73,10 +73,32 @@ export const META = {
    * `chain/loadedState.ts`).
    */
   loadedStateKept: prefixed(PREFIX.meta, utf8.encode('loadedStateKept')),
+  /**
+   * The first block of an archive that starts at block N (`init --at`, `serve --follow URL
+   * --from …`): its number (8 bytes) ++ its hash (32 bytes). Absent in a datadir that holds the
+   * chain from its genesis (`chain/archiveStart.ts`).
+   */
+  archiveStart: prefixed(PREFIX.meta, utf8.encode('archiveStart')),
+  /**
+   * The name of the @ethereumjs/common built-in chain whose rules the datadir follows (`mainnet`,
+   * `sepolia`, `holesky`, `hoodi`), in place of a genesis file's config: written by an archive
+   * that starts at block N of a public network (`chain/chainRules.ts`).
+   */
+  builtinChain: prefixed(PREFIX.meta, utf8.encode('builtinChain')),
 } as const;
 
-/** Version of this key schema; a datadir written by another version is refused. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Version of this key schema (`db/schema.ts`). Schema 2 is schema 1 plus keys an older release
+ * would misread by not knowing them: an archive that starts at block N (`archiveStart`,
+ * `builtinChain`) and the flags of development nodes' chains (`stateRootAlias`,
+ * `systemWritesSkipped`, `loadedStateKept`). A datadir is written as schema 2 by the write that
+ * first puts one of them there, so a release that reads only schema 1 refuses it, and every other
+ * datadir stays schema 1, openable by that release too (a rollback).
+ */
+export const SCHEMA_VERSION = 2;
+
+/** The schema of a datadir that holds none of schema 2's keys: what releases before them read. */
+export const SCHEMA_VERSION_BASE = 1;
 
 /** The value of {@link META.kind} in an Ethereum datadir. */
 export const KIND_ETHEREUM = 'ethereum';

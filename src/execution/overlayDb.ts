@@ -86,7 +86,7 @@ export class OverlayState implements StateManagerInterface {
     const hashKey = bytesKey(account.codeHash);
     const own = this.codes.get(hashKey);
     if (own !== undefined) return own;
-    const code = await this.reads.code(account.codeHash);
+    const code = await this.reads.code(account.codeHash, address.bytes, this.root);
     noteCodeHash(code, hashKey);
     return code;
   }
@@ -102,7 +102,7 @@ export class OverlayState implements StateManagerInterface {
     if (own !== undefined) return own;
     if (this.wiped.has(addressKey)) return new Uint8Array();
     const base = await this.reads.account(this.root, address.bytes);
-    return base === undefined ? new Uint8Array() : this.reads.storage(base.storageRoot, key);
+    return base === undefined ? new Uint8Array() : this.reads.storage(base.storageRoot, key, address.bytes, this.root);
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {

@@ -1,4 +1,4 @@
-import { type Block, createBlockFromRLP } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
@@ -6,9 +6,9 @@ import { BlockImporter, type ExecutedBlock } from '../import/blockImporter.js';
 import { HeaderDeviationReport } from '../import/headerDeviations.js';
 import { createProgress } from '../import/progress.js';
 import { namesNoParent } from '../import/validate.js';
-import { blockFromRpc } from './blockFromRpc.js';
 import { FollowLoop, type FollowLoopOptions, FollowStoppedError } from './followLoop.js';
-import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
+import { type Upstream, UpstreamError } from './upstream.js';
+import { hexString, UpstreamBlocks } from './upstreamBlocks.js';
 
 /**
  * Follows an upstream node block by block, through reorganisations, into an opened chain that is
@@ -41,7 +41,7 @@ export interface FollowerOptions extends FollowLoopOptions {
 export class Follower extends FollowLoop {
   private readonly importer: BlockImporter;
   private readonly deviations: HeaderDeviationReport;
-  private rawBlocks: boolean | undefined;
+  private readonly blocks: UpstreamBlocks;
 
   constructor(
     private readonly chain: EthereumChain,
@@ -51,6 +51,7 @@ export class Follower extends FollowLoop {
     super(upstream, o);
     this.importer = new BlockImporter(chain, o.importSettings);
     this.deviations = new HeaderDeviationReport((obj, msg) => o.log.warn({ upstream: upstream.shownUrl, ...obj }, msg));
+    this.blocks = new UpstreamBlocks(upstream, chain.common, (obj, msg) => o.log.info(obj, msg));
   }
 
   /** Executes a block of the upstream on its stored parent; counts and reports the header rules it broke. */
@@ -67,20 +68,22 @@ export class Follower extends FollowLoop {
     this.upstream.subscribeNewHeads(wake);
   }
 
-  /** The upstream's chain id and genesis hash must be ours. */
+  /** The upstream's chain id and genesis hash (an archive from block N: its block N's hash) must be ours. */
   protected async checkSameChain(): Promise<void> {
+    const first = this.chain.start?.number ?? 0n;
     const [chainIdHex, genesis] = await this.upstream.batch([
       { method: 'eth_chainId', params: [] },
-      { method: 'eth_getBlockByNumber', params: ['0x0', false] },
+      { method: 'eth_getBlockByNumber', params: [`0x${first.toString(16)}`, false] },
     ]);
     const chainId = BigInt(hexString(chainIdHex, 'eth_chainId'));
     if (chainId !== this.chain.common.chainId()) {
       throw new FollowStoppedError(`the upstream's chain id is ${chainId}, this datadir's is ${this.chain.common.chainId()}`);
     }
-    const ours = await this.chain.store.canonicalHash(0n);
+    const ours = await this.chain.store.canonicalHash(first);
     const theirs = hexString((genesis as { hash?: unknown } | null)?.hash, 'genesis hash');
     if (!ours || bytesToHex(ours) !== theirs.toLowerCase()) {
-      throw new FollowStoppedError(`the upstream's genesis is ${theirs}, this datadir's is ${ours ? bytesToHex(ours) : 'missing'}`);
+      const what = first === 0n ? 'genesis' : `block ${first} (this archive's first)`;
+      throw new FollowStoppedError(`the upstream's ${what} is ${theirs}, this datadir's is ${ours ? bytesToHex(ours) : 'missing'}`);
     }
     this.o.log.info(
       { upstream: this.upstream.shownUrl, chainId: Number(chainId), headerChecks: this.importer.headerChecks },
@@ -106,6 +109,11 @@ export class Follower extends FollowLoop {
       return;
     }
     if (head.number >= target) return;
+    if (this.chain.start !== undefined) {
+      throw new FollowStoppedError(
+        `this archive starts at block ${this.chain.start.number}: executing the blocks after it on fetched state is not supported yet`,
+      );
+    }
     await this.catchUp(head.number + 1n, target);
   }
 
@@ -148,7 +156,8 @@ export class Follower extends FollowLoop {
       if (dropped.length > this.o.settings.maxReorgDepth) {
         throw new FollowStoppedError(`reorganisation deeper than follow.maxReorgDepth (${this.o.settings.maxReorgDepth}) below block ${head.number}`);
       }
-      if (n === 0n) throw new FollowStoppedError('the upstream has another genesis block');
+      if (n === (this.chain.start?.number ?? 0n))
+        throw new FollowStoppedError(n === 0n ? 'the upstream has another genesis block' : `the upstream has another block ${n} (this archive's first)`);
       n--;
     }
     const ancestor = { number: n, hash: (await store.canonicalHash(n))! };
@@ -197,58 +206,7 @@ export class Follower extends FollowLoop {
   }
 
   /** Blocks from..from+count-1 of the upstream, raw when it serves them raw, else rebuilt from JSON. */
-  private async fetchBlocks(from: bigint, count: number): Promise<Block[]> {
-    const numbers = Array.from({ length: count }, (_, i) => `0x${(from + BigInt(i)).toString(16)}`);
-    const common = this.chain.common;
-    if (this.rawBlocks !== false) {
-      try {
-        const raws = await this.upstream.batch(numbers.map((n): Call => ({ method: 'debug_getRawBlock', params: [n] })));
-        this.rawBlocks = true;
-        return raws.map((raw, i) => {
-          try {
-            return createBlockFromRLP(hexToBytes(hexString(raw, `debug_getRawBlock ${numbers[i]}`) as `0x${string}`), { common, setHardfork: true });
-          } catch (err) {
-            throw new UpstreamError(`upstream block ${numbers[i]}: cannot decode its RLP: ${(err as Error).message.split('\n')[0]}`);
-          }
-        });
-      } catch (err) {
-        // An error answer before debug_getRawBlock ever worked means the upstream has no such method
-        // (anvil: -32601 over HTTP, -32602 "did not match any variant" over WebSocket): rebuild
-        // blocks from their JSON from now on. Once it has worked, an error is a fault like any other.
-        const neverWorked = (this.rawBlocks as boolean | undefined) !== true;
-        if (!(err instanceof UpstreamRpcError && neverWorked)) throw err;
-        // Several fetches may find out at once (prefetch): one line.
-        const first = (this.rawBlocks as boolean | undefined) !== false;
-        this.rawBlocks = false;
-        if (first)
-          this.o.log.info(
-            { upstream: this.upstream.shownUrl },
-            'upstream has no debug_getRawBlock: blocks are rebuilt from eth_getBlockByNumber and checked against their hash',
-          );
-      }
-    }
-    const jsons = await this.upstream.batch(numbers.map((n): Call => ({ method: 'eth_getBlockByNumber', params: [n, true] })));
-    const blocks: Block[] = [];
-    for (const [i, json] of jsons.entries()) {
-      if (json === null || typeof json !== 'object') throw new UpstreamError(`upstream has no block ${numbers[i]}`);
-      const uncleHashes = (json as { uncles?: unknown }).uncles;
-      const uncles =
-        Array.isArray(uncleHashes) && uncleHashes.length > 0
-          ? await this.upstream.batch(
-              uncleHashes.map((_, u): Call => ({ method: 'eth_getUncleByBlockNumberAndIndex', params: [numbers[i], `0x${u.toString(16)}`] })),
-            )
-          : [];
-      try {
-        blocks.push(blockFromRpc(json, uncles, common));
-      } catch (err) {
-        throw new UpstreamError(`upstream block ${numbers[i]}: ${(err as Error).message}`);
-      }
-    }
-    return blocks;
+  private fetchBlocks(from: bigint, count: number): Promise<Block[]> {
+    return this.blocks.fetch(from, count);
   }
-}
-
-function hexString(value: unknown, what: string): string {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value)) throw new UpstreamError(`upstream answered a malformed ${what}`);
-  return value;
 }

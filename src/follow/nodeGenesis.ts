@@ -74,6 +74,46 @@ type Json = Record<string, unknown>;
 
 /** Reads the node's genesis; throws an Error saying what the node lacks or what does not add up. */
 export async function readNodeGenesis(upstream: Upstream): Promise<NodeGenesis & { info: NodeGenesisInfo }> {
+  const { genesis: rules, block0, ethConfig, info } = await readNodeRules(upstream);
+  const addresses = [
+    ...new Set([
+      ...info.listed,
+      ...SYSTEM_CONTRACTS,
+      ...(ethConfig?.systemContracts ?? []),
+      ...PRECOMPILES,
+      CREATE2_DEPLOYER,
+      hex(block0.miner, 'miner').toLowerCase(),
+    ]),
+  ];
+  const { alloc, proofRoot } = await readAllocation(upstream, addresses);
+  const genesis: GethGenesis = { ...rules, alloc };
+  const common = await createChainCommon(genesis);
+  let block: NodeGenesis['block'];
+  try {
+    block = blockFromRpc(block0, [], common);
+  } catch (err) {
+    throw new UpstreamError(`the node's block 0: ${(err as Error).message}`);
+  }
+  return { genesis, common, block, proofRoot, info: { fork: info.fork, forkSource: info.forkSource, accounts: Object.keys(alloc).length } };
+}
+
+/**
+ * The rules of a development node's chain without its allocation, for an archive that starts at
+ * block N of it (`anchor.ts`): a geth genesis with the node's chain id, the fork schedule found as
+ * {@link readNodeGenesis} finds it, block 0's header fields and no `alloc`.
+ */
+export async function readNodeChainConfig(upstream: Upstream): Promise<{ genesis: GethGenesis; info: Pick<NodeGenesisInfo, 'fork' | 'forkSource'> }> {
+  const { genesis, info } = await readNodeRules(upstream);
+  return { genesis, info: { fork: info.fork, forkSource: info.forkSource } };
+}
+
+/** The node's chain id, fork and block 0 (with `eth_config` and the accounts it lists, for the allocation). */
+async function readNodeRules(upstream: Upstream): Promise<{
+  genesis: GethGenesis;
+  block0: Json;
+  ethConfig: EthConfig | undefined;
+  info: Pick<NodeGenesisInfo, 'fork' | 'forkSource'> & { listed: string[] };
+}> {
   const [chainIdHex, block0, accounts] = await upstream.batch([
     { method: 'eth_chainId', params: [] },
     { method: 'eth_getBlockByNumber', params: ['0x0', true] },
@@ -84,31 +124,13 @@ export async function readNodeGenesis(upstream: Upstream): Promise<NodeGenesis &
   const ethConfig = await readEthConfig(upstream, chainId);
   const { fork, forkSource } = await findFork(upstream, block0, ethConfig);
   const listed = Array.isArray(accounts) ? accounts.map((a) => hex(a, 'eth_accounts entry').toLowerCase()) : [];
-  const addresses = [
-    ...new Set([
-      ...listed,
-      ...SYSTEM_CONTRACTS,
-      ...(ethConfig?.systemContracts ?? []),
-      ...PRECOMPILES,
-      CREATE2_DEPLOYER,
-      hex(block0.miner, 'miner').toLowerCase(),
-    ]),
-  ];
-  const { alloc, proofRoot } = await readAllocation(upstream, addresses);
   const genesis: GethGenesis = {
     config: genesisForkConfig(chainId, fork, { blobs: ethConfig?.blobs, depositContractAddress: ethConfig?.depositContract }),
     ...headerFields(block0),
     number: '0x0',
-    alloc,
+    alloc: {},
   };
-  const common = await createChainCommon(genesis);
-  let block: NodeGenesis['block'];
-  try {
-    block = blockFromRpc(block0, [], common);
-  } catch (err) {
-    throw new UpstreamError(`the node's block 0: ${(err as Error).message}`);
-  }
-  return { genesis, common, block, proofRoot, info: { fork, forkSource, accounts: Object.keys(alloc).length } };
+  return { genesis, block0, ethConfig, info: { fork, forkSource, listed } };
 }
 
 /** What EIP-7910 `eth_config` says of the current fork. */

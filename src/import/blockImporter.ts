@@ -4,6 +4,7 @@ import { createVM, type RunBlockResult, runBlock, type VM } from '@ethereumjs/vm
 import { evmBlockchain } from '../chain/blockHashes.js';
 import { keepLoadedStateOp, loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
+import { newestSchemaOp } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { skipSystemWritesOp, systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
@@ -200,6 +201,8 @@ export class BlockImporter {
       if (typeof result === 'string' || result instanceof Error) continue;
       const ops: BatchOp[] = [];
       const deviations: HeaderDeviation[] = [];
+      // A flag of schema 2 makes the datadir schema 2 in the same batch (`db/keys.ts` SCHEMA_VERSION).
+      if (way.systemWrites !== was.systemWrites || way.loadedState !== was.loadedState) ops.push(newestSchemaOp());
       if (way.systemWrites !== was.systemWrites) {
         ops.push(skipSystemWritesOp());
         deviations.push({ rule: 'systemCalls', detail: `verifies without the EIP-4788 and EIP-2935 system writes; with them ${mismatch}` });

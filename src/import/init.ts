@@ -1,12 +1,14 @@
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { archiveStartOp, readArchiveStart } from '../chain/archiveStart.js';
 import { checkGenesis, createChainCommon, createGenesis, type GethGenesis } from '../chain/genesis.js';
 import { schemaBytes } from '../chain/open.js';
+import type { StoredReceipt } from '../chain/receipts.js';
 import { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
 import { type BatchOp, type Level, openDatabase } from '../db/database.js';
-import { KIND_ETHEREUM, META } from '../db/keys.js';
+import { KIND_ETHEREUM, META, SCHEMA_VERSION, SCHEMA_VERSION_BASE } from '../db/keys.js';
 import { createStateManager } from '../state/stateManager.js';
 import { type StateRootAlias, stateRootAliasOp, TrieDB } from '../state/trieDb.js';
 import { adoptNodeGenesis } from './nodeGenesis.js';
@@ -77,6 +79,58 @@ export async function initDatadirFromNode(datadir: string, node: NodeGenesis, co
   });
 }
 
+/**
+ * The first block of an archive that starts at block N, as `follow/anchor.ts` reads it from the
+ * upstream: the chain's rules (a built-in chain's name, or a geth genesis whose `config` gives
+ * them, no allocation needed), block N (checked by its hash), its total difficulty and its
+ * receipts (checked against its receiptsRoot).
+ */
+export interface AnchorBlock {
+  rules: { builtin: string } | { genesisText: string };
+  common: Common;
+  block: Block;
+  totalDifficulty: bigint;
+  receipts: StoredReceipt[];
+}
+
+/**
+ * Writes an archive that starts at block N (`init --from-node URL --at N`, or `serve --follow URL
+ * --from N` on an empty datadir): the chain's rules, block N as the canonical head with its
+ * receipts and total difficulty, and the start (META.archiveStart). No state: it is fetched as it
+ * is read. Running it again with the same block is a no-op; a datadir that holds anything else is
+ * refused.
+ */
+export async function initDatadirAt(datadir: string, anchor: AnchorBlock, config: Pick<Config, 'caches'>): Promise<InitResult> {
+  const { block } = anchor;
+  const result: InitResult = { hash: bytesToHex(block.hash()), stateRoot: bytesToHex(block.header.stateRoot), alreadyInitialised: false };
+  const level = await openDatabase(datadir);
+  try {
+    const existing = await readArchiveStart(level);
+    if (existing !== undefined) {
+      if (existing.number !== block.header.number || !equalsBytes(existing.hash, block.hash())) {
+        throw new Error(
+          `datadir ${datadir} holds an archive from block ${existing.number} (${bytesToHex(existing.hash)}), not from block ${block.header.number} (${result.hash})`,
+        );
+      }
+      return { ...result, alreadyInitialised: true };
+    }
+    for await (const _ of level.keys({ limit: 1 })) throw new Error(`datadir ${datadir} is not empty: an archive from block N starts in an empty datadir`);
+    const store = new ChainStore(level, anchor.common, config.caches);
+    const ops: BatchOp[] = store.blockOps(block, anchor.receipts, anchor.totalDifficulty);
+    ops.push(archiveStartOp({ number: block.header.number, hash: block.hash() }));
+    // An archive from block N is schema 2: a release that does not know archiveStart would read it as a chain from its genesis.
+    const rules = anchor.rules;
+    if ('builtin' in rules) ops.push({ type: 'put', key: META.builtinChain, value: new TextEncoder().encode(rules.builtin) });
+    else ops.push({ type: 'put', key: META.genesis, value: new TextEncoder().encode(rules.genesisText) });
+    ops.push({ type: 'put', key: META.schema, value: schemaBytes() });
+    ops.push({ type: 'put', key: META.kind, value: new TextEncoder().encode(KIND_ETHEREUM) });
+    await level.batch(ops);
+    return result;
+  } finally {
+    await level.close();
+  }
+}
+
 /** What to store as block 0, given ours and the state root computed from the allocation. */
 type ChooseGenesis = (ours: Block, computedRoot: Uint8Array) => { block: Block; alias?: StateRootAlias };
 
@@ -109,7 +163,8 @@ async function writeGenesis(
     ops.push(...store.blockOps(block, [], block.header.difficulty));
     if (alias) ops.push(stateRootAliasOp(alias));
     ops.push({ type: 'put', key: META.genesis, value: new TextEncoder().encode(genesisText) });
-    ops.push({ type: 'put', key: META.schema, value: schemaBytes() });
+    // Schema 2 only when the datadir holds one of its keys (the alias): others stay readable by older releases.
+    ops.push({ type: 'put', key: META.schema, value: schemaBytes(alias ? SCHEMA_VERSION : SCHEMA_VERSION_BASE) });
     ops.push({ type: 'put', key: META.kind, value: new TextEncoder().encode(KIND_ETHEREUM) });
     await level.batch(ops);
     const result: InitResult = { hash: bytesToHex(block.hash()), stateRoot: bytesToHex(block.header.stateRoot), alreadyInitialised: false };
@@ -126,6 +181,8 @@ async function existingGenesis(level: Level, datadir: string, store: ChainStore)
   if (kind && new TextDecoder().decode(kind) !== KIND_ETHEREUM) {
     throw new Error(`datadir ${datadir} holds a ${new TextDecoder().decode(kind)} network, not an Ethereum chain`);
   }
+  const start = await readArchiveStart(level);
+  if (start) throw new Error(`datadir ${datadir} holds an archive from block ${start.number}, not a chain from its genesis`);
   const existing = await store.canonicalHash(0n);
   if (!existing) {
     for await (const _ of level.keys({ limit: 1 })) throw new Error(`datadir ${datadir} is not empty and holds no Ethereum chain`);

@@ -3,6 +3,7 @@ import type { Config } from '../config/settings.js';
 import { type ChainEventsOptions, createChainEvents } from '../live/eth/chainEvents.js';
 import type { PendingSource } from '../live/eth/pendingRelay.js';
 import { StateReader } from '../state/stateReader.js';
+import type { StateSource } from '../state/stateSource.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
@@ -85,7 +86,9 @@ export function ethLimits({ rpc, execution }: Pick<Config, 'rpc' | 'execution'>)
  * and filters read (`subscriptions`), with the pending transactions `pending` relays (none by default), block and log
  * filters in Redis when `sharedFilters` is given, and the followed node's pool (`pool`, where
  * transactions are sent) when there is one. Each part reads its settings here,
- * once. Workers start on the first EVM job; `evm.close()` stops them (before the chain closes).
+ * once. In an archive that starts at block N, `stateSource` (the followed node) gives the state
+ * reads — the state methods' and the EVM workers' — what the datadir does not hold. Workers start
+ * on the first EVM job; `evm.close()` stops them (before the chain closes).
  */
 export async function createEthContext(
   chain: EthereumChain,
@@ -95,9 +98,10 @@ export async function createEthContext(
   pending?: PendingSource,
   sharedFilters?: ChainEventsOptions['shared'],
   pool?: UpstreamPool,
+  stateSource?: StateSource,
 ): Promise<EthContext> {
-  const state = new StateReader(chain.level, config.caches);
-  const evm = createEvmService(chain, config, onWorkerFailure);
+  const state = new StateReader(chain.level, config.caches, chain.start ? { source: stateSource } : undefined);
+  const evm = createEvmService(chain, config, onWorkerFailure, stateSource);
   return {
     chain,
     state,

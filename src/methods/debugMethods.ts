@@ -1,5 +1,6 @@
 import type { MethodDefinition } from '../rpc/method.js';
 import type { EthContext } from './context.js';
+import { executionWitness } from './debug/executionWitness.js';
 import { getRawBlock } from './debug/getRawBlock.js';
 import { getRawHeader } from './debug/getRawHeader.js';
 import { getRawReceipts } from './debug/getRawReceipts.js';
@@ -9,8 +10,9 @@ import { traceBlockByNumber } from './debug/traceBlockByNumber.js';
 import { traceCall } from './debug/traceCall.js';
 import { traceTransaction } from './debug/traceTransaction.js';
 
-/** geth's debug namespace: raw getters (consensus encodings) and tracers, sorted by wire name. */
+/** geth's debug namespace: raw getters (consensus encodings), tracers and block witnesses, sorted by wire name. */
 export const debugMethods: readonly MethodDefinition<EthContext>[] = [
+  executionWitness, // debug_executionWitness
   getRawBlock, // debug_getRawBlock
   getRawHeader, // debug_getRawHeader
   getRawReceipts, // debug_getRawReceipts

@@ -1,4 +1,5 @@
-import { bytesToData } from '../codec/hex.js';
+import { BeforeArchiveStartError } from '../chain/archiveStart.js';
+import { bigIntToQuantity, bytesToData } from '../codec/hex.js';
 import { CallError, type CallResult, ExecutionFailedError } from '../execution/callResult.js';
 import { revertMessage } from '../execution/revert.js';
 import { SimulateError, type SimulateErrorKind } from '../execution/simulate/errors.js';
@@ -6,15 +7,22 @@ import * as live from '../live/errors.js';
 import {
   ExecutionRevertedError,
   LimitExceededError,
+  PrunedHistoryError,
+  ResourceUnavailableError,
   RpcError,
   ServerError,
   StarknetBlockNotFoundError,
+  StarknetClassHashNotFoundError,
+  StarknetContractNotFoundError,
   StarknetInvalidContinuationTokenError,
+  StarknetInvalidTxnIndexError,
   StarknetNoBlocksError,
   StarknetPageSizeTooBigError,
   StarknetTooManyKeysInFilterError,
+  StarknetTxnHashNotFoundError,
 } from '../rpc/errors.js';
 import * as starknet from '../starknet/errors.js';
+import { MissingCodeError, MissingTrieNodeError, RemoteStateError } from '../state/stateSource.js';
 import { JobAbortedError, PoolBusyError, PoolClosedError, WorkerCrashedError } from '../workers/pool.js';
 
 /**
@@ -38,12 +46,26 @@ export function toRpcError(err: unknown): RpcError | undefined {
   // a lost worker, shutdown or a gone client → -32000 with the reason.
   if (err instanceof PoolBusyError) return new LimitExceededError(err.message);
   if (err instanceof WorkerCrashedError || err instanceof PoolClosedError || err instanceof JobAbortedError) return new ServerError(err.message);
+  // An archive that starts at block N (`chain/archiveStart.ts`, `state/stateSource.ts`): below N,
+  // geth's texts for pruned state (-32000 `missing trie node`) and pruned history (4444); state
+  // the followed node could not give now → -32002 (retry later), state it no longer has → -32000.
+  if (err instanceof BeforeArchiveStartError) return beforeStartError(err);
+  if (err instanceof RemoteStateError) {
+    return err.retryable ? new ResourceUnavailableError(err.message, { retryable: true }) : new ServerError(err.message);
+  }
+  if (err instanceof MissingTrieNodeError || err instanceof MissingCodeError) return new ServerError(err.message);
   // Starknet store and event query (`starknet/errors.ts`) → Starknet spec errors.
   if (err instanceof starknet.BlockNotFoundError) return new StarknetBlockNotFoundError();
   if (err instanceof starknet.PageSizeTooBigError) return new StarknetPageSizeTooBigError();
   if (err instanceof starknet.NoBlocksError) return new StarknetNoBlocksError();
   if (err instanceof starknet.InvalidContinuationTokenError) return new StarknetInvalidContinuationTokenError();
   if (err instanceof starknet.TooManyKeysInFilterError) return new StarknetTooManyKeysInFilterError();
+  if (err instanceof starknet.TransactionNotFoundError) return new StarknetTxnHashNotFoundError();
+  if (err instanceof starknet.InvalidTransactionIndexError) return new StarknetInvalidTxnIndexError();
+  if (err instanceof starknet.ContractNotFoundError) return new StarknetContractNotFoundError();
+  if (err instanceof starknet.ClassHashNotFoundError) return new StarknetClassHashNotFoundError();
+  // What the store does not hold (and no upstream can give), or the upstream failing to give it → -32000 saying which.
+  if (err instanceof starknet.NotHeldError || err instanceof starknet.StateSourceError) return new ServerError(err.message);
   // Subscriptions and filters (`live/errors.ts`): a cap reached → -32005, Infura's limit code (on
   // both network kinds); a filter refused → -32000 with geth's text. NoPendingTransactionsError is
   // mapped where it is caught (`eth/_shared/pendingRefusal.ts`): its text names the method.
@@ -57,6 +79,14 @@ export function toRpcError(err: unknown): RpcError | undefined {
     return new ServerError(err.message);
   }
   return undefined;
+}
+
+/** A block below an archive's start: its state (-32000, geth's `missing trie node`) or its history (4444, geth's `pruned history unavailable`). */
+function beforeStartError(err: BeforeArchiveStartError): RpcError {
+  const data = { archiveStart: bigIntToQuantity(err.start) };
+  return err.kind === 'state'
+    ? new ServerError(`missing trie node: the state of block ${err.number} is not available, this archive starts at block ${err.start}`, data)
+    : new PrunedHistoryError(`pruned history unavailable: block ${err.number} is before this archive's first block ${err.start}`, data);
 }
 
 /**

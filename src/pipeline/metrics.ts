@@ -68,6 +68,19 @@ export interface MetricSources {
   limitStore?: () => { up: boolean; fallbacks: number } | undefined;
   /** Header rules broken by followed blocks under lenient checks, by network and rule. */
   headerDeviations?: () => ReadonlyArray<{ network: string; rule: string; count: number }>;
+  /** The state networks that start at block N fetched from their followed node. */
+  remoteState?: () => ReadonlyArray<{ network: string } & RemoteStateStats>;
+}
+
+/**
+ * What an archive that starts at block N fetched from its followed node since start: by kind
+ * (`proof`: eth_getProof, `code`: eth_getCode) the fetches answered, those that failed, the bytes
+ * of proof nodes and code received and the seconds spent waiting; and its state reads (read-cache
+ * lookups of the serving thread and the EVM workers) with those that needed the followed node.
+ */
+export interface RemoteStateStats {
+  fetches: Record<string, { fetches: number; failures: number; bytes: number; seconds: number }>;
+  reads: { lookups: number; remote: number };
 }
 
 /** An EVM worker pool's state and its jobs since start, by how they ended. */
@@ -112,7 +125,7 @@ export class NodeMetrics {
     this.wsConnections = new Gauge({ name: 'tracenode_websocket_connections', help: 'Open WebSocket connections', registers });
     this.wsClosed = new Counter({
       name: 'tracenode_websocket_closed_total',
-      help: 'WebSocket connections closed by the server, by reason (slow_consumer: answers left unread past the limit; notification_backlog: subscription notifications left unread past the limit; ping_timeout: no answer to a ping)',
+      help: 'WebSocket connections closed by the server, by reason (slow_consumer: answers left unread past the limit; notification_backlog: subscription notifications left unread past the limit; ping_timeout: no answer to a ping; shutdown: 1001 once its messages were answered)',
       labelNames: ['reason'],
       registers,
     });
@@ -341,6 +354,7 @@ function networkMetrics(sources: MetricSources, register: (m: ReturnType<typeof 
       () => headerDeviations().map((d) => ({ labels: { network: d.network, rule: d.rule }, value: d.count })),
     ),
   );
+  remoteStateMetrics(sources.remoteState ?? (() => []), register);
   const limitStore = sources.limitStore;
   if (limitStore !== undefined) {
     register(
@@ -357,4 +371,58 @@ function networkMetrics(sources: MetricSources, register: (m: ReturnType<typeof 
       ),
     );
   }
+}
+
+/** What archives that start at block N fetched from their followed node, and how many of their state reads were local. */
+function remoteStateMetrics(remote: NonNullable<MetricSources['remoteState']>, register: (m: ReturnType<typeof collected>) => void): void {
+  const perKind = (field: 'fetches' | 'failures' | 'bytes' | 'seconds') => () =>
+    remote().flatMap((n) => Object.entries(n.fetches).map(([kind, f]) => ({ labels: { network: n.network, kind }, value: f[field] })));
+  const byKind = 'by network and kind (proof: eth_getProof, code: eth_getCode)';
+  register(
+    collected(
+      'tracenode_remote_state_fetches_total',
+      `State fetched from the followed node by an archive from block N, ${byKind}`,
+      'counter',
+      perKind('fetches'),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_remote_state_fetch_failures_total',
+      `State fetches the followed node did not answer (unreachable, an error, garbage), ${byKind}`,
+      'counter',
+      perKind('failures'),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_remote_state_fetch_bytes_total',
+      `Bytes of proof nodes and code fetched from the followed node, ${byKind}`,
+      'counter',
+      perKind('bytes'),
+    ),
+  );
+  register(
+    collected('tracenode_remote_state_fetch_seconds_total', `Seconds spent waiting for the followed node's state, ${byKind}`, 'counter', perKind('seconds')),
+  );
+  register(
+    collected(
+      'tracenode_state_reads_total',
+      'State reads (accounts, slots, code) of an archive from block N, by network and where they were answered: local (held, or the read cache), remote (fetched from the followed node first)',
+      'counter',
+      () =>
+        remote().flatMap((n) => [
+          { labels: { network: n.network, source: 'local' }, value: Math.max(0, n.reads.lookups - n.reads.remote) },
+          { labels: { network: n.network, source: 'remote' }, value: n.reads.remote },
+        ]),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_state_local_hit_ratio',
+      'State reads of an archive from block N answered without the followed node, over all its state reads (0 before the first)',
+      'gauge',
+      () => remote().map((n) => ({ labels: { network: n.network }, value: n.reads.lookups > 0 ? 1 - n.reads.remote / n.reads.lookups : 0 })),
+    ),
+  );
 }

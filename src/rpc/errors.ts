@@ -84,6 +84,32 @@ export class ResourceNotFoundError extends RpcError {
 }
 
 /**
+ * -32002: EIP-1474's "resource unavailable": what was asked exists, but cannot be read now (the
+ * state an archive from block N fetches from the followed node while that node is away); asking
+ * again later may succeed.
+ */
+export class ResourceUnavailableError extends RpcError {
+  static readonly code = -32002;
+  override readonly name = 'ResourceUnavailableError';
+  constructor(message: string, data?: unknown) {
+    super(ResourceUnavailableError.code, message, data);
+  }
+}
+
+/**
+ * 4444: geth's `history.PrunedHistoryError` (core/history/historymode.go), answered for a block,
+ * its transactions, receipts or logs below the history a node keeps. The text starts with geth's
+ * `pruned history unavailable`.
+ */
+export class PrunedHistoryError extends RpcError {
+  static readonly code = 4444;
+  override readonly name = 'PrunedHistoryError';
+  constructor(message: string, data?: unknown) {
+    super(PrunedHistoryError.code, message, data);
+  }
+}
+
+/**
  * -32601 `notifications not supported`: a subscription asked for over a transport that cannot
  * carry notifications (HTTP); geth's `ErrNotificationsUnsupported` (`rpc/errors.go`).
  */
@@ -203,6 +229,54 @@ export class StarknetTooManyBlocksBackError extends RpcError {
   override readonly name = 'StarknetTooManyBlocksBackError';
   constructor(limit: number) {
     super(StarknetTooManyBlocksBackError.code, `Cannot go back more than ${limit} blocks`);
+  }
+}
+
+/** 20 CONTRACT_NOT_FOUND: no contract is deployed at the address at the block asked for. */
+export class StarknetContractNotFoundError extends RpcError {
+  static readonly code = 20;
+  override readonly name = 'StarknetContractNotFoundError';
+  constructor() {
+    super(StarknetContractNotFoundError.code, 'Contract not found');
+  }
+}
+
+/** 27 INVALID_TXN_INDEX: the block has no transaction at that index. */
+export class StarknetInvalidTxnIndexError extends RpcError {
+  static readonly code = 27;
+  override readonly name = 'StarknetInvalidTxnIndexError';
+  constructor() {
+    super(StarknetInvalidTxnIndexError.code, 'Invalid transaction index in a block');
+  }
+}
+
+/** 28 CLASS_HASH_NOT_FOUND: no class of that hash is declared at the block asked for. */
+export class StarknetClassHashNotFoundError extends RpcError {
+  static readonly code = 28;
+  override readonly name = 'StarknetClassHashNotFoundError';
+  constructor() {
+    super(StarknetClassHashNotFoundError.code, 'Class hash not found');
+  }
+}
+
+/** 29 TXN_HASH_NOT_FOUND: no transaction of that hash is known. */
+export class StarknetTxnHashNotFoundError extends RpcError {
+  static readonly code = 29;
+  override readonly name = 'StarknetTxnHashNotFoundError';
+  constructor() {
+    super(StarknetTxnHashNotFoundError.code, 'Transaction hash not found');
+  }
+}
+
+/**
+ * -32601 for a method this network knows but does not serve here (it needs what the node lacks,
+ * such as Starknet execution, and no upstream is followed to forward it to); the message says why.
+ */
+export class NotServedError extends RpcError {
+  static readonly code = -32601;
+  override readonly name = 'NotServedError';
+  constructor(message: string) {
+    super(NotServedError.code, message);
   }
 }
 

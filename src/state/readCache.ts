@@ -14,7 +14,9 @@ import {
   ValueEncoding,
 } from '@ethereumjs/util';
 import { type CacheStats, LruCache } from '../chain/lru.js';
+import type { RemoteState } from './remoteState.js';
 import { openStateTrie } from './stateManager.js';
+import { MissingCodeError, MissingTrieNodeError } from './stateSource.js';
 
 /*
  * Reads of archived state are immutable facts: an account under a state root, a slot under a
@@ -32,6 +34,11 @@ const ABSENT = null;
  * Immutable reads of archived state, cached for all calls. Accounts are keyed by state root and
  * address, storage by storage root and slot, code by code hash, so an entry never goes stale.
  * It keeps `maxEntries` of them across all blocks (the `caches.stateReadEntries` setting).
+ *
+ * In an archive that starts at block N (`remote` given), a read that meets a node or code the
+ * datadir does not hold fetches it (`remoteState.ts`) and reads again: storage and code reads
+ * then need the account's address and the state root they are read at, which say what to ask for.
+ * A datadir that holds its whole chain never takes that path.
  */
 export class StateReadCache {
   private readonly entries: LruCache<string, Account | Uint8Array | typeof ABSENT>;
@@ -40,6 +47,7 @@ export class StateReadCache {
   constructor(
     private readonly trieDb: DB<string, string | Uint8Array>,
     maxEntries: number,
+    readonly remote?: RemoteState,
   ) {
     this.entries = new LruCache(maxEntries);
   }
@@ -49,31 +57,55 @@ export class StateReadCache {
     const key = cacheKey(KEY_ACCOUNT, root, address);
     const hit = this.entries.get(key);
     if (hit !== undefined) return (hit as Account | null) ?? undefined;
-    const raw = await (await this.stateTrieAt(root)).get(address);
+    const trie = await this.stateTrieAt(root);
+    let raw: Uint8Array | null;
+    try {
+      raw = await trie.get(address);
+    } catch (err) {
+      if (!(err instanceof MissingTrieNodeError) || this.remote === undefined) throw err;
+      raw = await this.remote.retry('account', err, () => trie.get(address), address, [], root);
+    }
     const account = raw ? createAccountFromRLP(raw) : undefined;
     this.entries.set(key, account ?? ABSENT);
     return account;
   }
 
-  /** A storage value (minimal big-endian bytes, empty for zero) in the storage trie `storageRoot`. */
-  async storage(storageRoot: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+  /**
+   * A storage value (minimal big-endian bytes, empty for zero) in the storage trie `storageRoot`,
+   * the storage of `address` in the state `stateRoot` (what a partial archive asks for on a miss).
+   */
+  async storage(storageRoot: Uint8Array, slot: Uint8Array, address?: Uint8Array, stateRoot?: Uint8Array): Promise<Uint8Array> {
     if (equalsBytes(storageRoot, KECCAK256_RLP)) return new Uint8Array();
     const key = cacheKey(KEY_SLOT, storageRoot, slot);
     const hit = this.entries.get(key);
     if (hit !== undefined) return hit as Uint8Array;
-    const raw = await this.trieAt(storageRoot).get(slot);
+    const trie = this.trieAt(storageRoot);
+    let raw: Uint8Array | null;
+    try {
+      raw = await trie.get(slot);
+    } catch (err) {
+      if (!(err instanceof MissingTrieNodeError) || this.remote === undefined) throw err;
+      if (address === undefined || stateRoot === undefined) throw err;
+      raw = await this.remote.retry('storage', err, () => trie.get(slot), address, [slot], stateRoot);
+    }
     const value = raw ? (RLP.decode(raw) as Uint8Array) : new Uint8Array();
     this.entries.set(key, value);
     return value;
   }
 
-  /** Contract code by hash (empty for the empty-code hash). */
-  async code(codeHash: Uint8Array): Promise<Uint8Array> {
+  /** Contract code by hash (empty for the empty-code hash): the code of `address` in the state `stateRoot`. */
+  async code(codeHash: Uint8Array, address?: Uint8Array, stateRoot?: Uint8Array): Promise<Uint8Array> {
     if (equalsBytes(codeHash, KECCAK256_NULL)) return new Uint8Array();
     const key = cacheKey(KEY_CODE, codeHash);
     const hit = this.entries.get(key);
     if (hit !== undefined) return hit as Uint8Array;
-    const code = (await this.trieDb.get(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash)))) as Uint8Array | undefined;
+    let code: Uint8Array | undefined;
+    try {
+      code = (await this.trieDb.get(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash)))) as Uint8Array | undefined;
+    } catch (err) {
+      if (!(err instanceof MissingCodeError) || this.remote === undefined) throw err;
+      code = await this.remote.code(codeHash, address, stateRoot);
+    }
     if (!code) throw new Error(`database corrupt: code ${bytesToHex(codeHash)} missing`);
     this.entries.set(key, code);
     return code;

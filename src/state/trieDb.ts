@@ -1,7 +1,9 @@
-import { type BatchDBOp, type DB, type EncodingOpts, equalsBytes } from '@ethereumjs/util';
+import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
+import { type BatchDBOp, bytesToUnprefixedHex, concatBytes, type DB, type EncodingOpts, equalsBytes } from '@ethereumjs/util';
 import { hexDigitsToBytes } from '../codec/hex.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { META, PREFIX, prefixed } from '../db/keys.js';
+import { MissingCodeError, MissingTrieNodeError } from './stateSource.js';
 
 /** A header's state root and the trie root that holds that state, when they differ (META.stateRootAlias). */
 export interface StateRootAlias {
@@ -22,11 +24,19 @@ export interface StateRoots {
  * into the block's atomic batch ({@link TrieDB.drain}) once the block has verified, or drops
  * ({@link TrieDB.discard}) when it has not. Nodes are never deleted (no pruning), so the state
  * root of every imported block stays readable.
+ *
+ * In an archive that starts at block N (`partial`: it holds no state up front) a read of a key it
+ * does not hold throws — {@link MissingTrieNodeError} for a node, {@link MissingCodeError} for
+ * code — rather than answering nothing, which @ethereumjs would take for an empty subtree; the
+ * readers that know which key they were reading fetch it (`remoteState.ts`).
  */
 export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
   private pending = new Map<string, Uint8Array>();
   private alias: Promise<StateRootAlias | undefined> | undefined;
-  constructor(private readonly level: Level) {}
+  constructor(
+    private readonly level: Level,
+    private readonly partial = false,
+  ) {}
 
   /**
    * The root of the trie that holds the state a header names `stateRoot`: the same root, except
@@ -44,7 +54,18 @@ export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
     const hit = this.pending.get(key);
     if (hit !== undefined) return hit;
     const value = await this.level.get(prefixed(PREFIX.state, hexDigitsToBytes(key)));
-    return value ?? undefined;
+    if (value !== undefined || !this.partial) return value;
+    throw key.length === CODE_KEY_HEX_LENGTH ? new MissingCodeError(hexDigitsToBytes(key).subarray(1)) : new MissingTrieNodeError(hexDigitsToBytes(key));
+  }
+
+  /** Writes fetched trie nodes (by unprefixed hex hash) straight to the database: content-addressed, so never stale. */
+  async storeNodes(nodes: ReadonlyMap<string, Uint8Array>): Promise<void> {
+    await this.level.batch([...nodes].map(([key, value]): BatchOp => ({ type: 'put', key: prefixed(PREFIX.state, hexDigitsToBytes(key)), value })));
+  }
+
+  /** Writes fetched contract code under its hash, where @ethereumjs keeps code. */
+  async storeCode(codeHash: Uint8Array, code: Uint8Array): Promise<void> {
+    await this.level.put(prefixed(PREFIX.state, concatBytes(CODEHASH_PREFIX, codeHash)), code);
   }
 
   async put(key: string, value: string | Uint8Array, _opts?: EncodingOpts): Promise<void> {
@@ -107,6 +128,14 @@ export function stateRootAliasOp(alias: StateRootAlias): BatchOp {
 export async function stateTrieRoot(db: DB<string, string | Uint8Array>, stateRoot: Uint8Array): Promise<Uint8Array> {
   const roots = db as Partial<StateRoots>;
   return typeof roots.stateTrieRoot === 'function' ? roots.stateTrieRoot(stateRoot) : stateRoot;
+}
+
+/** Code is kept under `c ++ hash` (@ethereumjs CODEHASH_PREFIX): 33 bytes, where a node's key is its 32-byte hash. */
+const CODE_KEY_HEX_LENGTH = 66;
+
+/** The trie database key of contract code (unprefixed hex). */
+export function codeKey(codeHash: Uint8Array): string {
+  return bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash));
 }
 
 function toBytes(value: string | Uint8Array): Uint8Array {

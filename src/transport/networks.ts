@@ -1,4 +1,4 @@
-import type { EvmPoolStats } from '../pipeline/metrics.js';
+import type { EvmPoolStats, RemoteStateStats } from '../pipeline/metrics.js';
 import type { MethodTable } from '../rpc/method.js';
 
 /**
@@ -28,6 +28,8 @@ export interface NetworkHandle {
   subscriptionStats?(): { subscriptions: number; filters: number };
   /** Header rules broken by followed blocks under lenient checks, by rule (for the metrics). */
   headerDeviations?(): Partial<Record<string, number>>;
+  /** An archive that starts at block N: what its state reads fetched from the followed node (for the metrics). */
+  remoteState?(): RemoteStateStats;
 }
 
 /** A {@link NetworkHandle} as its builder writes it: a method table and the context its methods take, of one type. */

@@ -1,6 +1,8 @@
+import { BeforeArchiveStartError } from '../chain/archiveStart.js';
 import type { CallResult } from '../execution/callResult.js';
 import { CallError, CallTimeoutError, ExecutionFailedError, MessageError } from '../execution/callResult.js';
 import { SimulateError, type SimulateErrorKind } from '../execution/simulate/errors.js';
+import { MissingCodeError, MissingTrieNodeError, RemoteStateError, type RemoteStateFailure } from '../state/stateSource.js';
 
 /**
  * Errors crossing the worker boundary. Structured cloning keeps an Error's message but not its
@@ -14,6 +16,10 @@ export type EncodedError =
   | { name: 'ExecutionFailedError'; result: CallResult }
   | { name: 'CallError'; message: string }
   | { name: 'SimulateError'; kind: SimulateErrorKind; message: string }
+  | { name: 'BeforeArchiveStartError'; kind: 'state' | 'history'; number: bigint; start: bigint }
+  | { name: 'RemoteStateError'; kind: RemoteStateFailure; message: string }
+  | { name: 'MissingTrieNodeError'; hash: Uint8Array }
+  | { name: 'MissingCodeError'; hash: Uint8Array }
   | { name: 'Error'; message: string; stack: string | undefined };
 
 /** In the worker: what to send for `err`. */
@@ -23,6 +29,10 @@ export function encodeError(err: unknown): EncodedError {
   if (err instanceof CallError) return { name: 'CallError', message: err.message };
   if (err instanceof ExecutionFailedError) return { name: 'ExecutionFailedError', result: err.result };
   if (err instanceof SimulateError) return { name: 'SimulateError', kind: err.kind, message: err.message };
+  if (err instanceof BeforeArchiveStartError) return { name: 'BeforeArchiveStartError', kind: err.kind, number: err.number, start: err.start };
+  if (err instanceof RemoteStateError) return { name: 'RemoteStateError', kind: err.kind, message: err.message };
+  if (err instanceof MissingTrieNodeError) return { name: 'MissingTrieNodeError', hash: err.hash };
+  if (err instanceof MissingCodeError) return { name: 'MissingCodeError', hash: err.codeHash };
   const e = err instanceof Error ? err : new Error(String(err));
   return { name: 'Error', message: e.message, stack: e.stack };
 }
@@ -41,6 +51,14 @@ export function decodeError(encoded: unknown, callTimeoutMs: number): Error {
       return new ExecutionFailedError(e.result);
     case 'SimulateError':
       return new SimulateError(e.kind, e.message);
+    case 'BeforeArchiveStartError':
+      return new BeforeArchiveStartError(e.kind, e.number, e.start);
+    case 'RemoteStateError':
+      return new RemoteStateError(e.kind, e.message);
+    case 'MissingTrieNodeError':
+      return new MissingTrieNodeError(e.hash);
+    case 'MissingCodeError':
+      return new MissingCodeError(e.hash);
     default: {
       const err = new Error(`in an EVM worker: ${e.message}`);
       if (e.stack) err.stack = `${err.message}\n${e.stack.split('\n').slice(1).join('\n')}`;

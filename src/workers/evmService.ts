@@ -8,6 +8,7 @@ import type { CallOverrides } from '../execution/callEngine.js';
 import { type CallResult, CallTimeoutError } from '../execution/callResult.js';
 import type { SimulatedBlock } from '../execution/simulate/result.js';
 import type { SimulateRequest } from '../execution/simulate/simulate.js';
+import type { StateSource } from '../state/stateSource.js';
 import type { ReplayedTx, TraceCallItem, TracedRun } from '../tracing/adHoc.js';
 import type { TxCallTree } from '../tracing/callTree.js';
 import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
@@ -15,7 +16,9 @@ import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
 import { type JobOptions, type PoolStats, WorkerPool } from './pool.js';
 import { cachedReplayDiffs } from './replayDiffCache.js';
+import { serveStateChannel, stateChannelName, type WorkerStateReads } from './stateChannel.js';
 import { workerModule } from './threads.js';
+import { type WitnessRunner, witnessRunner } from './witnessJobs.js';
 
 /**
  * The EVM work of one network, run in worker threads (`pool.ts`, `evmWorker.ts`): the main thread
@@ -50,7 +53,11 @@ export interface EvmService {
   replay(block: Block, job?: JobOptions): Promise<TxCallTree[]>;
   /** geth's debug tracers (debug_trace*). */
   readonly debug: DebugTraceRunner;
+  /** A stored block's execution witness (debug_executionWitness). */
+  readonly witness: WitnessRunner;
   stats(): PoolStats;
+  /** An archive from block N: the state reads of the workers, summed (for the local hit rate). */
+  stateReads(): WorkerStateReads;
   /** Starts every worker now (serving), instead of on the first jobs. */
   warm(): void;
   /** Lets running jobs finish (each within its deadline), then stops the workers. */
@@ -65,11 +72,27 @@ export function defaultEvmWorkers(): number {
   return Math.max(1, availableParallelism());
 }
 
-export function createEvmService(chain: EthereumChain, config: EvmServiceConfig, onWorkerFailure?: (reason: string, err?: unknown) => void): EvmService {
+/**
+ * The EVM workers of `chain`. In an archive from block N, `stateSource` (the followed node) gives
+ * the workers the state the datadir does not hold, over a channel of the network's own
+ * (`stateChannel.ts`).
+ */
+export function createEvmService(
+  chain: EthereumChain,
+  config: EvmServiceConfig,
+  onWorkerFailure?: (reason: string, err?: unknown) => void,
+  stateSource?: StateSource,
+): EvmService {
   const settings = config.execution;
   const size = settings.evmWorkers ?? defaultEvmWorkers();
   const { script, entry } = workerModule(import.meta.url, 'evmWorker');
   const workerData: EvmWorkerData = { entry, datadir: chain.datadir, config };
+  const reads = new Map<number, WorkerStateReads>();
+  let channel: { close(): void } | undefined;
+  if (chain.start !== undefined && stateSource !== undefined) {
+    workerData.stateChannel = stateChannelName();
+    channel = serveStateChannel(workerData.stateChannel, stateSource, (worker, r) => reads.set(worker, r));
+  }
   const pool = new WorkerPool<EvmJob, unknown>({
     script,
     workerData,
@@ -108,9 +131,14 @@ export function createEvmService(chain: EthereumChain, config: EvmServiceConfig,
       ),
     },
     debug: debugTraceRunner((job, opts) => pool.run(job, opts), config.tracing),
+    witness: witnessRunner((job, opts) => pool.run(job, opts), chain, config.tracing),
     replay: (block, job = {}) => pool.run({ kind: 'replay', block: block.hash() }, { ...job, watchdogMs: replayWatchdogMs }) as Promise<TxCallTree[]>,
     stats: () => pool.stats(),
+    stateReads: () => [...reads.values()].reduce((sum, r) => ({ lookups: sum.lookups + r.lookups, remote: sum.remote + r.remote }), { lookups: 0, remote: 0 }),
     warm: () => pool.warm(),
-    close: () => pool.close(),
+    close: async () => {
+      await pool.close();
+      channel?.close();
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { AccountOverride, BlockOverrides, CallRequest } from '../execution/
 import type { SimulateRequest } from '../execution/simulate/simulate.js';
 import type { TraceCallItem } from '../tracing/adHoc.js';
 import type { DebugTraceJob } from './debugJobs.js';
+import type { WitnessJob } from './witnessJobs.js';
 
 /** The work an EVM worker does, addressed by block hash (each worker reads the chain itself). */
 export type EvmJob =
@@ -13,6 +14,7 @@ export type EvmJob =
   | { kind: 'traceCalls'; block: Uint8Array; calls: TraceCallItem[]; state?: AccountOverride[]; blockOverrides?: BlockOverrides }
   | { kind: 'replayDiffs'; block: Uint8Array; only?: number }
   | DebugTraceJob
+  | WitnessJob
   | { kind: 'createAccessList'; block: Uint8Array; request: CallRequest; state?: AccountOverride[] }
   | { kind: 'simulate'; block: Uint8Array; request: SimulateRequest };
 
@@ -24,4 +26,9 @@ export interface EvmWorkerData {
   datadir: string;
   /** The settings the worker's chain store, caches and call engine read. */
   config: Config;
+  /**
+   * An archive that starts at block N: the channel on which the serving thread fetches the state
+   * the datadir does not hold (`stateChannel.ts`); none: such reads fail, naming the missing node.
+   */
+  stateChannel?: string;
 }

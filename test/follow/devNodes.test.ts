@@ -10,6 +10,7 @@ import { TICK_RUNTIME, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
 import { loadedStateKept } from '../../src/chain/loadedState.js';
 import { type EthereumChain, openChain } from '../../src/chain/open.js';
 import { systemWritesSkipped } from '../../src/chain/systemWrites.js';
+import { META } from '../../src/db/keys.js';
 import { Follower } from '../../src/follow/follower.js';
 import { readNodeGenesis } from '../../src/follow/nodeGenesis.js';
 import { Upstream } from '../../src/follow/upstream.js';
@@ -439,6 +440,8 @@ describeWithFoundry(['anvil'], "following a plain anvil's loaded state")('a plai
     expect(deviations.genesisStateRoot).toBe(1);
     expect(deviations.systemCalls).toBeUndefined();
     expect(await loadedStateKept(f.chain.level)).toBe(true);
+    // The flag made the datadir schema 2 in its block's batch: a release that does not know it refuses it.
+    expect([...((await f.chain.level.get(META.schema)) ?? [])]).toEqual([0, 0, 0, 2]);
     const reported = f.lines.filter((l) => l.startsWith('warn block verifies only keeping every account and storage slot its transactions loaded'));
     expect(reported).toHaveLength(1);
     expect(reported[0]).toContain(`"rule":"stateClearing","block":${cleared},`);

@@ -462,7 +462,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       (h) => h.status === 503,
       20_000,
     );
-    await sleep(3_500); // three failed checks, 1 s apart
+    await sleep(3_500); // out after two failed checks (deploy/haproxy.cfg: within 1.25 s)
     const before = await served();
     expect(outcome(await load(OPEN, 'eth_chainId', 100, 1_000))).toEqual({ ok: 100, limited: 0, failed: [] });
     expect(await served()).toBe(before);
@@ -474,7 +474,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       (h) => h.status === 200 && h.head?.hash === head.hash,
       30_000,
     );
-    await sleep(2_500); // two good checks, 1 s apart
+    await sleep(2_500); // back after two good checks (within 1.25 s)
     expect(outcome(await load(OPEN, 'eth_chainId', 99, 1_000))).toEqual({ ok: 99, limited: 0, failed: [] });
     // Round robin over three replicas again: a third of the calls.
     expect((await served()) - before).toBe(33);

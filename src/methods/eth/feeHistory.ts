@@ -95,7 +95,9 @@ export const feeHistory = defineMethod({
     }
     // BlockNumberOrTag never yields a hash.
     const last = await blockNumberOf(ctx, newest as Exclude<typeof newest, { kind: 'hash' }>, req);
-    if (last + 1n < blocks) blocks = last + 1n;
+    // An archive from block N has no block before N to report.
+    const first = ctx.chain.start?.number ?? 0n;
+    if (last + 1n - first < blocks) blocks = last + 1n - first;
     const oldest = last + 1n - blocks;
 
     const reward: string[][] = [];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkArchiveStart } from '../../chain/archiveStart.js';
 import { type BlockId, BlockNumberOrTag } from '../../codec/blockId.js';
 import type { RequestContext } from '../../rpc/method.js';
 import type { TraceService } from '../../tracing/replay.js';
@@ -25,9 +26,16 @@ export const TraceBlockNumber = BlockNumberOrTag.transform((id, ctx): TraceBlock
   return id as TraceBlockId;
 });
 
-/** The number a trace block parameter names (possibly beyond the head); `pending` is the head. */
+/**
+ * The number a trace block parameter names (possibly beyond the head); `pending` is the head. In
+ * an archive that starts at block N, `earliest` is N and a number below it is refused as history it
+ * does not keep (trace_filter's range starts at N, as geth's eth_getLogs does).
+ */
 export async function traceBlockNumber(ctx: EthContext, id: TraceBlockId, req?: RequestContext): Promise<bigint> {
-  if (id.kind === 'number') return id.number;
-  if (id.tag === 'earliest') return 0n;
+  if (id.kind === 'number') {
+    checkArchiveStart(ctx.chain.start, id.number, 'history');
+    return id.number;
+  }
+  if (id.tag === 'earliest') return ctx.chain.start?.number ?? 0n;
   return (await headOf(ctx, req))?.number ?? 0n;
 }

@@ -1,5 +1,6 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import { equalsBytes } from '@ethereumjs/util';
+import { checkArchiveStart } from '../../../chain/archiveStart.js';
 import type { BlockId } from '../../../codec/blockId.js';
 import { ServerError } from '../../../rpc/errors.js';
 import type { RequestContext } from '../../../rpc/method.js';
@@ -33,16 +34,23 @@ export async function resolveBlock(ctx: EthContext, id: BlockId | undefined, req
     const head = req ? await headOf(ctx, req) : undefined;
     header = head ? await store.headerOfHead(head) : await store.headHeader();
   } else {
+    if (blockId.kind === 'number') checkArchiveStart(ctx.chain.start, blockId.number, 'state');
     header = await store.headerByNumber(await blockNumberOf(ctx, blockId, req));
   }
   if (!header) throw new ServerError('header not found');
   return header;
 }
 
-/** The number a tag or number names (may be beyond the head: callers decide). */
+/**
+ * The number a tag or number names (may be beyond the head: callers decide). In an archive that
+ * starts at block N, `earliest` is N and a number below N is history it does not keep.
+ */
 export async function blockNumberOf(ctx: EthContext, id: Exclude<BlockId, { kind: 'hash' }>, req?: RequestContext): Promise<bigint> {
-  if (id.kind === 'number') return id.number;
-  if (id.tag === 'earliest') return 0n;
+  if (id.kind === 'number') {
+    checkArchiveStart(ctx.chain.start, id.number, 'history');
+    return id.number;
+  }
+  if (id.tag === 'earliest') return ctx.chain.start?.number ?? 0n;
   const head = await headOf(ctx, req);
   return head?.number ?? 0n;
 }

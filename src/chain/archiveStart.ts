@@ -1,0 +1,65 @@
+import { bytesToHex } from '@ethereumjs/util';
+import type { BatchOp, Level } from '../db/database.js';
+import { decodeNumber, encodeNumber, META } from '../db/keys.js';
+
+/**
+ * An archive that starts at block N (`tracenode init --from-node URL --at N`, `serve --follow URL
+ * --from N`): the datadir holds block N and what comes after it, and no state up front. Its state
+ * at any block M ≥ N is filled from the followed node as it is read (`state/remoteState.ts`);
+ * nothing below N is served. Block N's header was checked by its hash (the upstream's, or the
+ * operator's `--checkpoint-hash`), so its state root is the root every fetched node is checked
+ * against. The start is recorded once (META.archiveStart) and never moves.
+ */
+
+/** The first block of a partial archive. */
+export interface ArchiveStart {
+  number: bigint;
+  hash: Uint8Array;
+}
+
+/** The datadir's archive start, or undefined for a datadir that holds the chain from its genesis. */
+export async function readArchiveStart(level: Level): Promise<ArchiveStart | undefined> {
+  const value = await level.get(META.archiveStart);
+  if (value === undefined) return undefined;
+  if (value.length !== 40) throw new Error(`database corrupt: the archive start has ${value.length} bytes, not 40`);
+  return { number: decodeNumber(value), hash: value.slice(8) };
+}
+
+/** The write that records an archive's start (init). */
+export function archiveStartOp(start: ArchiveStart): BatchOp {
+  const value = new Uint8Array(40);
+  value.set(encodeNumber(start.number), 0);
+  value.set(start.hash, 8);
+  return { type: 'put', key: META.archiveStart, value };
+}
+
+/**
+ * A block below an archive's start was asked for. `state`: the state of a block before N (state
+ * methods, eth_call, a trace that replays a block on its parent's state); `history`: a block,
+ * its transactions or its receipts (block getters, log and trace ranges). `methods/errors.ts`
+ * gives each its wire error.
+ */
+export class BeforeArchiveStartError extends Error {
+  override readonly name = 'BeforeArchiveStartError';
+  constructor(
+    readonly kind: 'state' | 'history',
+    readonly number: bigint,
+    readonly start: bigint,
+  ) {
+    super(
+      kind === 'state'
+        ? `the state of block ${number} is not available: this archive starts at block ${start}`
+        : `block ${number} is not available: this archive starts at block ${start}`,
+    );
+  }
+}
+
+/** Throws {@link BeforeArchiveStartError} when `number` is below the archive's start (never for a full archive). */
+export function checkArchiveStart(start: ArchiveStart | undefined, number: bigint, kind: 'state' | 'history'): void {
+  if (start !== undefined && number < start.number) throw new BeforeArchiveStartError(kind, number, start.number);
+}
+
+/** `archive from block N (0x…)`, for the startup line and logs. */
+export function describeArchiveStart(start: ArchiveStart): string {
+  return `archive from block ${start.number} (${bytesToHex(start.hash)})`;
+}

@@ -1,0 +1,110 @@
+import type { Common } from '@ethereumjs/common';
+import { bytesToHex } from '@ethereumjs/util';
+import { builtinChainOf, createBuiltinCommon } from '../chain/chainRules.js';
+import { checkGenesis, createChainCommon } from '../chain/genesis.js';
+import type { AnchorBlock } from '../import/init.js';
+import { anchorReceipts } from './anchorReceipts.js';
+import { readNodeChainConfig } from './nodeGenesis.js';
+import { type Upstream, UpstreamError } from './upstream.js';
+import { hexString, UpstreamBlocks } from './upstreamBlocks.js';
+
+/**
+ * The first block of an archive that starts at block N, read from the node it will follow
+ * (`tracenode init --from-node URL --at N`, `serve --follow URL --from N`):
+ *
+ * - the chain's rules: a public network's from @ethereumjs/common by its chain id (1 mainnet,
+ *   11155111 sepolia, 17000 holesky, 560048 hoodi); any other chain's from a geth genesis file's
+ *   `config` (`--genesis`, no allocation needed; its chain id must be the node's); else, for a
+ *   development node, found as `init --from-node` finds them (`nodeGenesis.ts`: eth_config or
+ *   block 0's fields);
+ * - block N: `latest`, `safe`, `finalized` or a number, fetched as the follower fetches blocks
+ *   (`upstreamBlocks.ts`: raw, or rebuilt from JSON and checked against its hash); with
+ *   `checkpointHash` its hash must be that one, else nothing is written;
+ * - its total difficulty: the upstream's `totalDifficulty` when it answers one, else 0 (nodes
+ *   dropped the field after the merge, whose blocks add no difficulty);
+ * - its receipts, checked against its receiptsRoot (`anchorReceipts.ts`).
+ */
+
+/** Where the rules came from, for init's report. */
+export type RulesSource = 'built-in' | 'genesis file' | 'node';
+
+export interface AnchorOptions {
+  /** `latest`, `safe`, `finalized`, or a block number (decimal or 0x-hex). */
+  at: string;
+  /** The hash block N must have (`--checkpoint-hash`). */
+  checkpointHash?: string;
+  /** A geth genesis file whose `config` gives the rules (`--genesis`). */
+  genesisText?: string;
+}
+
+const TAGS = ['latest', 'safe', 'finalized'];
+
+/** The `at` of {@link AnchorOptions} checked: a tag, or a block number above 0. Throws a plain Error naming what is wrong. */
+export function parseAt(at: string): string | bigint {
+  if (TAGS.includes(at)) return at;
+  if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(at)) throw new Error(`the start block must be latest, safe, finalized or a block number, not ${JSON.stringify(at)}`);
+  const n = BigInt(at);
+  if (n === 0n)
+    throw new Error(
+      'an archive from block 0 holds the whole chain: init it from a genesis file (--genesis) or from a development node (--from-node without --at)',
+    );
+  return n;
+}
+
+/** A checkpoint hash checked: 32 bytes of 0x-hex, lower-cased. */
+export function parseCheckpointHash(hash: string): string {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new Error(`--checkpoint-hash must be a 32-byte 0x-hex block hash, not ${JSON.stringify(hash)}`);
+  return hash.toLowerCase();
+}
+
+/** Block N of the upstream with the rules to read it by, checked; throws when anything does not add up. */
+export async function readAnchor(upstream: Upstream, opts: AnchorOptions): Promise<AnchorBlock & { rulesSource: RulesSource }> {
+  const at = parseAt(opts.at);
+  const checkpoint = opts.checkpointHash === undefined ? undefined : parseCheckpointHash(opts.checkpointHash);
+  const chainId = BigInt(hexString(await upstream.call('eth_chainId'), 'eth_chainId'));
+  const { rules, common, rulesSource } = await chainRules(upstream, chainId, opts.genesisText);
+  const tagged = typeof at === 'bigint' ? undefined : await headerJson(upstream, at);
+  const number = typeof at === 'bigint' ? at : BigInt(hexString(tagged?.number, `${at} block number`));
+  const [block] = await new UpstreamBlocks(upstream, common).fetch(number, 1);
+  const hash = bytesToHex(block.hash());
+  if (block.header.number !== number) throw new UpstreamError(`the upstream answered block ${block.header.number} for block ${number}`);
+  if (checkpoint !== undefined && hash !== checkpoint) {
+    throw new Error(`the upstream's block ${number} is ${hash}, not the checkpoint ${checkpoint}: refusing to start there`);
+  }
+  const json = await headerJson(upstream, `0x${number.toString(16)}`);
+  if (String(json.hash).toLowerCase() !== hash || (tagged !== undefined && String(tagged.hash).toLowerCase() !== hash)) {
+    throw new UpstreamError(`the upstream's block ${number} changed while it was read (a reorganisation): try again`);
+  }
+  const td = json.totalDifficulty === undefined || json.totalDifficulty === null ? 0n : BigInt(hexString(json.totalDifficulty, 'totalDifficulty'));
+  const receipts = await anchorReceipts(upstream, block);
+  return { rules, common, block, totalDifficulty: td, receipts, rulesSource };
+}
+
+/** The rules of the chain `chainId`: the genesis file's, the built-in chain's, or the node's own. */
+async function chainRules(
+  upstream: Upstream,
+  chainId: bigint,
+  genesisText: string | undefined,
+): Promise<{ rules: AnchorBlock['rules']; common: Common; rulesSource: RulesSource }> {
+  if (genesisText !== undefined) {
+    let json: unknown;
+    try {
+      json = JSON.parse(genesisText);
+    } catch (err) {
+      throw new Error(`genesis: invalid JSON: ${(err as Error).message}`);
+    }
+    const genesis = checkGenesis(json);
+    if (BigInt(genesis.config.chainId) !== chainId) throw new Error(`the genesis file's chain id is ${genesis.config.chainId}, the node's is ${chainId}`);
+    return { rules: { genesisText }, common: await createChainCommon(genesis), rulesSource: 'genesis file' };
+  }
+  const builtin = builtinChainOf(chainId);
+  if (builtin !== undefined) return { rules: { builtin }, common: await createBuiltinCommon(builtin), rulesSource: 'built-in' };
+  const { genesis } = await readNodeChainConfig(upstream);
+  return { rules: { genesisText: `${JSON.stringify(genesis, null, 2)}\n` }, common: await createChainCommon(genesis), rulesSource: 'node' };
+}
+
+async function headerJson(upstream: Upstream, id: string): Promise<Record<string, unknown>> {
+  const json = await upstream.call('eth_getBlockByNumber', [id, false]);
+  if (json === null || typeof json !== 'object') throw new UpstreamError(`the upstream has no ${id} block`);
+  return json as Record<string, unknown>;
+}
