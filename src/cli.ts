@@ -51,7 +51,7 @@ Commands:
   init            write a geth-format genesis into a datadir
   import          execute and archive RLP blocks (geth export format)
   import-starknet import Starknet blocks (starknet_getBlockWithReceipts NDJSON)
-  reindex-traces  build the trace_filter index of blocks imported without it
+  reindex-traces  build the trace_filter index and Otterscan's address history of blocks imported without them
   follow          catch a datadir up with an upstream node (geth, reth, anvil), then exit
   serve           serve the datadir over JSON-RPC (HTTP and WebSocket); --follow URL keeps it live
   snapshot        write a consistent copy of a datadir, even while it is served (for a new replica)

@@ -17,10 +17,12 @@ import { META, SCHEMA_VERSION, SCHEMA_VERSION_BASE } from './keys.js';
  * SCHEMA_VERSION`). Its layout grew without a version change, each addition read as absent by
  * the code that added it, so every schema-1 datadir of an earlier release opens as is: the trace
  * address index (24dde18; below `traceIndexHead` trace_filter replays, and `reindex-traces`
- * completes it), the `kind` key (2e70d26; a datadir without it is Ethereum), and the optional
- * flags of development nodes' chains (32d2fc2 and later: `stateRootAlias`,
- * `systemWritesSkipped`, absent meaning off). The other direction is what a version bump
- * protects: a release older than a key does not know it is there.
+ * completes it), the Otterscan address history (`a`, `o`, `c`, `l` keys and `historyIndexHead`;
+ * below it the history methods refuse, and `reindex-traces` builds it), the `kind` key
+ * (2e70d26; a datadir without it is Ethereum), and the optional flags of development nodes'
+ * chains (32d2fc2 and later: `stateRootAlias`, `systemWritesSkipped`, absent meaning off). The
+ * other direction is what a version bump protects: a release older than a key does not know it
+ * is there.
  */
 
 /** One step of a migration, from schema `from` to `from + 1`. */

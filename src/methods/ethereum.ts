@@ -5,6 +5,7 @@ import type { EthContext } from './context.js';
 import { coreMethods } from './coreMethods.js';
 import { debugMethods } from './debugMethods.js';
 import { toRpcError } from './errors.js';
+import { otsMethods } from './otsMethods.js';
 import { stateMethods } from './stateMethods.js';
 import { subscriptionMethods } from './subscriptionMethods.js';
 import { traceMethods } from './traceMethods.js';
@@ -18,10 +19,11 @@ import { traceMethods } from './traceMethods.js';
  *   followed node) and the signing refusals;
  * - `callMethods`: the EVM over a block's state (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1);
  * - `traceMethods`: Parity traces (trace_*); `debugMethods`: geth's raw getters and tracers (debug_*);
+ * - `otsMethods`: Otterscan's API (ots_*, erigon_getHeaderByNumber), from the address history and the call trees;
  * - `subscriptionMethods`: eth_subscribe over WebSocket and the polled filters.
  * Domain errors the handlers' layers throw become wire errors through `toRpcError`.
  */
 export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>(
-  [...coreMethods, ...stateMethods, ...blockMethods, ...callMethods, ...traceMethods, ...debugMethods, ...subscriptionMethods],
+  [...coreMethods, ...stateMethods, ...blockMethods, ...callMethods, ...traceMethods, ...debugMethods, ...otsMethods, ...subscriptionMethods],
   toRpcError,
 );

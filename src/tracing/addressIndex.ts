@@ -106,22 +106,34 @@ export interface TraceIndexer {
  */
 export function createTraceIndexer(vm: VM, level: Level): TraceIndexer {
   const recorder = attachRecorder(vm);
-  let head: bigint | undefined;
+  const indexOps = createTraceIndexOps(level);
   return {
     async blockOps(block: Block): Promise<BatchOp[]> {
       const txs = recorder.take();
       if (txs.length !== block.transactions.length) {
         throw new Error(`trace indexer: recorded ${txs.length} transactions for block ${block.header.number}, which has ${block.transactions.length}`);
       }
-      const number = block.header.number;
-      const ops = indexOpsForBlock(number, blockSides(txs, blockRewards(block)));
-      head ??= await readIndexHead(level);
-      if (head === number - 1n) {
-        ops.push(indexHeadOp(number));
-        head = number;
-      }
-      return ops;
+      return indexOps(block, txs);
     },
+  };
+}
+
+/**
+ * The trace index operations of executed blocks, from call trees recorded elsewhere (an indexer
+ * that shares one recorder with other indexes, `tracing/blockIndexer.ts`): the block's entries,
+ * and the index-head update when the index is complete up to its parent.
+ */
+export function createTraceIndexOps(level: Level): (block: Block, txs: readonly TxCallTree[]) => Promise<BatchOp[]> {
+  let head: bigint | undefined;
+  return async (block, txs) => {
+    const number = block.header.number;
+    const ops = indexOpsForBlock(number, blockSides(txs, blockRewards(block)));
+    head ??= await readIndexHead(level);
+    if (head === number - 1n) {
+      ops.push(indexHeadOp(number));
+      head = number;
+    }
+    return ops;
   };
 }
 
