@@ -2,6 +2,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { EthereumChain } from '../chain/open.js';
+import type { BlockStateStats } from '../follow/blockState.js';
 import type { FollowStatus } from '../follow/followLoop.js';
 import { followHealth } from '../follow/followLoop.js';
 import type { UpstreamStateSource } from '../follow/upstreamState.js';
@@ -77,7 +78,7 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
     subscriptionStats: () => ({ subscriptions: context.events.subscriptions.size, filters: context.events.filters.size }),
     headerDeviations: () => opts.follower?.status().headerDeviations ?? {},
     cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
-    remoteState: chain.start === undefined ? undefined : () => remoteStateStats(context, opts.stateSource),
+    remoteState: chain.start === undefined ? undefined : () => remoteStateStats(context, opts.stateSource, opts.follower?.status().stateFetch),
   });
   return {
     kind: 'ethereum',
@@ -95,10 +96,11 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
 }
 
 /** What an archive from block N fetched, and its state reads: the serving thread's and the EVM workers'. */
-function remoteStateStats(context: EthContext, source: UpstreamStateSource | undefined): RemoteStateStats {
+function remoteStateStats(context: EthContext, source: UpstreamStateSource | undefined, follow: BlockStateStats | undefined): RemoteStateStats {
   const { hits, misses } = context.state.reads.cacheStats();
   const own = context.state.reads.remote?.stats();
   const workers = context.evm.stateReads();
   const remote = (own ? own.account + own.storage + own.code + own.proof : 0) + workers.remote;
-  return { fetches: source?.stats() ?? {}, reads: { lookups: hits + misses + workers.lookups, remote } };
+  const followed = follow && { blocks: follow.blocks, calls: follow.calls, siblings: follow.siblings };
+  return { fetches: source?.stats() ?? {}, reads: { lookups: hits + misses + workers.lookups, remote }, ...(followed ? { follow: followed } : {}) };
 }

@@ -216,6 +216,11 @@ export const SETTINGS = {
       100,
       'One trace_callMany runs its calls on one EVM worker under one eth_call deadline; a longer list is -32005 rather than a timeout.',
     ),
+    otsMaxPageSize: setting(
+      positiveInt,
+      25,
+      "erigon's `--ots.search.max.pagesize` default, and Otterscan's page: a larger ots_searchTransactions* page is refused with erigon's `max allowed page size` error.",
+    ),
   },
   subscriptions: {
     maxPerConnection: setting(
@@ -369,6 +374,11 @@ export const SETTINGS = {
     requestTimeoutMs: setting(positiveInt, 10_000, 'An upstream request (or batch of blocks) not answered by then is retried.'),
     batchBlocks: setting(positiveInt, 32, 'Blocks asked for in one batch request while catching up.'),
     prefetchBatches: setting(positiveInt, 2, 'Batches fetched ahead of execution while catching up, so network latency overlaps execution (bounded memory).'),
+    siblingSearchNibbles: setting(
+      z.number().int().min(1).max(8),
+      6,
+      'An archive from block N whose upstream serves no debug_executionWitness: how deep (in nibbles) the sibling of a branch that a deletion collapses may lie for a key under it to be searched for (16^n keccak256 on average); deeper, following stops and asks for an upstream that serves the witness.',
+    ),
     maxReorgDepth: setting(positiveInt, 128, 'A reorganisation deeper than this stops following with an error instead of rewriting that much history.'),
     retryMaxMs: setting(positiveInt, 30_000, 'Backoff after upstream failures doubles from 250 ms up to this.'),
     threadNice: setting(

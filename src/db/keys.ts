@@ -13,6 +13,10 @@
  * | `x`    | tx hash        | block hash (32) + tx index (4)          |
  * | `s`    | trie node hash | state/storage trie node or contract code |
  * | `t`    | address ++ number | trace index: 1 byte, bit 0 from-side, bit 1 to-side (tracing/addressIndex.ts) |
+ * | `a`    | address ++ … ++ number ++ tx index | address history (Otterscan search; tracing/addressHistory.ts) |
+ * | `o`    | sender ++ nonce ++ number ++ tx index | the transaction of a sender's nonce (tracing/addressHistory.ts) |
+ * | `c`    | contract ++ number ++ tx index | the creator of a contract (tracing/addressHistory.ts) |
+ * | `l`    | number         | the address-history keys written for a height (tracing/addressHistory.ts) |
  * | `m`    | name (utf-8)   | metadata: head hash, genesis, schema    |
  */
 export const PREFIX = {
@@ -25,6 +29,10 @@ export const PREFIX = {
   txLookup: 0x78, // x
   state: 0x73, // s
   traceIndex: 0x74, // t
+  addressHistory: 0x61, // a
+  senderNonce: 0x6f, // o
+  contractCreator: 0x63, // c
+  historyList: 0x6c, // l
   meta: 0x6d, // m
 } as const;
 

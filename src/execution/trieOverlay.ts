@@ -1,5 +1,9 @@
+import type { Common } from '@ethereumjs/common';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
+import { DEFAULT_SEARCH_NIBBLES, FetchOnMiss } from '../state/fetchOnMiss.js';
+import type { RemoteState } from '../state/remoteState.js';
 import { openStateTrie } from '../state/stateManager.js';
 import { type StateRoots, stateTrieRoot } from '../state/trieDb.js';
 
@@ -39,4 +43,34 @@ export class TrieOverlay implements DB<string, string | Uint8Array>, StateRoots 
  */
 export async function overlayTrie(stateDb: DB<string, string | Uint8Array>, stateRoot: Uint8Array): Promise<MerklePatriciaTrie> {
   return openStateTrie(new TrieOverlay(stateDb), stateRoot, 0);
+}
+
+/** A trie database that can fetch what its datadir lacks (an archive from block N: `state/nodeCache.ts`), or wraps one. */
+interface FetchCapable {
+  readonly remote?: RemoteState;
+}
+
+/** The fetch on miss `stateDb` carries, if any. */
+export function remoteStateOf(stateDb: DB<string, string | Uint8Array>): RemoteState | undefined {
+  return (stateDb as FetchCapable).remote;
+}
+
+/**
+ * A MerkleStateManager (with caches) on the state `stateRoot`, its writes in a memory overlay over
+ * `stateDb`: trace replays, the witness generator and eth_simulateV1 run on it. In an archive
+ * from block N, what the datadir lacks is fetched as it is read (`state/fetchOnMiss.ts`); such a
+ * run is raced against a failed fetch with `raceFetchOnMiss`.
+ */
+export async function overlayStateManager(common: Common, stateDb: DB<string, string | Uint8Array>, stateRoot: Uint8Array): Promise<MerkleStateManager> {
+  const remote = remoteStateOf(stateDb);
+  if (remote === undefined) return new MerkleStateManager({ common, trie: await overlayTrie(stateDb, stateRoot), caches: new Caches() });
+  const fetcher = new FetchOnMiss(remote.source, remote.store, stateDb, stateRoot, {
+    maxSearchNibbles: DEFAULT_SEARCH_NIBBLES,
+    onFetch: (kind) => remote.note(kind === 'code' ? 'code' : 'proof'),
+  });
+  const trie = await openStateTrie(new TrieOverlay(fetcher.db()), stateRoot, 0);
+  fetcher.attach(trie);
+  const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+  fetcher.attachCode(sm);
+  return sm;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/settings.js';
+import type { BlockStateStats } from './blockState.js';
 import type { Upstream } from './upstream.js';
 
 /**
@@ -29,6 +30,8 @@ export interface FollowStatus {
   error?: string;
   /** Header rules followed blocks broke under lenient header checks, by rule (counts since start). */
   headerDeviations?: Partial<Record<string, number>>;
+  /** An archive from block N: the state fetched for the followed blocks (`blockState.ts`). */
+  stateFetch?: BlockStateStats;
 }
 
 export interface FollowerLog {

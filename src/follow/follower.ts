@@ -4,10 +4,14 @@ import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { BlockImporter, type ExecutedBlock } from '../import/blockImporter.js';
 import { HeaderDeviationReport } from '../import/headerDeviations.js';
-import { createProgress } from '../import/progress.js';
+import { createProgress, GAS_UNIT } from '../import/progress.js';
 import { namesNoParent } from '../import/validate.js';
+import { SiblingSearchError } from '../state/fetchOnMiss.js';
+import { RemoteStateError } from '../state/stateSource.js';
+import { TrieDB } from '../state/trieDb.js';
+import { FollowedBlockState } from './blockState.js';
 import { FollowLoop, type FollowLoopOptions, FollowStoppedError } from './followLoop.js';
-import { type Upstream, UpstreamError } from './upstream.js';
+import { Upstream, UpstreamError } from './upstream.js';
 import { hexString, UpstreamBlocks } from './upstreamBlocks.js';
 
 /**
@@ -30,6 +34,9 @@ import { hexString, UpstreamBlocks } from './upstreamBlocks.js';
  * - Faults (unreachable, slow, rate-limited, garbage, a block that fails verification): nothing is
  *   written, the follower backs off (250 ms doubling to `follow.retryMaxMs`) and logs one line per
  *   change of state, not per retry.
+ * - An archive that starts at block N (`chain/archiveStart.ts`) holds no state up front: each block
+ *   runs on state fetched from the upstream as it needs it (`blockState.ts`), over a connection of
+ *   its own; a reorganisation never reaches below N.
  */
 
 export interface FollowerOptions extends FollowLoopOptions {
@@ -42,6 +49,9 @@ export class Follower extends FollowLoop {
   private readonly importer: BlockImporter;
   private readonly deviations: HeaderDeviationReport;
   private readonly blocks: UpstreamBlocks;
+  /** An archive from block N: the state its blocks run on, and the upstream connection it is fetched over. */
+  private readonly blockState: FollowedBlockState | undefined;
+  private readonly stateUpstream: Upstream | undefined;
 
   constructor(
     private readonly chain: EthereumChain,
@@ -49,14 +59,36 @@ export class Follower extends FollowLoop {
     protected override readonly o: FollowerOptions,
   ) {
     super(upstream, o);
-    this.importer = new BlockImporter(chain, o.importSettings);
+    if (chain.start !== undefined) {
+      this.stateUpstream = new Upstream(upstream.url, { requestTimeoutMs: o.settings.requestTimeoutMs });
+      const { store, start, common } = chain;
+      this.blockState = new FollowedBlockState(
+        this.stateUpstream,
+        new TrieDB(chain.level, true),
+        { store, start, common },
+        o.settings.siblingSearchNibbles,
+        (obj, msg) => o.log.info(obj, msg),
+      );
+    }
+    this.importer = new BlockImporter(chain, o.importSettings, this.blockState);
     this.deviations = new HeaderDeviationReport((obj, msg) => o.log.warn({ upstream: upstream.shownUrl, ...obj }, msg));
     this.blocks = new UpstreamBlocks(upstream, chain.common, (obj, msg) => o.log.info(obj, msg));
   }
 
   /** Executes a block of the upstream on its stored parent; counts and reports the header rules it broke. */
   private async execute(block: Block): Promise<ExecutedBlock> {
-    const executed = await this.importer.execute(block);
+    let executed: ExecutedBlock;
+    try {
+      executed = await this.importer.execute(block);
+    } catch (err) {
+      if (!(err instanceof RemoteStateError)) throw err;
+      const label = `block ${block.header.number} (${bytesToHex(block.hash())})`;
+      // Searching again will not find what the bound left out: following stops, saying what to run instead.
+      if (err instanceof SiblingSearchError) throw new FollowStoppedError(`${label}: ${err.message}`);
+      throw new UpstreamError(`${label}: ${err.message}`);
+    } finally {
+      if (this.blockState) this.status_.stateFetch = structuredClone(this.blockState.stats);
+    }
     if (executed.deviations.length > 0) {
       this.deviations.record(block, executed.deviations);
       this.status_.headerDeviations = this.deviations.snapshot();
@@ -109,19 +141,18 @@ export class Follower extends FollowLoop {
       return;
     }
     if (head.number >= target) return;
-    if (this.chain.start !== undefined) {
-      throw new FollowStoppedError(
-        `this archive starts at block ${this.chain.start.number}: executing the blocks after it on fetched state is not supported yet`,
-      );
-    }
     await this.catchUp(head.number + 1n, target);
   }
 
   /** Imports blocks from..to (the parent of `from` is our head), batches fetched ahead. */
   private async catchUp(from: bigint, to: bigint): Promise<void> {
-    const progress = createProgress(Number(to - from + 1n), to - from >= 100n ? this.o.progress : undefined, this.o.importSettings.progressIntervalMs);
     let imported = 0;
+    const calls0 = this.blockState?.calls() ?? 0;
+    const perBlock = () => `${((this.blockState!.calls() - calls0) / Math.max(imported, 1)).toFixed(1)} upstream calls/block`;
+    const out = to - from >= 100n ? this.o.progress : undefined;
+    const progress = createProgress(Number(to - from + 1n), out, this.o.importSettings.progressIntervalMs, GAS_UNIT, 'import', this.blockState && perBlock);
     for await (const blocks of this.prefetched(Number(from), Number(to), (n, count) => this.fetchBlocks(BigInt(n), count))) {
+      this.blockState?.upcoming(blocks);
       for (const block of blocks) {
         if (this.stopped) return;
         const head = await this.chain.store.head();
@@ -203,6 +234,11 @@ export class Follower extends FollowLoop {
     const header = await this.upstream.call('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
     if (header === null) return undefined;
     return hexToBytes(hexString((header as { hash?: unknown })?.hash, `block ${number} hash`) as `0x${string}`);
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    this.stateUpstream?.close();
   }
 
   /** Blocks from..from+count-1 of the upstream, raw when it serves them raw, else rebuilt from JSON. */

@@ -143,14 +143,14 @@ export class UpstreamStateSource implements StateSource {
 }
 
 /** An upstream failure as the state layer names it: retryable. */
-function unreachable(err: unknown): RemoteStateError {
+export function unreachable(err: unknown): RemoteStateError {
   if (err instanceof RemoteStateError) return err;
   const reason = err instanceof UpstreamError ? err.message : `upstream answered something unreadable: ${(err as Error).message}`;
   return new RemoteStateError('unreachable', `state not held locally, and the upstream could not give it: ${reason}; retry later`);
 }
 
 /** An EIP-1186 answer's proof nodes (the root is the caller's). */
-function parseProof(answer: unknown, slots: number): StateProof {
+export function parseProof(answer: unknown, slots: number): StateProof {
   const json = answer as { accountProof?: unknown; storageProof?: unknown } | null;
   const nodes = (list: unknown, what: string): Uint8Array[] => {
     if (!Array.isArray(list)) throw new UpstreamError(`upstream answered eth_getProof without ${what}`);

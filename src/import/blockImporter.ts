@@ -11,9 +11,12 @@ import type { Config } from '../config/settings.js';
 import type { BatchOp } from '../db/database.js';
 import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
 import { keepLoadedState } from '../execution/loadedState.js';
-import { createStateManager } from '../state/stateManager.js';
+import { type FetchOnMiss, raceFetchOnMiss } from '../state/fetchOnMiss.js';
+import { RemoteStateError } from '../state/stateSource.js';
 import { TrieDB } from '../state/trieDb.js';
-import { createTraceIndexer, type TraceIndexer } from '../tracing/addressIndex.js';
+import type { TraceIndexer } from '../tracing/addressIndex.js';
+import { createBlockIndexer } from '../tracing/blockIndexer.js';
+import { type BlockStateProvider, importerStateManager } from './partialState.js';
 import { emptyBodyRootDeviation, type HeaderDeviation, headerChecksFor, InvalidBlockError, namesNoParent, validateHeader, validateUncles } from './validate.js';
 
 /**
@@ -56,6 +59,7 @@ export interface ExecutedBlock {
 export class BlockImporter {
   private readonly trieDb: TrieDB;
   private vm: VM | undefined;
+  private fetcher: FetchOnMiss | undefined;
   private indexer: TraceIndexer | undefined;
   /** The hash and number of the block the VM's state is at. */
   private vmAt: string | undefined;
@@ -77,8 +81,10 @@ export class BlockImporter {
   constructor(
     private readonly chain: EthereumChain,
     private readonly settings: Config['import'],
+    /** An archive from block N: where the state a block reads comes from (`partialState.ts`). */
+    private readonly blockState?: BlockStateProvider,
   ) {
-    this.trieDb = new TrieDB(chain.level);
+    this.trieDb = new TrieDB(chain.level, chain.start !== undefined);
     this.checks = headerChecksFor(settings.headerChecks, chain.common.chainId());
   }
 
@@ -91,6 +97,7 @@ export class BlockImporter {
   reset(): void {
     this.trieDb.discard();
     this.vm = undefined;
+    this.fetcher = undefined;
     this.indexer = undefined;
     this.vmAt = undefined;
     this.vmAtNumber = undefined;
@@ -132,6 +139,7 @@ export class BlockImporter {
     this.systemWrites ??= !(lenient && (await systemWritesSkipped(this.chain.level)));
     this.loadedState ??= lenient && (await loadedStateKept(this.chain.level));
     const skipBody = emptyBody !== undefined;
+    await this.blockState?.prepare(block, parent.header);
     let run = await this.run(block, parent, skipBody, label);
     const dataOps: BatchOp[] = [];
     if (typeof run === 'string') {
@@ -198,6 +206,11 @@ export class BlockImporter {
       this.loadedState = way.loadedState;
       this.reset();
       const result = await this.run(block, parent, skipBody, label).catch((err: unknown) => err as Error);
+      if (result instanceof RemoteStateError) {
+        this.systemWrites = was.systemWrites;
+        this.loadedState = was.loadedState;
+        throw result;
+      }
       if (typeof result === 'string' || result instanceof Error) continue;
       const ops: BatchOp[] = [];
       const deviations: HeaderDeviation[] = [];
@@ -232,25 +245,26 @@ export class BlockImporter {
     const { store, common } = this.chain;
     if (this.vmAt !== bytesToHex(parent.hash())) this.reset();
     if (!this.vm) {
-      const sm = await createStateManager(common, this.trieDb, {
-        trieNodeCacheEntries: this.settings.trieNodeCacheEntries,
-        root: parent.header.stateRoot,
-        caches: true,
-      });
+      const { sm, fetcher } = await importerStateManager(common, this.trieDb, parent.header.stateRoot, this.settings.trieNodeCacheEntries, this.blockState);
       const vmCommon = this.systemWrites === false ? withoutSystemWrites(common) : common;
-      this.vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: evmBlockchain(store) });
+      this.vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState)) });
+      this.fetcher = fetcher;
       if (this.loadedState === true) keepLoadedState(this.vm);
-      this.indexer = createTraceIndexer(this.vm, this.chain.level);
+      this.indexer = createBlockIndexer(this.vm, this.chain);
     }
     // runBlock's `generate` builds a copy of the block with the VM's Common, whose header cannot
     // carry parentBeaconBlockRoot once EIP-4788 is off: without the system writes, runBlock
     // compares the roots itself and throws what differs.
     const generate = this.systemWrites !== false;
     let result: RunBlockResult;
+    if (this.fetcher) this.fetcher.stateRoot = parent.header.stateRoot;
     try {
-      result = await runBlock(this.vm, { block, generate, skipHeaderValidation: true, skipBlockValidation: skipBody, setHardfork: true, clearCache: false });
+      const running = runBlock(this.vm, { block, generate, skipHeaderValidation: true, skipBlockValidation: skipBody, setHardfork: true, clearCache: false });
+      result = await raceFetchOnMiss(this.vm.stateManager, running);
     } catch (err) {
       this.reset();
+      // State that could not be fetched (archive from block N): a fault of the upstream, not of the block.
+      if (err instanceof RemoteStateError) throw err;
       const message = firstLine(err);
       if (!generate && RUNBLOCK_MISMATCH.test(message)) return message.split(' (')[0];
       throw new InvalidBlockError(`${label}: execution failed: ${message}`);

@@ -31,6 +31,8 @@ export function createProgress(
   intervalMs: number,
   unit: WorkUnit = GAS_UNIT,
   label = 'import',
+  /** More to say on each line (the follower of an archive from block N: upstream calls per block). */
+  extra?: () => string,
 ): ProgressReporter {
   const start = performance.now();
   let last = start;
@@ -49,13 +51,14 @@ export function createProgress(
       last = now;
       const { bps, work } = rate(now);
       const eta = bps > 0 ? (total - blocks) / bps : 0;
-      out.write(`${label}: block ${number}  ${blocks}/${total}  ${bps.toFixed(1)} blocks/s  ${work} ${unit.name}  ETA ${formatSeconds(eta)}\n`);
+      const more = extra === undefined ? '' : `  ${extra()}`;
+      out.write(`${label}: block ${number}  ${blocks}/${total}  ${bps.toFixed(1)} blocks/s  ${work} ${unit.name}  ETA ${formatSeconds(eta)}${more}\n`);
     },
     done({ imported, skipped }) {
       if (!out) return;
       const { bps, work, secs } = rate(performance.now());
       out.write(
-        `${label}: done, ${imported} blocks imported, ${skipped} already present, in ${secs.toFixed(1)} s (${bps.toFixed(1)} blocks/s, ${work} ${unit.name})\n`,
+        `${label}: done, ${imported} blocks imported, ${skipped} already present, in ${secs.toFixed(1)} s (${bps.toFixed(1)} blocks/s, ${work} ${unit.name}${extra === undefined ? '' : `, ${extra()}`})\n`,
       );
     },
   };

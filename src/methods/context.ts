@@ -38,6 +38,8 @@ export interface EthLimits {
   traceFilterMaxBlocks: bigint | undefined;
   /** Most calls in one trace_callMany (-32005 above). */
   traceCallManyMaxCalls: number;
+  /** Largest page of ots_searchTransactionsBefore/After (erigon's error above). */
+  otsMaxPageSize: number;
 }
 
 /** What Ethereum method handlers may use. Built once per network by the CLI. */
@@ -76,6 +78,7 @@ export function ethLimits({ rpc, execution }: Pick<Config, 'rpc' | 'execution'>)
     traceFilterMaxResults: rpc.traceFilterMaxResults,
     traceFilterMaxBlocks: rpc.traceFilterMaxBlocks === undefined ? undefined : BigInt(rpc.traceFilterMaxBlocks),
     traceCallManyMaxCalls: rpc.traceCallManyMaxCalls,
+    otsMaxPageSize: rpc.otsMaxPageSize,
   };
 }
 

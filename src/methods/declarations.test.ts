@@ -29,8 +29,12 @@ const HEAVY_BY_THE_OLD_NAME_RULE = [
   'trace_transaction',
 ];
 
-/** Heavy methods added since, each declaring itself: debug_executionWitness executes a whole block. */
-const HEAVY_SINCE = ['debug_executionWitness'];
+/**
+ * Heavy methods added since, each declaring itself: debug_executionWitness executes a whole block;
+ * Otterscan's transaction methods replay the transaction's block (ots_search* and the lookups read
+ * the address history: cheap).
+ */
+const HEAVY_SINCE = ['debug_executionWitness', 'ots_getInternalOperations', 'ots_getTransactionError', 'ots_traceTransaction'];
 const HEAVY = [...HEAVY_BY_THE_OLD_NAME_RULE, ...HEAVY_SINCE].sort();
 
 const TABLES: ReadonlyArray<readonly [string, MethodTable<unknown>]> = [

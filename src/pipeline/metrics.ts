@@ -81,6 +81,12 @@ export interface MetricSources {
 export interface RemoteStateStats {
   fetches: Record<string, { fetches: number; failures: number; bytes: number; seconds: number }>;
   reads: { lookups: number; remote: number };
+  /**
+   * Following: the blocks executed on fetched state and the upstream calls made for it, by the
+   * source that fetched it (`witness`, `prestate`, `onMiss`), and the siblings of collapsed
+   * branches fetched through a searched key.
+   */
+  follow?: { blocks: Record<string, number>; calls: Record<string, number>; siblings: number };
 }
 
 /** An EVM worker pool's state and its jobs since start, by how they ended. */
@@ -404,6 +410,32 @@ function remoteStateMetrics(remote: NonNullable<MetricSources['remoteState']>, r
   );
   register(
     collected('tracenode_remote_state_fetch_seconds_total', `Seconds spent waiting for the followed node's state, ${byKind}`, 'counter', perKind('seconds')),
+  );
+  const bySource = (field: 'blocks' | 'calls') => () =>
+    remote().flatMap((n) => Object.entries(n.follow?.[field] ?? {}).map(([source, value]) => ({ labels: { network: n.network, source }, value })));
+  register(
+    collected(
+      'tracenode_follow_state_blocks_total',
+      'Followed blocks of an archive from block N, by network and the source their state came from: witness (debug_executionWitness), prestate (a prestateTracer trace and batched eth_getProof), onMiss (fetched as the block read it)',
+      'counter',
+      bySource('blocks'),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_follow_state_requests_total',
+      'JSON-RPC calls to the followed node for the state of followed blocks, by network and source (fetch on miss during execution: onMiss)',
+      'counter',
+      bySource('calls'),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_follow_state_siblings_total',
+      'Siblings of branches that a deletion collapsed, fetched through the proof of a searched key (an upstream without debug_executionWitness), by network',
+      'counter',
+      () => remote().map((n) => ({ labels: { network: n.network }, value: n.follow?.siblings ?? 0 })),
+    ),
   );
   register(
     collected(

@@ -1,6 +1,6 @@
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
 import { type CacheStats, LruCache } from '../chain/lru.js';
-import type { FetchedStateStore } from './remoteState.js';
+import type { FetchedStateStore, RemoteState } from './remoteState.js';
 import { codeKey, type StateRoots, type TrieDB } from './trieDb.js';
 
 /**
@@ -14,6 +14,8 @@ import { codeKey, type StateRoots, type TrieDB } from './trieDb.js';
  */
 export class ReadOnlyTrieDB implements DB<string, string | Uint8Array>, StateRoots, FetchedStateStore {
   private readonly cache: LruCache<string, Uint8Array>;
+  /** An archive from block N: fetches what the datadir lacks (`remoteState.ts`; execution's tries too: `fetchOnMiss.ts`). */
+  remote?: RemoteState;
   constructor(
     private readonly inner: TrieDB,
     maxEntries: number,

@@ -44,9 +44,14 @@ export class RemoteState {
   private readonly counts: RemoteReadStats = { account: 0, storage: 0, code: 0, proof: 0 };
 
   constructor(
-    private readonly source: StateSource | undefined,
-    private readonly store: FetchedStateStore,
+    readonly source: StateSource | undefined,
+    readonly store: FetchedStateStore,
   ) {}
+
+  /** A read that needed the upstream through another path (execution's fetch on miss, `fetchOnMiss.ts`). */
+  note(kind: keyof RemoteReadStats): void {
+    this.counts[kind]++;
+  }
 
   /** Reads that needed the upstream, by kind (each counted once, however many fills it took). */
   stats(): RemoteReadStats {
@@ -126,12 +131,47 @@ export class RemoteState {
  * `proof.root`, each storage proof's from the storage root of an account leaf among them. Throws
  * `invalid` when any node does not, so that nothing of a tampered answer is stored.
  */
-export function provenNodes(proof: StateProof): Map<string, Uint8Array> {
+export function provenNodes(proof: StateProof, codeHashes?: Set<string>): Map<string, Uint8Array> {
   const accepted = new Map<string, Uint8Array>();
   const storageRoots = new Set<string>();
-  walkProof(proof.accountProof, new Set([bytesToUnprefixedHex(proof.root)]), accepted, storageRoots, 'account');
+  const leaves: AccountLeaves = { storageRoots, codeHashes: codeHashes ?? new Set() };
+  walkProof(proof.accountProof, new Set([bytesToUnprefixedHex(proof.root)]), accepted, leaves, 'account');
   for (const [i, nodes] of proof.storageProofs.entries()) walkProof(nodes, storageRoots, accepted, undefined, `storage ${i}`);
   return accepted;
+}
+
+/** What the account leaves among accepted nodes name: storage roots (whose nodes may follow) and code hashes. */
+interface AccountLeaves {
+  storageRoots: Set<string>;
+  codeHashes: Set<string>;
+}
+
+/**
+ * The nodes of an unordered set (an execution witness's `state`) that hang from `root`: the
+ * state trie's from the root, each storage trie's from the storage root of an account leaf among
+ * them; with the code hashes those account leaves name (unprefixed hex). `unreachable` counts the
+ * others, which nothing trusted names.
+ */
+export function hangingNodes(
+  root: Uint8Array,
+  nodes: readonly Uint8Array[],
+): { accepted: Map<string, Uint8Array>; codeHashes: Set<string>; unreachable: number } {
+  const byHash = new Map<string, Uint8Array>();
+  for (const node of nodes) if (node.length !== 1 || node[0] !== 0x80) byHash.set(bytesToUnprefixedHex(keccak256(node)), node);
+  const accepted = new Map<string, Uint8Array>();
+  const leaves: AccountLeaves = { storageRoots: new Set(), codeHashes: new Set() };
+  // Account-trie nodes name children and account leaves; storage-trie nodes name children only.
+  const queue: Array<[string, boolean]> = [[bytesToUnprefixedHex(root), true]];
+  while (queue.length > 0) {
+    const [hash, accountTrie] = queue.pop()!;
+    const node = byHash.get(hash);
+    if (node === undefined || accepted.has(hash)) continue;
+    accepted.set(hash, node);
+    const roots = new Set<string>();
+    for (const child of childHashes(node, accountTrie ? { storageRoots: roots, codeHashes: leaves.codeHashes } : undefined)) queue.push([child, accountTrie]);
+    for (const storageRoot of roots) queue.push([storageRoot, false]);
+  }
+  return { accepted, codeHashes: leaves.codeHashes, unreachable: byHash.size - accepted.size };
 }
 
 /**
@@ -142,22 +182,24 @@ function walkProof(
   nodes: readonly Uint8Array[],
   roots: ReadonlySet<string>,
   accepted: Map<string, Uint8Array>,
-  storageRoots: Set<string> | undefined,
+  leaves: AccountLeaves | undefined,
   what: string,
 ): void {
   const expected = new Set(roots);
   for (const [i, node] of nodes.entries()) {
+    // The empty trie's root node (0x80), which anvil gives as the proof of a key of an empty or absent storage: nothing to store.
+    if (node.length === 1 && node[0] === 0x80) continue;
     const hash = bytesToUnprefixedHex(keccak256(node));
     if (!expected.has(hash)) {
       throw new RemoteStateError('invalid', `node ${i} of the upstream's ${what} proof (hash 0x${hash}) does not hang from the trusted state root: not stored`);
     }
     accepted.set(hash, node);
-    for (const child of childHashes(node, storageRoots)) expected.add(child);
+    for (const child of childHashes(node, leaves)) expected.add(child);
   }
 }
 
-/** The hashes a trie node names: a branch's children, an extension's child; an account leaf's storage root goes to `storageRoots`. */
-function childHashes(node: Uint8Array, storageRoots: Set<string> | undefined): string[] {
+/** The hashes a trie node names: a branch's children, an extension's child; an account leaf's storage root and code hash go to `leaves`. */
+function childHashes(node: Uint8Array, leaves: AccountLeaves | undefined): string[] {
   let items: unknown;
   try {
     items = RLP.decode(node);
@@ -170,10 +212,11 @@ function childHashes(node: Uint8Array, storageRoots: Set<string> | undefined): s
   if (items.length !== 2 || !(items[0] instanceof Uint8Array) || items[0].length === 0) return [];
   const leaf = items[0][0] >> 4 >= 2;
   if (!leaf) return ref(items[1]);
-  if (storageRoots !== undefined && items[1] instanceof Uint8Array) {
+  if (leaves !== undefined && items[1] instanceof Uint8Array) {
     const account = safeDecode(items[1]);
     if (Array.isArray(account) && account.length === 4 && account[2] instanceof Uint8Array && account[2].length === 32) {
-      storageRoots.add(bytesToUnprefixedHex(account[2]));
+      leaves.storageRoots.add(bytesToUnprefixedHex(account[2]));
+      if (account[3] instanceof Uint8Array && account[3].length === 32) leaves.codeHashes.add(bytesToUnprefixedHex(account[3]));
     }
   }
   return [];

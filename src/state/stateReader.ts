@@ -36,6 +36,7 @@ export class StateReader {
   constructor(level: Level, caches: Pick<Config['caches'], 'trieNodeEntries' | 'stateReadEntries'>, partial?: PartialStateOptions) {
     this.db = new ReadOnlyTrieDB(new TrieDB(level, partial !== undefined), caches.trieNodeEntries);
     const remote = partial === undefined ? undefined : new RemoteState(partial.source, this.db);
+    this.db.remote = remote;
     this.reads = new StateReadCache(this.db, caches.stateReadEntries, remote);
   }
 

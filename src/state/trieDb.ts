@@ -1,5 +1,5 @@
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
-import { type BatchDBOp, bytesToUnprefixedHex, concatBytes, type DB, type EncodingOpts, equalsBytes } from '@ethereumjs/util';
+import { type BatchDBOp, bytesToUnprefixedHex, concatBytes, type DB, type EncodingOpts, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { hexDigitsToBytes } from '../codec/hex.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { META, PREFIX, prefixed } from '../db/keys.js';
@@ -54,7 +54,8 @@ export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
     const hit = this.pending.get(key);
     if (hit !== undefined) return hit;
     const value = await this.level.get(prefixed(PREFIX.state, hexDigitsToBytes(key)));
-    if (value !== undefined || !this.partial) return value;
+    // The empty trie's root names no node: it reads as absent, as in any archive.
+    if (value !== undefined || !this.partial || key === EMPTY_ROOT_KEY) return value;
     throw key.length === CODE_KEY_HEX_LENGTH ? new MissingCodeError(hexDigitsToBytes(key).subarray(1)) : new MissingTrieNodeError(hexDigitsToBytes(key));
   }
 
@@ -129,6 +130,9 @@ export async function stateTrieRoot(db: DB<string, string | Uint8Array>, stateRo
   const roots = db as Partial<StateRoots>;
   return typeof roots.stateTrieRoot === 'function' ? roots.stateTrieRoot(stateRoot) : stateRoot;
 }
+
+/** The empty trie's root (keccak256 of rlp('')), as a key. */
+const EMPTY_ROOT_KEY = bytesToUnprefixedHex(KECCAK256_RLP);
 
 /** Code is kept under `c ++ hash` (@ethereumjs CODEHASH_PREFIX): 33 bytes, where a node's key is its 32-byte hash. */
 const CODE_KEY_HEX_LENGTH = 66;

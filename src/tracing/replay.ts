@@ -1,5 +1,4 @@
 import type { Block } from '@ethereumjs/block';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex, type DB } from '@ethereumjs/util';
 import { createVM, runBlock, type VM } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
@@ -11,7 +10,8 @@ import { systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
 import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
 import { keepLoadedState } from '../execution/loadedState.js';
-import { overlayTrie } from '../execution/trieOverlay.js';
+import { overlayStateManager } from '../execution/trieOverlay.js';
+import { raceFetchOnMiss } from '../state/fetchOnMiss.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
 import { attachRecorder } from './recorder.js';
 import { blockRewards, type Reward } from './rewards.js';
@@ -49,7 +49,8 @@ export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, strin
   // made without the EIP-4788/2935 system writes (Hardhat) is replayed without them too, and one
   // whose state keeps what its transactions loaded (anvil) keeps it in replays too.
   const common = (await systemWritesSkipped(chain.level)) ? withoutSystemWrites(chain.common) : chain.common.copy();
-  const stateManager = new MerkleStateManager({ common, trie: await overlayTrie(stateDb, parent.stateRoot), caches: new Caches() });
+  // In an archive from block N, what the datadir lacks is fetched as the block reads it.
+  const stateManager = await overlayStateManager(common, stateDb, parent.stateRoot);
   const vm = await createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
   if (await loadedStateKept(chain.level)) keepLoadedState(vm);
   return vm;
@@ -71,7 +72,7 @@ export async function replayBlock(
   const vm = await vmOnParent(chain, stateDb, block, 'replay');
   const recorder = attachRecorder(vm);
   observe?.(vm);
-  await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
+  await raceFetchOnMiss(vm.stateManager, runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true }));
   return recorder.take();
 }
 

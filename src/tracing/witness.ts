@@ -5,6 +5,8 @@ import { runBlock } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import type { EthereumChain } from '../chain/open.js';
 import { CallError } from '../execution/callResult.js';
+import { raceFetchOnMiss } from '../state/fetchOnMiss.js';
+import type { RemoteState } from '../state/remoteState.js';
 import { type StateRoots, stateTrieRoot } from '../state/trieDb.js';
 import { TraceTimeoutError } from './debug/harness.js';
 import { vmOnParent } from './replay.js';
@@ -62,6 +64,10 @@ export function witnessTooLarge(max: number): CallError {
 class RecordingDb implements DB<string, string | Uint8Array>, StateRoots {
   readonly read = new Map<string, Uint8Array>();
   constructor(private readonly base: DB<string, string | Uint8Array>) {}
+  /** The base's fetch on miss (an archive from block N): what it fetches is read through here, and recorded. */
+  get remote(): RemoteState | undefined {
+    return (this.base as { remote?: RemoteState }).remote;
+  }
   stateTrieRoot(stateRoot: Uint8Array): Promise<Uint8Array> {
     return stateTrieRoot(this.base, stateRoot);
   }
@@ -137,7 +143,7 @@ export async function executionWitness(
   vm.events.on('afterTx', restart);
   evm.events.on('beforeMessage', check);
 
-  await runBlock(vm, { block, generate: false, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
+  await raceFetchOnMiss(vm.stateManager, runBlock(vm, { block, generate: false, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true }));
 
   const nodes: Uint8Array[] = [];
   for (const [key, value] of db.read) {

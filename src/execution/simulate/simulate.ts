@@ -1,12 +1,12 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { DB } from '@ethereumjs/util';
 import { evmBlockchain } from '../../chain/blockHashes.js';
 import type { ChainStore } from '../../chain/store.js';
+import { raceFetchOnMiss } from '../../state/fetchOnMiss.js';
 import type { EvmPool } from '../evmPool.js';
 import type { Forks } from '../forks.js';
-import { overlayTrie } from '../trieOverlay.js';
+import { overlayStateManager } from '../trieOverlay.js';
 import { assembleBlock } from './assemble.js';
 import { blockEnv, type ParentBlock, planChain, type SimBlock } from './plan.js';
 import type { SimulatedBlock } from './result.js';
@@ -63,7 +63,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
   let parent: ParentBlock = { header: base, hash: base.hash(), coinbase: base.coinbase.bytes, gasLimit: base.gasLimit, difficulty: base.difficulty };
   const firstEnv = blockEnv(first, parent, base, deps.forks, req.validation);
   const run: SimulationRun = {
-    sm: new MerkleStateManager({ common: firstEnv.ctx.fork.common, trie: await overlayTrie(deps.stateDb, base.stateRoot), caches: new Caches() }),
+    sm: await overlayStateManager(firstEnv.ctx.fork.common, deps.stateDb, base.stateRoot),
     chain: simulatedBlockHashes(deps.store, base, hashes),
     evms: deps.evms,
     deadline: deps.evms.deadline(),
@@ -75,8 +75,9 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
   const blocks: SimulatedBlock[] = [];
   for (const block of planned) {
     const env = block === first ? firstEnv : blockEnv(block, parent, base, deps.forks, req.validation);
-    const done = await runSimulatedBlock(run, block, env, parent.hash);
-    const { block: simulated, header } = await assembleBlock(env, done, await run.sm.getStateRoot(), parent.hash);
+    // In an archive from block N, a failed fetch of what the datadir lacks ends the run (`state/fetchOnMiss.ts`).
+    const done = await raceFetchOnMiss(run.sm, runSimulatedBlock(run, block, env, parent.hash));
+    const { block: simulated, header } = await assembleBlock(env, done, await raceFetchOnMiss(run.sm, run.sm.getStateRoot()), parent.hash);
     hashes.set(simulated.number, simulated.hash);
     blocks.push(simulated);
     parent = { header, hash: simulated.hash, coinbase: env.ctx.coinbase, gasLimit: env.ctx.gasLimit, difficulty: env.ctx.difficulty };

@@ -9,6 +9,7 @@ import type { CallEngine } from '../../execution/callEngine.js';
 import { CallError, type CallResult } from '../../execution/callResult.js';
 import { overriddenState } from '../../execution/stateOverrides.js';
 import type { PreparedCall } from '../../execution/transition.js';
+import { raceFetchOnMiss } from '../../state/fetchOnMiss.js';
 import type { StateReadCache } from '../../state/readCache.js';
 import { vmOnParent } from '../replay.js';
 import { CallTracer, FourByteTracer } from './callTracer.js';
@@ -143,7 +144,7 @@ export async function traceBlock(
   );
 
   try {
-    await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
+    await raceFetchOnMiss(vm.stateManager, runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true }));
   } catch (err) {
     if (err !== STOP) throw named(err, opts);
   } finally {
