@@ -237,6 +237,19 @@ export type ReindexOptions = {
 } & ({ tracer: TraceService } | { trieNodeEntries: number });
 
 /**
+ * The call trees of a block for a reindex: from the serving node's trace service when it runs in
+ * one, else replayed on a read-only view of the datadir's trie database (opened on first use).
+ */
+export function reindexTracer(chain: EthereumChain, opts: ReindexOptions): (block: Block) => Promise<TxCallTree[]> {
+  let stateDb: ReadOnlyTrieDB | undefined;
+  return async (block) => {
+    if ('tracer' in opts) return (await opts.tracer.blockTraces(block)).txs;
+    stateDb ??= new ReadOnlyTrieDB(new TrieDB(chain.level), opts.trieNodeEntries);
+    return replayBlock(chain, stateDb, block);
+  };
+}
+
+/**
  * Completes the address index of a database imported before the index existed (or whose import
  * ran without it): replays every block above `traceIndexHead` up to the chain head and writes
  * its entries together with the new index head, one batch per block. Resumable: a second run
@@ -244,12 +257,7 @@ export type ReindexOptions = {
  * command (run while the node is not serving: LevelDB allows one process per datadir).
  */
 export async function reindexTraceAddresses(chain: EthereumChain, opts: ReindexOptions): Promise<{ indexed: number; head: bigint }> {
-  let stateDb: ReadOnlyTrieDB | undefined;
-  const traceBlock = async (block: Block): Promise<TxCallTree[]> => {
-    if ('tracer' in opts) return (await opts.tracer.blockTraces(block)).txs;
-    stateDb ??= new ReadOnlyTrieDB(new TrieDB(chain.level), opts.trieNodeEntries);
-    return replayBlock(chain, stateDb, block);
-  };
+  const traceBlock = reindexTracer(chain, opts);
   const chainHead = (await chain.store.head())?.number ?? 0n;
   let head = await readIndexHead(chain.level);
   let indexed = 0;

@@ -1,12 +1,7 @@
-import type { Block } from '@ethereumjs/block';
 import type { EthereumChain } from '../chain/open.js';
-import { ReadOnlyTrieDB } from '../state/nodeCache.js';
-import { TrieDB } from '../state/trieDb.js';
 import { blockHistory, historyHeadOp, readHistoryHead } from './addressHistory.js';
-import type { ReindexOptions } from './addressIndex.js';
+import { type ReindexOptions, reindexTracer } from './addressIndex.js';
 import { historyBlockOps } from './blockIndexer.js';
-import type { TxCallTree } from './callTree.js';
-import { replayBlock } from './replay.js';
 
 /**
  * Completes the Otterscan address history (`addressHistory.ts`) of a datadir imported before it
@@ -16,12 +11,7 @@ import { replayBlock } from './replay.js';
  * Run by `tracenode reindex-traces` after the trace index (while the datadir is not served).
  */
 export async function reindexAddressHistory(chain: EthereumChain, opts: ReindexOptions): Promise<{ indexed: number; head: bigint }> {
-  let stateDb: ReadOnlyTrieDB | undefined;
-  const traceBlock = async (block: Block): Promise<TxCallTree[]> => {
-    if ('tracer' in opts) return (await opts.tracer.blockTraces(block)).txs;
-    stateDb ??= new ReadOnlyTrieDB(new TrieDB(chain.level), opts.trieNodeEntries);
-    return replayBlock(chain, stateDb, block);
-  };
+  const traceBlock = reindexTracer(chain, opts);
   const chainHead = (await chain.store.head())?.number ?? 0n;
   let head = await readHistoryHead(chain.level, chain.start?.number ?? 0n);
   let indexed = 0;

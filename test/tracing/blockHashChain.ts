@@ -6,7 +6,8 @@ import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createLegacyTx } from '@ethereumjs/tx';
 import { bytesToHex, concatBytes, createAddressFromPrivateKey, hexToBytes } from '@ethereumjs/util';
 import { buildBlock, createVM } from '@ethereumjs/vm';
-import { checkGenesis, createChainCommon, createGenesis } from '../../src/chain/genesis.js';
+import { createChainCommon, createGenesis } from '../../src/chain/genesis.js';
+import { londonPowGenesis } from './demoChain.js';
 
 /**
  * A six-block London chain whose last block asks BLOCKHASH for blocks 1 and 5 and stores both
@@ -25,33 +26,9 @@ export const ASKING_BLOCK = 6n;
 
 /** Builds the chain into `dir`. */
 export async function buildBlockHashChain(dir: string): Promise<void> {
-  const genesis = checkGenesis({
-    config: {
-      chainId: 1338,
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      ethash: {},
-    },
-    nonce: '0x0',
-    timestamp: '0x0',
-    extraData: '0x',
-    gasLimit: '0x1c9c380',
-    difficulty: '0x20000',
-    mixHash: `0x${'00'.repeat(32)}`,
-    coinbase: `0x${'00'.repeat(20)}`,
-    baseFeePerGas: '0x3b9aca00',
-    alloc: {
-      [bytesToHex(SENDER)]: { balance: '0x3635c9adc5dea00000' },
-      [bytesToHex(HASHER)]: { code: bytesToHex(HASHER_CODE), balance: '0x0' },
-    },
+  const genesis = londonPowGenesis(1338, {
+    [bytesToHex(SENDER)]: { balance: '0x3635c9adc5dea00000' },
+    [bytesToHex(HASHER)]: { code: bytesToHex(HASHER_CODE), balance: '0x0' },
   });
   const common = await createChainCommon(genesis);
   const { block: genesisBlock, state } = await createGenesis(genesis, common);

@@ -155,11 +155,11 @@ function setLength32(b: Uint8Array): Uint8Array {
 
 const hex = (b: Uint8Array) => bytesToHex(b);
 
-function genesisJson(): GethGenesis {
-  const code = (c: Uint8Array, balance = 0n, nonce = 0n) => ({ code: hex(c), balance: `0x${balance.toString(16)}`, nonce: `0x${nonce.toString(16)}` });
+/** A London proof-of-work genesis (every fork to London at block 0) with chain id `chainId` and `alloc`. */
+export function londonPowGenesis(chainId: number, alloc: Record<string, unknown>): GethGenesis {
   return checkGenesis({
     config: {
-      chainId: 1337,
+      chainId,
       homesteadBlock: 0,
       eip150Block: 0,
       eip155Block: 0,
@@ -180,20 +180,25 @@ function genesisJson(): GethGenesis {
     mixHash: `0x${'00'.repeat(32)}`,
     coinbase: `0x${'00'.repeat(20)}`,
     baseFeePerGas: '0x3b9aca00',
-    alloc: {
-      [hex(SENDER)]: { balance: '0x3635c9adc5dea00000' },
-      [hex(DEMO.beneficiary)]: { balance: '0x1' },
-      [hex(DEMO.router)]: code(ROUTER),
-      [hex(DEMO.factory)]: code(FACTORY, 0n, 1n),
-      [hex(DEMO.ret42)]: code(RET42),
-      [hex(DEMO.nester)]: code(NESTER),
-      [hex(DEMO.lib)]: code(asm('STOP')),
-      [hex(DEMO.reverter)]: code(REVERTER),
-      [hex(DEMO.looper)]: code(LOOPER),
-      [hex(DEMO.badJump)]: code(BAD_JUMP),
-      [hex(DEMO.suicide)]: code(SUICIDE, DEMO.suicideBalance),
-      [hex(DEMO.failer)]: code(FAILER),
-    },
+    alloc,
+  });
+}
+
+function genesisJson(): GethGenesis {
+  const code = (c: Uint8Array, balance = 0n, nonce = 0n) => ({ code: hex(c), balance: `0x${balance.toString(16)}`, nonce: `0x${nonce.toString(16)}` });
+  return londonPowGenesis(1337, {
+    [hex(SENDER)]: { balance: '0x3635c9adc5dea00000' },
+    [hex(DEMO.beneficiary)]: { balance: '0x1' },
+    [hex(DEMO.router)]: code(ROUTER),
+    [hex(DEMO.factory)]: code(FACTORY, 0n, 1n),
+    [hex(DEMO.ret42)]: code(RET42),
+    [hex(DEMO.nester)]: code(NESTER),
+    [hex(DEMO.lib)]: code(asm('STOP')),
+    [hex(DEMO.reverter)]: code(REVERTER),
+    [hex(DEMO.looper)]: code(LOOPER),
+    [hex(DEMO.badJump)]: code(BAD_JUMP),
+    [hex(DEMO.suicide)]: code(SUICIDE, DEMO.suicideBalance),
+    [hex(DEMO.failer)]: code(FAILER),
   });
 }
 
