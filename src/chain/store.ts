@@ -2,8 +2,8 @@ import { type Block, type BlockHeader, createBlockFromRLP, createBlockHeaderFrom
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { hexKey } from '../codec/hex.js';
+import { keccak256 } from '../codec/keccak.js';
 import { rlpPayload } from '../codec/rlpPrefix.js';
 import type { Config } from '../config/settings.js';
 import type { BatchOp, Level } from '../db/database.js';

@@ -1,6 +1,6 @@
 import type { EVM } from '@ethereumjs/evm';
 import { bigIntToUnpaddedBytes, bytesToUnprefixedHex, generateAddress, hexToBytes } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { keccak256 } from '../codec/keccak.js';
 import { recoverAuthority } from './authorizations.js';
 import type { AccessListEntry, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';

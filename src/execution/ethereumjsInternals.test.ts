@@ -4,8 +4,8 @@ import { Caches, MerkleStateManager, SimpleStateManager } from '@ethereumjs/stat
 import { createLegacyTx } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { describe, expect, it } from 'vitest';
+import { keccak256 } from '../codec/keccak.js';
 import {
   borrowedCodeAddress,
   checkFingerprint,

@@ -1,9 +1,9 @@
 import { Common, Mainnet } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
 import { Account, Address, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { describe, expect, it } from 'vitest';
 import { hexKey } from '../codec/hex.js';
+import { keccak256 } from '../codec/keccak.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { type JumpAnalysis, loadInterpreter, type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
 import { JumpAnalysisCache, noteCodeHash } from './jumpAnalysis.js';

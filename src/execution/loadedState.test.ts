@@ -3,8 +3,8 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createLegacyTx } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, createContractAddress, hexToBytes, privateToAddress } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { describe, expect, it } from 'vitest';
+import { keccak256 } from '../codec/keccak.js';
 import { keepLoadedState } from './loadedState.js';
 
 const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');

@@ -2,9 +2,9 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToUnprefixedHex, concatBytes, MapDB, ValueEncoding } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../test/helpers/testConfig.js';
+import { keccak256 } from '../codec/keccak.js';
 import { StateReadCache } from '../state/readCache.js';
 import { OverlayState } from './overlayDb.js';
 

@@ -1,6 +1,6 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { keccak256 } from '../codec/keccak.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { noteCodeHash } from './jumpAnalysis.js';
 

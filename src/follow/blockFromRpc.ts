@@ -2,7 +2,7 @@ import { type Block, createBlockFromRPC, type JSONRPCBlock } from '@ethereumjs/b
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { keccak256 } from '../codec/keccak.js';
 
 /**
  * Rebuilding a block from its JSON-RPC form, for following an upstream node (issue 16).

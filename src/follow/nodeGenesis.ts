@@ -1,7 +1,7 @@
 import { bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { type BlobParams, type GenesisFork, genesisForkConfig } from '../chain/forkSchedule.js';
 import { createChainCommon, type GethGenesis } from '../chain/genesis.js';
+import { keccak256 } from '../codec/keccak.js';
 import type { NodeGenesis } from '../import/init.js';
 import { blockFromRpc } from './blockFromRpc.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';

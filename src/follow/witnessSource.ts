@@ -2,7 +2,7 @@ import { type BlockHeader, createBlockHeaderFromRPC } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, bytesToHex, bytesToUnprefixedHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { keccak256 } from '../codec/keccak.js';
 import { type FetchedStateStore, hangingNodes } from '../state/remoteState.js';
 import { RemoteStateError } from '../state/stateSource.js';
 import { type Upstream, UpstreamError } from './upstream.js';

@@ -15,8 +15,8 @@ import {
   utf8ToBytes,
   ValueEncoding,
 } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { keccak256 } from '../codec/keccak.js';
 import { FetchOnMiss, SiblingSearchError } from './fetchOnMiss.js';
 import { MissingCodeError, MissingTrieNodeError, RemoteStateError, type StateProof, type StateSource } from './stateSource.js';
 import { keyUnderPrefix, walkKey } from './trieWalk.js';

@@ -1,9 +1,9 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { Account, Address, bytesToHex, KECCAK256_RLP } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers/chains.js';
 import { testConfig } from '../../test/helpers/testConfig.js';
+import { keccak256 } from '../codec/keccak.js';
 import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { createStateManager } from './stateManager.js';
 import { StateReader } from './stateReader.js';

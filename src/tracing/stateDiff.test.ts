@@ -1,6 +1,6 @@
 import { KECCAK256_NULL } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { describe, expect, it } from 'vitest';
+import { keccak256 } from '../codec/keccak.js';
 import type { CallFrame } from './callTree.js';
 import { renderStateDiff, renderTraceResults } from './parityResults.js';
 import { type AccountChange, createdAddresses, stateDiff } from './stateDiff.js';

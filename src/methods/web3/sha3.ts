@@ -1,5 +1,5 @@
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import { bytesToData } from '../../codec/hex.js';
+import { keccak256 } from '../../codec/keccak.js';
 import { Data } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';

@@ -1,5 +1,5 @@
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
 import type { StoredLog } from '../../../chain/receipts.js';
+import { keccak256 } from '../../../codec/keccak.js';
 
 /** Byte length of a logs bloom (2048 bits), as in every header and receipt. */
 export const BLOOM_BYTES = 256;
