@@ -403,7 +403,7 @@ export const SETTINGS = {
     trieNodeCacheEntries: setting(
       positiveInt,
       50_000,
-      "Trie nodes the importer's state trie keeps between blocks (a few hundred bytes each): recent accounts and slots skip LevelDB.",
+      "Trie nodes the importer's state trie keeps between blocks (a few hundred bytes each): recent accounts and slots skip LevelDB. An archive from block N that follows keeps as many of the nodes it last wrote or fetched, which the checks of what the next blocks need fetched read.",
     ),
     headerChecks: setting(
       z.enum(['auto', 'strict', 'lenient']),

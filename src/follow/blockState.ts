@@ -105,7 +105,8 @@ export class FollowedBlockState implements BlockStateProvider {
 
   constructor(
     private readonly upstream: Upstream,
-    private readonly trieDb: TrieDB,
+    /** The importer's trie database too: what is fetched is held there until the block's batch. */
+    readonly trieDb: TrieDB,
     private readonly chain: { store: ChainStore; start: ArchiveStart; common: Common },
     maxSearchNibbles: number,
     private readonly info: (obj: object, msg: string) => void,

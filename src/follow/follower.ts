@@ -64,7 +64,7 @@ export class Follower extends FollowLoop {
       const { store, start, common } = chain;
       this.blockState = new FollowedBlockState(
         this.stateUpstream,
-        new TrieDB(chain.level, true),
+        new TrieDB(chain.level, true, true, o.importSettings.trieNodeCacheEntries),
         { store, start, common },
         o.settings.siblingSearchNibbles,
         (obj, msg) => o.log.info(obj, msg),

@@ -1,7 +1,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToBytes, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { keccak256 } from '../codec/keccak.js';
 import { type FetchedStateStore, provenNodes } from '../state/remoteState.js';
 import { type NodeLookup, walkKey } from '../state/trieWalk.js';
 import { type Call, type Upstream, UpstreamError } from './upstream.js';
@@ -98,9 +98,11 @@ export async function fetchPrestate(
   const codeHashes = new Set<string>();
   const nodes = new Map<string, Uint8Array>();
   let bytes = 0;
+  // The proofs of one block repeat the nodes near the roots: each is decoded (and hashed) once.
+  const interned = new Map<string, Uint8Array>();
   const accept = (answers: ProofAnswers) => {
     for (const { slots, answer } of answers) {
-      const proof = parseProof(answer, slots);
+      const proof = parseProof(answer, slots, interned);
       proof.root = parent.stateRoot;
       for (const [hash, node] of provenNodes(proof, codeHashes)) {
         nodes.set(hash, node);

@@ -149,12 +149,20 @@ export function unreachable(err: unknown): RemoteStateError {
   return new RemoteStateError('unreachable', `state not held locally, and the upstream could not give it: ${reason}; retry later`);
 }
 
-/** An EIP-1186 answer's proof nodes (the root is the caller's). */
-export function parseProof(answer: unknown, slots: number): StateProof {
+/** An EIP-1186 answer's proof nodes (the root is the caller's); `interned` makes a node repeated across answers one array. */
+export function parseProof(answer: unknown, slots: number, interned?: Map<string, Uint8Array>): StateProof {
   const json = answer as { accountProof?: unknown; storageProof?: unknown } | null;
+  const node = (n: unknown, what: string): Uint8Array => {
+    const hex = hexString(n, `${what} node`);
+    const known = interned?.get(hex);
+    if (known !== undefined) return known;
+    const bytes = hexToBytes(hex as `0x${string}`);
+    interned?.set(hex, bytes);
+    return bytes;
+  };
   const nodes = (list: unknown, what: string): Uint8Array[] => {
     if (!Array.isArray(list)) throw new UpstreamError(`upstream answered eth_getProof without ${what}`);
-    return list.map((n) => hexToBytes(hexString(n, `${what} node`) as `0x${string}`));
+    return list.map((n) => node(n, what));
   };
   const accountProof = nodes(json?.accountProof, 'accountProof');
   const storage = json?.storageProof;

@@ -84,7 +84,7 @@ export class BlockImporter {
     /** An archive from block N: where the state a block reads comes from (`partialState.ts`). */
     private readonly blockState?: BlockStateProvider,
   ) {
-    this.trieDb = new TrieDB(chain.level, chain.start !== undefined);
+    this.trieDb = blockState?.trieDb ?? new TrieDB(chain.level, chain.start !== undefined);
     this.checks = headerChecksFor(settings.headerChecks, chain.common.chainId());
   }
 

@@ -15,6 +15,11 @@ import type { TrieDB } from '../state/trieDb.js';
  * state root; the block's own roots are then computed and compared as for any block.
  */
 export interface BlockStateProvider {
+  /**
+   * The trie database the block runs over, which holds what was fetched for it until its batch
+   * is written (`holdFetched`): the importer executes over this one.
+   */
+  readonly trieDb: TrieDB;
   /** Fetches and stores what `block` will read of `parent`'s state, before it runs. */
   prepare(block: Block, parent: BlockHeader): Promise<void>;
   /** Proofs and code at the state of the parent last prepared: what the run still misses is fetched from here. */

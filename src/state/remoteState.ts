@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { keccak256 } from '../codec/keccak.js';
 import { MissingTrieNodeError, RemoteStateError, type StateProof, type StateSource } from './stateSource.js';
 
 /**
@@ -189,13 +189,26 @@ function walkProof(
   for (const [i, node] of nodes.entries()) {
     // The empty trie's root node (0x80), which anvil gives as the proof of a key of an empty or absent storage: nothing to store.
     if (node.length === 1 && node[0] === 0x80) continue;
-    const hash = bytesToUnprefixedHex(keccak256(node));
+    const hash = nodeHash(node);
     if (!expected.has(hash)) {
       throw new RemoteStateError('invalid', `node ${i} of the upstream's ${what} proof (hash 0x${hash}) does not hang from the trusted state root: not stored`);
     }
     accepted.set(hash, node);
     for (const child of childHashes(node, leaves)) expected.add(child);
   }
+}
+
+/** Hashes of the proof nodes seen, by node: a node the answers repeat (interned by `parseProof`) is hashed once. */
+const hashes = new WeakMap<Uint8Array, string>();
+
+/** The unprefixed hex keccak of a trie node. */
+function nodeHash(node: Uint8Array): string {
+  let hash = hashes.get(node);
+  if (hash === undefined) {
+    hash = bytesToUnprefixedHex(keccak256(node));
+    hashes.set(node, hash);
+  }
+  return hash;
 }
 
 /** The hashes a trie node names: a branch's children, an extension's child; an account leaf's storage root and code hash go to `leaves`. */

@@ -1,5 +1,6 @@
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
 import { type BatchDBOp, bytesToUnprefixedHex, concatBytes, type DB, type EncodingOpts, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
+import { LruCache } from '../chain/lru.js';
 import { hexDigitsToBytes } from '../codec/hex.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { META, PREFIX, prefixed } from '../db/keys.js';
@@ -29,14 +30,29 @@ export interface StateRoots {
  * does not hold throws — {@link MissingTrieNodeError} for a node, {@link MissingCodeError} for
  * code — rather than answering nothing, which @ethereumjs would take for an empty subtree; the
  * readers that know which key they were reading fetch it (`remoteState.ts`).
+ *
+ * The follower of such an archive (`holdFetched`) keeps what it fetched for a block — nodes and
+ * code checked against the parent's state root — in memory too, read from there while the block
+ * runs, and written with the block's batch ({@link drain}): one write a block, and what a block
+ * reads is never read back from LevelDB. A block that fails keeps them for the next try
+ * ({@link discard} drops only the block's own writes): they hang from a trusted root whatever the
+ * block does. It also keeps the last `recentNodes` nodes written or fetched (a node never changes under its
+ * hash): the checks of which keys the next blocks need fetched walk the newest state's paths,
+ * whose nodes the block before just wrote, and read them from there rather than from LevelDB.
  */
 export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
   private pending = new Map<string, Uint8Array>();
+  private fetched = new Map<string, Uint8Array>();
   private alias: Promise<StateRootAlias | undefined> | undefined;
   constructor(
     private readonly level: Level,
     private readonly partial = false,
-  ) {}
+    private readonly holdFetched = false,
+    recentNodes = 0,
+  ) {
+    this.recent = recentNodes > 0 ? new LruCache(recentNodes) : undefined;
+  }
+  private readonly recent: LruCache<string, Uint8Array> | undefined;
 
   /**
    * The root of the trie that holds the state a header names `stateRoot`: the same root, except
@@ -51,7 +67,7 @@ export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
   }
 
   async get(key: string, _opts?: EncodingOpts): Promise<Uint8Array | undefined> {
-    const hit = this.pending.get(key);
+    const hit = this.pending.get(key) ?? this.fetched.get(key) ?? this.recent?.get(key);
     if (hit !== undefined) return hit;
     const value = await this.level.get(prefixed(PREFIX.state, hexDigitsToBytes(key)));
     // The empty trie's root names no node: it reads as absent, as in any archive.
@@ -59,13 +75,24 @@ export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
     throw key.length === CODE_KEY_HEX_LENGTH ? new MissingCodeError(hexDigitsToBytes(key).subarray(1)) : new MissingTrieNodeError(hexDigitsToBytes(key));
   }
 
-  /** Writes fetched trie nodes (by unprefixed hex hash) straight to the database: content-addressed, so never stale. */
+  /**
+   * Writes fetched trie nodes (by unprefixed hex hash) straight to the database (content-addressed,
+   * so never stale), or with `holdFetched` keeps them for the next block's batch.
+   */
   async storeNodes(nodes: ReadonlyMap<string, Uint8Array>): Promise<void> {
+    if (this.holdFetched) {
+      for (const [key, value] of nodes) this.fetched.set(key, value);
+      return;
+    }
     await this.level.batch([...nodes].map(([key, value]): BatchOp => ({ type: 'put', key: prefixed(PREFIX.state, hexDigitsToBytes(key)), value })));
   }
 
-  /** Writes fetched contract code under its hash, where @ethereumjs keeps code. */
+  /** Writes fetched contract code under its hash, where @ethereumjs keeps code (with `holdFetched`: with the next block's batch). */
   async storeCode(codeHash: Uint8Array, code: Uint8Array): Promise<void> {
+    if (this.holdFetched) {
+      this.fetched.set(codeKey(codeHash), code);
+      return;
+    }
     await this.level.put(prefixed(PREFIX.state, concatBytes(CODEHASH_PREFIX, codeHash)), code);
   }
 
@@ -89,17 +116,24 @@ export class TrieDB implements DB<string, string | Uint8Array>, StateRoots {
 
   async open(): Promise<void> {}
 
-  /** Moves the pending writes into `ops` (as LevelDB puts) and clears the overlay. */
+  /** Moves the pending writes, and the fetched state held, into `ops` (as LevelDB puts) and clears both. */
   drain(ops: BatchOp[]): number {
     for (const [key, value] of this.pending) {
       ops.push({ type: 'put', key: prefixed(PREFIX.state, hexDigitsToBytes(key)), value });
+      this.recent?.set(key, value);
+    }
+    for (const [key, value] of this.fetched) {
+      if (this.pending.has(key)) continue;
+      ops.push({ type: 'put', key: prefixed(PREFIX.state, hexDigitsToBytes(key)), value });
+      this.recent?.set(key, value);
     }
     const n = this.pending.size;
     this.pending = new Map();
+    this.fetched = new Map();
     return n;
   }
 
-  /** Drops the pending writes (a block that failed verification). */
+  /** Drops the pending writes (a block that failed verification); fetched state held stays for the next batch. */
   discard(): void {
     this.pending = new Map();
   }

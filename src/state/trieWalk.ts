@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp';
 import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
-import { keccak256 } from 'ethereum-cryptography/keccak.js';
+import { keccak256 } from '../codec/keccak.js';
 
 /**
  * Walking one key's path through a Merkle-Patricia trie held in the archive, node by node from
@@ -117,7 +117,7 @@ const YIELD_EVERY = 1 << 15;
 /**
  * A key of `length` bytes (20: an address, 32: a storage slot) whose keccak256 starts with the
  * nibbles `prefix`: the counter 0, 1, 2, … big-endian, tried in turn. Expected 16^n hashes for n
- * nibbles (~7 µs each with ethereum-cryptography on a slow core: 0.6 s at 4 nibbles, 5 s at 5,
+ * nibbles (~7 µs each on a slow core: 0.6 s at 4 nibbles, 5 s at 5,
  * ~2 min at 6); at most `maxNibbles` nibbles are searched for (undefined beyond), and at most 16
  * times the expected count (a miss then has odds of e^-16).
  */

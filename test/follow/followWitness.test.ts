@@ -153,19 +153,20 @@ describe('a lying upstream: nothing of it stored, logged once, following resumes
   });
 
   /**
-   * Waits until the follower retries with `reason`, checks that nothing of `what` (trie nodes and
-   * code, or code only: the proofs of a block whose code lies are true) was stored meanwhile and
-   * that it said so once.
+   * Waits until the follower retries with `reason`, then checks that over a few more retries no
+   * block was written and nothing of `what` (trie nodes and code, or code only: the proofs of a
+   * block whose code lies are true) was stored, and that it said so once. (A block whose state
+   * was all fetched before the lie began may still be written before the first refusal.)
    */
   async function refusedWith(reason: RegExp, what: 'all' | 'code' = 'all'): Promise<void> {
-    const held = await stateKeys(archive, what);
-    const head = await archive.head();
     await until(
       'refused',
       () => archive.follower.status().error ?? '',
       (e) => reason.test(e),
       10_000,
     );
+    const held = await stateKeys(archive, what);
+    const head = await archive.head();
     await new Promise((r) => setTimeout(r, 600)); // a few more retries
     expect(await archive.head()).toBe(head);
     expect(await stateKeys(archive, what)).toBe(held);
