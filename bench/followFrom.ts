@@ -14,7 +14,9 @@
  * - Bytes stored per block followed (the state the archive holds: nodes and code), against what a
  *   from-genesis archive adds for the same blocks.
  *
- *   npx tsx bench/followFrom.ts [blocks of the chain, 400] [blocks followed, 100]
+ *   npx tsx bench/followFrom.ts [blocks of the chain, 400] [blocks followed, 60]
+ *
+ * `npm run bench` runs it as its "from block N" section (`benchFollowFrom`).
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +56,8 @@ export interface FollowFromInputs {
 
 export interface FollowFromReport {
   start: { seconds: number; head: number };
+  /** The same start with the run's bench chain on the run's anvil as the upstream. */
+  startOnBenchChain?: { seconds: number; head: number };
   catchUp: {
     blocks: number;
     follow: { seconds: number; mgasPerS: number };
@@ -274,18 +278,25 @@ function openKey() {
   return openKeys([API_KEY]);
 }
 
-/** Standalone: builds a bench chain on anvil (kept running), then measures. */
-async function main(): Promise<void> {
+/**
+ * The section of `npm run bench`: builds a bench chain of `total` blocks on an anvil of its own
+ * (anvil keeps the state of its last 64 blocks, so at most 60 are followed from a checkpoint),
+ * measures, and stops it. `benchChain`: the run's own anvil, whose head the start is timed at too.
+ */
+export async function benchFollowFrom(o: {
+  total: number;
+  blocks: number;
+  benchChain?: { anvilUrl: string; holder: string };
+  log: (line: string) => void;
+}): Promise<FollowFromReport> {
   const { buildAnvilChain, accountFor } = await import('../scripts/anvilChain.js');
-  const total = Number(process.argv[2] ?? 400);
-  const blocks = Number(process.argv[3] ?? 100);
   const dir = mkdtempSync(join(tmpdir(), 'tracenode-bench-chain-'));
-  const built = await buildAnvilChain({ outDir: dir, scenario: 'bench', blocks: total, keepRunning: true });
+  const built = await buildAnvilChain({ outDir: dir, scenario: 'bench', blocks: o.total, keepRunning: true });
   try {
     const users = Array.from({ length: 100 }, (_, i) => accountFor(`user${i}`).address);
     // Users the followed blocks never touched: their balances are read at the head.
     const touched = new Set<string>();
-    for (let n = total - blocks + 1; n <= total; n++) {
+    for (let n = o.total - o.blocks + 1; n <= o.total; n++) {
       const block = (await rpcResult(built.anvil!.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true])) as {
         transactions: Array<{ from: string; to: string | null }>;
       };
@@ -295,18 +306,35 @@ async function main(): Promise<void> {
     const report = await measureFollowFrom({
       chainDir: dir,
       anvilUrl: built.anvil!.url,
-      head: total,
-      blocks,
+      head: o.total,
+      blocks: o.blocks,
       holder: built.info.bench!.holder,
       untouched: untouched.length >= 4 ? untouched : users,
-      log: (line) => console.log(line),
+      log: o.log,
     });
-    writeFileSync(join(tmpdir(), 'tracenode-follow-from.json'), JSON.stringify(report, null, 1));
-    console.log(JSON.stringify(report));
+    if (o.benchChain) {
+      const work = mkdtempSync(join(tmpdir(), 'tracenode-bench-from-'));
+      try {
+        report.startOnBenchChain = await timeToFirstAnswer({ ...o.benchChain, chainDir: dir, head: 0, blocks: 0, untouched: [], log: o.log }, work);
+        o.log(
+          `followFrom: on the run's bench chain (block ${report.startOnBenchChain.head}), the first correct answer after ${report.startOnBenchChain.seconds} s`,
+        );
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    }
+    return report;
   } finally {
     await built.anvil?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Standalone: `npx tsx bench/followFrom.ts [total] [followed]`. */
+async function main(): Promise<void> {
+  const report = await benchFollowFrom({ total: Number(process.argv[2] ?? 400), blocks: Number(process.argv[3] ?? 60), log: (line) => console.log(line) });
+  writeFileSync(join(tmpdir(), 'tracenode-follow-from.json'), JSON.stringify(report, null, 1));
+  console.log(JSON.stringify(report));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

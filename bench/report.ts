@@ -207,6 +207,32 @@ export function renderTables(rep: BenchReport): string {
         ),
     );
   }
+  if (rep.followFrom) {
+    const ff = rep.followFrom;
+    const rows = [
+      [`serve --from latest on an empty datadir, anvil holding ${ff.start.head} blocks: first correct eth_getBalance at the head`, `${ff.start.seconds} s`],
+      ...(ff.startOnBenchChain ? [[`the same on the run's bench chain (block ${ff.startOnBenchChain.head})`, `${ff.startOnBenchChain.seconds} s`]] : []),
+      [
+        `catch-up of the last ${ff.catchUp.blocks} blocks from a checkpoint, anvil the upstream (${ff.catchUp.source}: ${ff.catchUp.callsPerBlock} calls a block)`,
+        `${ff.catchUp.follow.mgasPerS} Mgas/s (${ff.catchUp.follow.seconds} s)`,
+      ],
+      ['offline import of the same blocks, same run', `${ff.catchUp.import.mgasPerS} Mgas/s (${ff.catchUp.import.seconds} s): follow ${ff.catchUp.ratio}×`],
+      ...(ff.witnessCatchUp
+        ? [
+            [
+              `the same blocks, a from-genesis tracenode the upstream (${ff.witnessCatchUp.source}: ${ff.witnessCatchUp.callsPerBlock} call a block)`,
+              `${ff.witnessCatchUp.follow.mgasPerS} Mgas/s: ${ff.witnessCatchUp.ratio}× import`,
+            ],
+          ]
+        : []),
+      [
+        `first read of never-touched state at latest (p50 of ${ff.firstRead.reads}, ${ff.firstRead.fetched} fetched)`,
+        `${ff.firstRead.p50Ms} ms; anvil's eth_getProof ${ff.firstRead.upstreamProofP50Ms} ms (+${ff.firstRead.overMs} ms)`,
+      ],
+      ['state bytes per block followed', `${ff.bytesPerBlock.followed}; a from-genesis archive ${ff.bytesPerBlock.fromGenesis}`],
+    ];
+    parts.push(`### An archive from block N beside anvil (bench/followFrom.ts, a 400-block bench chain of its own)\n\n${mdTable(['what', 'figure'], rows)}`);
+  }
   if (rep.subscriptions) {
     const sub = rep.subscriptions;
     const row = (kind: string, x: SubscriptionsReport['newHeads']) => [
@@ -241,7 +267,7 @@ export function renderTables(rep: BenchReport): string {
     );
   }
   parts.push(
-    '### Targets (issues 3, 4, 5, 7, 14, 15, 16, 18)\n\n' +
+    '### Targets (issues 3, 4, 5, 7, 14, 15, 16, 18, 26)\n\n' +
       mdTable(
         ['issue', 'target', 'measured', 'met'],
         rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),

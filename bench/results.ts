@@ -8,6 +8,7 @@ export { type Network, round, SERVERS, type ServerName, type Transport } from '.
 
 import type { EvmPoolReport } from './evmPool.js';
 import type { FollowReport } from './follow.js';
+import type { FollowFromReport } from './followFrom.js';
 import type { MemoryChecks } from './memoryChecks.js';
 import type { Network, ServerName } from './names.js';
 import type { PipelineCost } from './pipelineCosts.js';
@@ -112,6 +113,8 @@ export interface BenchReport {
   memoryChecks?: MemoryChecks;
   /** Following the bench's anvil (bench/follow.ts). */
   follow?: FollowReport;
+  /** An archive from block N beside anvil (bench/followFrom.ts). */
+  followFrom?: FollowFromReport;
   /** WebSocket subscribers of a following node (bench/subscriptions.ts). */
   subscriptions?: SubscriptionsReport;
   /** Several replicas behind HAProxy, limits in Redis (bench/replicas.ts). */

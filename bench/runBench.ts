@@ -14,6 +14,7 @@ import { bodyFor, byCaseOrder, CASE_NAMES, type CaseDef, ethCases, selectCases, 
 import { anvilVersion, balanceSlot, prepareChain, prepareDemo, runStarknetBench } from './chains.js';
 import { measureEvmPool } from './evmPool.js';
 import { measureFollow } from './follow.js';
+import { benchFollowFrom } from './followFrom.js';
 import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
 import { roundLoad, runLoad, runProbe } from './load.js';
 import { measureMemoryChecks } from './memoryChecks.js';
@@ -124,11 +125,14 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const wantPool = settings.only.length === 0 || settings.only.some((s) => 'evm pool'.includes(s.toLowerCase()));
   // The follow section (bench/follow.ts) too, with --only follow; it runs last (it mines on anvil).
   const wantFollow = settings.only.length === 0 || settings.only.some((s) => 'follow'.includes(s.toLowerCase()));
+  // The from-block-N section (bench/followFrom.ts, a chain and an anvil of its own; the start is
+  // also timed on the run's anvil, before the follow section mines on it), with --only "from block".
+  const wantFollowFrom = settings.only.length === 0 || settings.only.some((s) => 'from block n'.includes(s.toLowerCase()));
   // The subscriptions section (bench/subscriptions.ts, an anvil of its own), with --only subscriptions.
   const wantSubscriptions = settings.only.length === 0 || settings.only.some((s) => 'subscriptions'.includes(s.toLowerCase()));
   // The replicas section (bench/replicas.ts: Redis and HAProxy from Debian's packages), with --only replicas.
   const wantReplicas = settings.only.length === 0 || settings.only.some((s) => 'replicas'.includes(s.toLowerCase()));
-  if (names.size === 0 && !wantPool && !wantFollow && !wantSubscriptions && !wantReplicas)
+  if (names.size === 0 && !wantPool && !wantFollow && !wantFollowFrom && !wantSubscriptions && !wantReplicas)
     throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
@@ -273,6 +277,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         log,
       });
     }
+    let followFrom: BenchReport['followFrom'];
+    if (wantFollowFrom) {
+      await tracenode.stop();
+      log('from block N: serve --from latest to the first answer, catch-up from a checkpoint against import, first reads of untouched state, bytes per block…');
+      followFrom = await benchFollowFrom({ total: 400, blocks: 60, benchChain: { anvilUrl: chain.anvil.url, holder: e.bench.holder }, log });
+    }
     let follow: BenchReport['follow'];
     if (wantFollow) {
       await tracenode.stop();
@@ -347,6 +357,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(evmPool ? { evmPool } : {}),
       ...(memoryChecks ? { memoryChecks } : {}),
       ...(follow ? { follow } : {}),
+      ...(followFrom ? { followFrom } : {}),
       ...(subscriptions ? { subscriptions } : {}),
       ...(replicas ? { replicas } : {}),
       targets: [],

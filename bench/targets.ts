@@ -1,5 +1,5 @@
 /**
- * The performance targets of issues 3, 4, 5, 7, 14, 15, 16 and 18, judged from a run's results: each target with
+ * The performance targets of issues 3, 4, 5, 7, 14, 15, 16, 18 and 26, judged from a run's results: each target with
  * what was measured and whether it was met (or `null`: not run, or a figure shown for
  * information). `--render` judges a saved results file again with the targets of today.
  */
@@ -149,6 +149,44 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     notRun(16, 'a new block served ≤ 50 ms after anvil mined it');
     notRun(16, 'eth_getStorageAt p99 while catching up ≤ 2× idle');
   }
+  // Issue 26: an archive from block N (bench/followFrom.ts).
+  const ff = rep.followFrom;
+  if (ff) {
+    const start = ff.startOnBenchChain ?? ff.start;
+    out.push({
+      issue: 26,
+      target: 'serve --from latest on an empty datadir: first correct answer at the head ≤ 10 s',
+      measured: `${start.seconds} s (block ${start.head})${ff.startOnBenchChain ? `; ${ff.start.seconds} s on its own 400-block chain` : ''}`,
+      met: start.seconds <= 10 && ff.start.seconds <= 10,
+    });
+    out.push({
+      issue: 26,
+      target: 'catch-up of the heaviest blocks from a checkpoint ≥ 0.7× offline import (Mgas/s, fetching included)',
+      measured: `${ff.catchUp.ratio}× (${ff.catchUp.follow.mgasPerS} vs ${ff.catchUp.import.mgasPerS} Mgas/s, ${ff.catchUp.blocks} blocks, ${ff.catchUp.callsPerBlock} upstream calls a block, ${ff.catchUp.source})`,
+      met: ff.catchUp.ratio >= 0.7,
+    });
+    if (ff.witnessCatchUp) {
+      const w = ff.witnessCatchUp;
+      out.push({
+        issue: 26,
+        target: 'the same through a from-genesis tracenode’s debug_executionWitness (shown; the upstream replays each block on the same 2 cores)',
+        measured: `${w.ratio}× (${w.follow.mgasPerS} Mgas/s, ${w.callsPerBlock} upstream calls a block, ${w.source})`,
+        met: null,
+      });
+    }
+    out.push({
+      issue: 26,
+      target: "first read of never-touched state at latest ≤ the upstream's eth_getProof + 2 ms (p50)",
+      measured: `${ff.firstRead.p50Ms} ms vs ${ff.firstRead.upstreamProofP50Ms} ms (+${ff.firstRead.overMs} ms, ${ff.firstRead.fetched} of ${ff.firstRead.reads} fetched)`,
+      met: ff.firstRead.overMs <= 2,
+    });
+    out.push({
+      issue: 26,
+      target: 'state bytes stored per block followed, against a from-genesis archive of the same blocks (shown)',
+      measured: `${ff.bytesPerBlock.followed} vs ${ff.bytesPerBlock.fromGenesis} bytes`,
+      met: null,
+    });
+  } else notRun(26, 'an archive from block N: start, catch-up, first reads, bytes per block');
   const rows = rep.starknetBench?.rows ?? [];
   const row = (q: string) => rows.find((r) => r.query.startsWith(q));
   const sel = row('selective: address + keys[0], whole range');
