@@ -33,6 +33,30 @@ export function archiveStartOp(start: ArchiveStart): BatchOp {
   return { type: 'put', key: META.archiveStart, value };
 }
 
+/** How many blocks below the start BLOCKHASH can name: the 256 before a block from N. */
+export const ANCESTOR_HASHES = 256n;
+
+/**
+ * The hash of block `number` below the archive's start, as recorded (META.archiveAncestors);
+ * undefined when it is not recorded (a datadir whose follower has not fetched them yet) or
+ * further below than {@link ANCESTOR_HASHES}.
+ */
+export async function recordedAncestorHash(level: Level, start: ArchiveStart, number: bigint): Promise<Uint8Array | undefined> {
+  if (number >= start.number || number < 0n) return undefined;
+  const value = await level.get(META.archiveAncestors);
+  if (value === undefined) return undefined;
+  const count = BigInt(value.length / 32);
+  const i = number - (start.number - count);
+  return i < 0n ? undefined : value.slice(Number(i) * 32, Number(i + 1n) * 32);
+}
+
+/** The write that records the hashes of the blocks below the start, lowest first, the last the start's parent. */
+export function ancestorHashesOp(hashes: readonly Uint8Array[]): BatchOp {
+  const value = new Uint8Array(hashes.length * 32);
+  for (const [i, hash] of hashes.entries()) value.set(hash, i * 32);
+  return { type: 'put', key: META.archiveAncestors, value };
+}
+
 /**
  * A block below an archive's start was asked for. `state`: the state of a block before N (state
  * methods, eth_call, a trace that replays a block on its parent's state); `history`: a block,

@@ -88,6 +88,12 @@ export const META = {
    */
   archiveStart: prefixed(PREFIX.meta, utf8.encode('archiveStart')),
   /**
+   * The hashes of the up to 256 blocks below an archive's start, lowest first (32 bytes each), each
+   * header checked by its hash and chained by parentHash to block N: what BLOCKHASH answers for
+   * them in calls and replays at blocks from N (`chain/archiveStart.ts`).
+   */
+  archiveAncestors: prefixed(PREFIX.meta, utf8.encode('archiveAncestors')),
+  /**
    * The name of the @ethereumjs/common built-in chain whose rules the datadir follows (`mainnet`,
    * `sepolia`, `holesky`, `hoodi`), in place of a genesis file's config: written by an archive
    * that starts at block N of a public network (`chain/chainRules.ts`).

@@ -3,6 +3,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { builtinChainOf, createBuiltinCommon } from '../chain/chainRules.js';
 import { checkGenesis, createChainCommon } from '../chain/genesis.js';
 import type { AnchorBlock } from '../import/init.js';
+import { fetchAncestorHashes } from './ancestorHashes.js';
 import { anchorReceipts } from './anchorReceipts.js';
 import { readNodeChainConfig } from './nodeGenesis.js';
 import { type Upstream, UpstreamError } from './upstream.js';
@@ -77,7 +78,9 @@ export async function readAnchor(upstream: Upstream, opts: AnchorOptions): Promi
   }
   const td = json.totalDifficulty === undefined || json.totalDifficulty === null ? 0n : BigInt(hexString(json.totalDifficulty, 'totalDifficulty'));
   const receipts = await anchorReceipts(upstream, block);
-  return { rules, common, block, totalDifficulty: td, receipts, rulesSource };
+  // The hashes BLOCKHASH may name below N: a failure here leaves them to the follower.
+  const ancestors = await fetchAncestorHashes(upstream, common, block.header).catch(() => undefined);
+  return { rules, common, block, totalDifficulty: td, receipts, rulesSource, ancestors };
 }
 
 /** The rules of the chain `chainId`: the genesis file's, the built-in chain's, or the node's own. */

@@ -1,4 +1,4 @@
-import { type Block, createBlockFromRPC, type JSONRPCBlock } from '@ethereumjs/block';
+import { type Block, type BlockHeader, createBlockFromRPC, createBlockHeaderFromRPC, type JSONRPCBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
@@ -152,6 +152,27 @@ export function blockFromRpc(json: unknown, uncleHeaders: unknown[], common: Com
     throw fail(`cannot be checked: ${err instanceof Error ? err.message : String(err)}`, {}, err);
   }
   return block;
+}
+
+/**
+ * The header of a block's JSON (`eth_getBlockByNumber(n, false)`: its body is not needed),
+ * rebuilt with `common`; returned only if it hashes to the upstream's hash.
+ */
+export function headerFromRpc(json: unknown, common: Common): BlockHeader {
+  if (!isObject(json) || typeof json.hash !== 'string' || !HASH.test(json.hash))
+    throw new BlockFromRpcError(`block JSON with a hash expected, got ${describe(json)}`);
+  const upstreamHash = json.hash;
+  const fail: Fail = (message, hashes = {}) =>
+    new BlockFromRpcError(`block ${describe(json.number)} (${upstreamHash}): ${message}`, { blockNumber: quantity(json.number) ?? 0n, ...hashes });
+  let header: BlockHeader;
+  try {
+    header = createBlockHeaderFromRPC(normalizeHeader(json, 'header', fail) as unknown as JSONRPCBlock, { common, setHardfork: true });
+  } catch (err) {
+    throw fail(`cannot be rebuilt: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const rebuiltHash = bytesToHex(header.hash());
+  if (rebuiltHash !== upstreamHash.toLowerCase()) throw fail(`rebuilt header hash ${rebuiltHash} is not the upstream's`, { upstreamHash, rebuiltHash });
+  return header;
 }
 
 type Fail = (message: string, hashes?: { upstreamHash?: string; rebuiltHash?: string }, cause?: unknown) => BlockFromRpcError;

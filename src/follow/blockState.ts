@@ -2,16 +2,17 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, bytesToUnprefixedHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
-import type { ArchiveStart } from '../chain/archiveStart.js';
+import { type ArchiveStart, ancestorHashesOp, recordedAncestorHash } from '../chain/archiveStart.js';
 import { LruCache } from '../chain/lru.js';
 import type { ChainStore } from '../chain/store.js';
 import type { BlockStateProvider } from '../import/partialState.js';
 import type { FetchOnMissOptions } from '../state/fetchOnMiss.js';
 import { MissingTrieNodeError, RemoteStateError, type StateProof, type StateSource } from '../state/stateSource.js';
 import type { TrieDB } from '../state/trieDb.js';
+import { fetchAncestorHashes } from './ancestorHashes.js';
 import { askPrestate, fetchPrestate, type PrestateAhead } from './prestateSource.js';
 import { type Upstream, UpstreamRpcError } from './upstream.js';
-import { hexString, UpstreamBlocks } from './upstreamBlocks.js';
+import { hexString } from './upstreamBlocks.js';
 import { parseProof, unreachable } from './upstreamState.js';
 import { fetchWitness, witnessOf } from './witnessSource.js';
 
@@ -99,6 +100,8 @@ export class FollowedBlockState implements BlockStateProvider {
   private kind: BlockStateKind | undefined;
   private parent: BlockHeader | undefined;
   private readonly ancestors = new Map<bigint, Uint8Array>();
+  /** Whether the hashes below N were looked for in the datadir (and fetched when absent). */
+  private ancestorsRecorded = false;
   /** Blocks announced and not prepared yet, in order; what was asked ahead for the first of them, by block hash. */
   private queue: Block[] = [];
   private readonly early = new Map<string, Early>();
@@ -165,6 +168,17 @@ export class FollowedBlockState implements BlockStateProvider {
 
   async prepare(block: Block, parent: BlockHeader): Promise<void> {
     this.parent = parent;
+    // A datadir whose init could not record the hashes below N (or older than them) gets them
+    // before its first block: the EVM workers' BLOCKHASH reads them from the datadir.
+    if (!this.ancestorsRecorded) {
+      this.ancestorsRecorded = true;
+      await this.ancestorHash(this.chain.start.number - 1n).catch((err: unknown) =>
+        this.info(
+          { upstream: this.upstream.shownUrl, reason: (err as Error).message },
+          'the hashes of the blocks below N are not recorded: BLOCKHASH of them is fetched as blocks use it',
+        ),
+      );
+    }
     const early = this.takeEarly(block);
     const t0 = performance.now();
     try {
@@ -260,33 +274,27 @@ export class FollowedBlockState implements BlockStateProvider {
   /** The hash of block `number` below the archive's start, chained by hashes to block N's parentHash. */
   async ancestorHash(number: bigint): Promise<Uint8Array | undefined> {
     if (number >= this.chain.start.number || number < 0n) return undefined;
-    const known = this.ancestors.get(number);
+    const known = this.ancestors.get(number) ?? (await recordedAncestorHash(this.chain.store.level, this.chain.start, number));
     if (known !== undefined) return known;
     try {
-      await this.fetchAncestors(number);
+      await this.recordAncestors();
     } catch (err) {
       throw unreachable(err);
     }
     return this.ancestors.get(number);
   }
 
-  /** The upstream's blocks `from`..N−1, each checked by its hash and chained to block N's parentHash. */
-  private async fetchAncestors(from: bigint): Promise<void> {
+  /**
+   * Fetches and records the hashes of the blocks below N that BLOCKHASH can name
+   * (META.archiveAncestors: the EVM workers read them there), when init could not.
+   */
+  private async recordAncestors(): Promise<void> {
     const first = await this.chain.store.headerByHash(this.chain.start.hash);
     if (!first) throw new Error("the archive's first block is not stored");
-    const blocks = await new UpstreamBlocks(this.upstream, this.chain.common).fetch(from, Number(this.chain.start.number - from));
-    let expected = first.parentHash;
-    for (let i = blocks.length - 1; i >= 0; i--) {
-      const hash = blocks[i].hash();
-      if (!equalsBytes(hash, expected)) {
-        throw new RemoteStateError(
-          'invalid',
-          `the upstream's block ${blocks[i].header.number} (${bytesToHex(hash)}) is not an ancestor of this archive's first block`,
-        );
-      }
-      this.ancestors.set(blocks[i].header.number, hash);
-      expected = blocks[i].header.parentHash;
-    }
+    const hashes = await fetchAncestorHashes(this.upstream, this.chain.common, first);
+    const from = this.chain.start.number - BigInt(hashes.length);
+    for (const [i, hash] of hashes.entries()) this.ancestors.set(from + BigInt(i), hash);
+    await this.chain.store.level.batch([ancestorHashesOp(hashes)]);
   }
 }
 

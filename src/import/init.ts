@@ -1,7 +1,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
-import { archiveStartOp, readArchiveStart } from '../chain/archiveStart.js';
+import { ancestorHashesOp, archiveStartOp, readArchiveStart } from '../chain/archiveStart.js';
 import { checkGenesis, createChainCommon, createGenesis, type GethGenesis } from '../chain/genesis.js';
 import { schemaBytes } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
@@ -91,6 +91,8 @@ export interface AnchorBlock {
   block: Block;
   totalDifficulty: bigint;
   receipts: StoredReceipt[];
+  /** The hashes of the blocks below it that BLOCKHASH can name, lowest first, checked (META.archiveAncestors); the follower fetches them when absent. */
+  ancestors?: Uint8Array[];
 }
 
 /**
@@ -118,6 +120,7 @@ export async function initDatadirAt(datadir: string, anchor: AnchorBlock, config
     const store = new ChainStore(level, anchor.common, config.caches);
     const ops: BatchOp[] = store.blockOps(block, anchor.receipts, anchor.totalDifficulty);
     ops.push(archiveStartOp({ number: block.header.number, hash: block.hash() }));
+    if (anchor.ancestors !== undefined) ops.push(ancestorHashesOp(anchor.ancestors));
     // An archive from block N is schema 2: a release that does not know archiveStart would read it as a chain from its genesis.
     const rules = anchor.rules;
     if ('builtin' in rules) ops.push({ type: 'put', key: META.builtinChain, value: new TextEncoder().encode(rules.builtin) });

@@ -258,6 +258,22 @@ describe('following a plain anvil from block N (prestate source)', () => {
     expect((await rawCall(archive.url, 'eth_getBlockByNumber', [below, false])).error).toMatchObject({ code: 4444 });
   });
 
+  it('BLOCKHASH of blocks below N, in eth_call and debug_traceCall at blocks from N (the EVM workers), is the chain’s', async () => {
+    // Creation code that returns BLOCKHASH(k): PUSH2 k, BLOCKHASH, PUSH0, MSTORE, PUSH1 32, PUSH0, RETURN.
+    const blockHashOf = (k: number) => `0x61${k.toString(16).padStart(4, '0')}405f5260205ff3`;
+    for (const at of [N, N + 1, head]) {
+      for (const k of [N - 1, N - 2, 1]) {
+        const tx = { data: blockHashOf(k) };
+        const tag = `0x${at.toString(16)}`;
+        const want = (await rawResult(anvil.url, 'eth_getBlockByNumber', [`0x${k.toString(16)}`, false])) as { hash: string };
+        expect(await rawResult(anvil.url, 'eth_call', [tx, tag]), `anvil, BLOCKHASH(${k}) at ${at}`).toBe(want.hash);
+        expect(await rawResult(archive.url, 'eth_call', [tx, tag]), `BLOCKHASH(${k}) at ${at}`).toBe(want.hash);
+        const traced = (await rawResult(archive.url, 'debug_traceCall', [tx, tag, { tracer: 'callTracer' }])) as { output: string };
+        expect(traced.output, `traced BLOCKHASH(${k}) at ${at}`).toBe(want.hash);
+      }
+    }
+  });
+
   it('eth_simulateV1 at block N (the EVM workers fetch through the serving thread): writes to slots of the deep contract no block touched, its root computed', async () => {
     const before = await archive.metrics();
     const remote = (text: string) => Number(/tracenode_remote_state_fetches_total\{network="mainnet",kind="proof"\} (\d+)/.exec(text)?.[1] ?? 0);

@@ -220,6 +220,20 @@ describe('an archive from block N', () => {
     expect((await ours('trace_block', [NHEX])).error).toMatchObject({ code: -32000, message: expect.stringContaining(`the state of block ${N - 1}`) });
   });
 
+  it('init recorded the hashes of the blocks below N (each header checked): BLOCKHASH of them in eth_call at N is the chain’s', async () => {
+    // The chain's hash of block k is block k+1's parentHash. (This anvil loaded the chain from
+    // its dump (--load-state), and its own BLOCKHASH of those blocks answers other hashes: not compared.)
+    const recorded = (await chain.level.get(META.archiveAncestors))!;
+    expect(recorded.length).toBe(N * 32);
+    for (const k of [0, 1, N - 2, N - 1]) {
+      const want = ((await anvil('eth_getBlockByNumber', [`0x${(k + 1).toString(16)}`, false])) as { parentHash: string }).parentHash;
+      expect(bytesToHex(recorded.subarray(k * 32, k * 32 + 32))).toBe(want);
+      // Creation code returning BLOCKHASH(k): PUSH1 k, BLOCKHASH, PUSH0, MSTORE, PUSH1 32, PUSH0, RETURN.
+      const tx = { data: `0x60${k.toString(16).padStart(2, '0')}405f5260205ff3` };
+      expect(await result('eth_call', [tx, NHEX])).toBe(want);
+    }
+  });
+
   it('with the upstream away: a fresh key answers -32002 (retry), a held one still answers', async () => {
     proxy.mode = 'down';
     try {
