@@ -166,7 +166,7 @@ export interface ChainReady {
   datadir: string;
   expected: BenchChain;
   cached: boolean;
-  anvil: { url: string; stop: () => Promise<void> };
+  anvil: { url: string; stop: () => Promise<void>; cpuSeconds: () => number | undefined };
   anvilBoot: string;
   generateSeconds: number;
   importFigures?: ImportFigures;

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { httpPost, requestBody } from './jsonRpc.js';
 import { round, type Transport } from './names.js';
 import type { Endpoint } from './processes.js';
-import { type LoadResult, Samples, wsLoad } from './wsLoad.js';
+import { type CpuClock, cpuPerRequest, type LoadResult, Samples, wsLoad } from './wsLoad.js';
 
 interface AutocannonResult {
   duration: number;
@@ -36,14 +36,22 @@ export function httpLoad(o: {
   connections: number;
   durationS: number;
   warmupS?: number;
+  /** The server's CPU clock, read at the window's ends. */
+  cpu?: CpuClock;
 }): Promise<LoadResult> {
   const samples = new Samples();
+  const cpu: { start?: number; end?: number } = {};
   let firstMismatch: string | undefined;
   const warmupMs = (o.warmupS ?? 0) * 1000;
   return new Promise((resolveLoad, reject) => {
     const t0 = performance.now();
     const windowStart = t0 + warmupMs;
     const windowEnd = windowStart + o.durationS * 1000;
+    if (o.cpu) {
+      const clock = o.cpu;
+      setTimeout(() => (cpu.start = clock()), warmupMs);
+      setTimeout(() => (cpu.end = clock()), warmupMs + o.durationS * 1000);
+    }
     const inst = autocannon(
       {
         url: o.url,
@@ -76,6 +84,7 @@ export function httpLoad(o: {
           mismatches: res.mismatches,
           non2xx: res.non2xx,
           ...(firstMismatch !== undefined ? { firstMismatch } : {}),
+          ...cpuPerRequest(cpu.start, cpu.end, samples.n),
         });
       },
     );
@@ -115,13 +124,14 @@ export async function runLoad(
   connections: number,
   durationS: number,
   warmupS: number,
+  cpu?: CpuClock,
 ): Promise<LoadResult> {
   if (transport === 'http') {
-    const r = await httpLoad({ url: t.http, headers: t.headers, body, verify, connections, durationS, warmupS });
+    const r = await httpLoad({ url: t.http, headers: t.headers, body, verify, connections, durationS, warmupS, cpu });
     await waitIdle(t);
     return r;
   }
-  return wsLoad({ url: t.ws, headers: t.headers, body, verify, connections, durationS, warmupS, timeoutMs: 30_000 });
+  return wsLoad({ url: t.ws, headers: t.headers, body, verify, connections, durationS, warmupS, timeoutMs: 30_000, cpu });
 }
 
 /** The one-connection HTTP run (no warm-up): the unloaded latency. */
@@ -133,5 +143,13 @@ export async function runProbe(t: Endpoint, body: string, verify: Verify, durati
 
 /** A run's figures rounded for the results file. */
 export function roundLoad(r: LoadResult): LoadResult {
-  return { ...r, seconds: round(r.seconds, 2), rps: round(r.rps, 1), p50: round(r.p50, 3), p99: round(r.p99, 3), mean: round(r.mean, 3) };
+  return {
+    ...r,
+    seconds: round(r.seconds, 2),
+    rps: round(r.rps, 1),
+    p50: round(r.p50, 3),
+    p99: round(r.p99, 3),
+    mean: round(r.mean, 3),
+    ...(r.cpuUsPerRequest !== undefined ? { cpuUsPerRequest: round(r.cpuUsPerRequest, 1) } : {}),
+  };
 }

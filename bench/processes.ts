@@ -13,6 +13,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Network, ServerName } from './names.js';
+import type { CpuClock } from './wsLoad.js';
 
 /** bench/ */
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -227,7 +228,24 @@ export interface Servers {
   endpoints: Endpoints;
   tracenode: StartedServer;
   ports: { tracenode: string; anvil: string; floor: string };
+  /** Each server's CPU clock (user + system seconds of its process, all threads, from /proc). */
+  cpu: Record<ServerName, CpuClock>;
 }
+
+/** A process's CPU seconds so far, user + system of all its threads (/proc/PID/stat, Linux); undefined elsewhere or once it is gone. */
+export function processCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ: the unit of /proc's CPU times (100 on Linux). */
+const CLOCK_TICKS = 100;
 
 const FLOOR_READY = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
@@ -240,6 +258,7 @@ export async function startServers(o: {
   datadir: string;
   networks: string;
   anvilUrl: string;
+  anvilCpu: CpuClock;
   stops: Array<() => Promise<void>>;
   token: string;
 }): Promise<Servers> {
@@ -295,5 +314,11 @@ export async function startServers(o: {
     floor: perNetwork({ http: `http://127.0.0.1:${floor.match[1]}/v3/${API_KEY}`, ws: `ws://127.0.0.1:${floor.match[1]}/ws/v3/${API_KEY}`, headers: {} }),
     nodeFloor: perNetwork({ http: `http://127.0.0.1:${nodeFloor.match[1]}/v3/${API_KEY}`, ws: '', headers: {} }), // HTTP only
   };
-  return { endpoints, tracenode, ports: { tracenode: tnPort, anvil: anvilPort, floor: floor.match[1] } };
+  const cpu: Record<ServerName, CpuClock> = {
+    tracenode: () => processCpuSeconds(tracenode.proc.pid),
+    anvil: o.anvilCpu,
+    floor: () => processCpuSeconds(floor.proc.pid),
+    nodeFloor: () => processCpuSeconds(nodeFloor.proc.pid),
+  };
+  return { endpoints, tracenode, ports: { tracenode: tnPort, anvil: anvilPort, floor: floor.match[1] }, cpu };
 }

@@ -78,6 +78,31 @@ export function renderTables(rep: BenchReport): string {
     `### Absolute figures: req/s (p50 / p99 ms), ${rep.settings.connections} connections${rep.settings.connections > 1 ? ' or sockets' : ''}; errors = wrong or failed answers\n\n` +
       mdTable(['case', 'transport', 'tracenode', 'anvil', 'floor', 'node floor', `errors (${SERVERS.join('/')})`], absRows),
   );
+  const cpu = (r?: LoadResult) => (r?.cpuUsPerRequest !== undefined ? String(Math.round(r.cpuUsPerRequest)) : '–');
+  const cpuRatio = (a?: LoadResult, b?: LoadResult) => fmtRatio(a?.cpuUsPerRequest, b?.cpuUsPerRequest);
+  const cpuRows: string[][] = [];
+  for (const k of rep.cases) {
+    for (const tr of ['http', 'ws'] as const) {
+      const s = k.servers;
+      if (!s.tracenode?.[tr]) continue;
+      cpuRows.push([
+        tr === 'http' ? k.name : '',
+        tr.toUpperCase(),
+        cpu(s.tracenode?.[tr]),
+        cpu(s.anvil?.[tr]),
+        cpu(s.floor?.[tr]),
+        cpu(s.nodeFloor?.[tr]),
+        cpuRatio(s.tracenode?.[tr], s.anvil?.[tr]),
+        cpuRatio(s.tracenode?.[tr], tr === 'http' ? s.nodeFloor?.http : s.floor?.ws),
+      ]);
+    }
+  }
+  if (cpuRows.some((r) => r[2] !== '–')) {
+    parts.push(
+      '### CPU time per answered request, µs (user + system of the server process, all its threads, from /proc, over the measured window; lower is better)\n\n' +
+        mdTable(['case', 'transport', 'tracenode', 'anvil', 'floor', 'node floor', 'tn ÷ anvil', 'tn ÷ echo (HTTP: node:http, WS: Fastify)'], cpuRows),
+    );
+  }
   if (rep.import) {
     const i = rep.import;
     parts.push(
@@ -267,7 +292,7 @@ export function renderTables(rep: BenchReport): string {
     );
   }
   parts.push(
-    '### Targets (issues 3, 4, 5, 7, 14, 15, 16, 18, 26)\n\n' +
+    '### Targets (issues 3, 4, 5, 7, 14, 15, 16, 18, 26, 31)\n\n' +
       mdTable(
         ['issue', 'target', 'measured', 'met'],
         rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),

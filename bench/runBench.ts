@@ -27,7 +27,7 @@ import { type BenchReport, badCount, type CaseResult, round, SERVERS, type Serve
 import { measureSubscriptions } from './subscriptions.js';
 import { evaluateTargets } from './targets.js';
 import { checkAnswers } from './verify.js';
-import { openIdleSockets } from './wsLoad.js';
+import { type CpuClock, openIdleSockets } from './wsLoad.js';
 
 type Settings = BenchReport['settings'];
 
@@ -58,6 +58,7 @@ function describeMachine(): BenchReport['machine'] {
 async function measureCase(
   def: CaseDef,
   endpoints: Endpoints,
+  cpu: Record<ServerName, CpuClock>,
   settings: Settings,
   measuringTracenode: (on: boolean) => void,
   log: (l: string) => void,
@@ -82,11 +83,11 @@ async function measureCase(
       const run = result.servers[s];
       if (!verify || !run) continue;
       measuringTracenode(s === 'tracenode');
-      const r = await runLoad(tr, endpoints[s][def.network], bodyFor(def, s), verify, settings.connections, settings.durationS, settings.warmupS);
+      const r = await runLoad(tr, endpoints[s][def.network], bodyFor(def, s), verify, settings.connections, settings.durationS, settings.warmupS, cpu[s]);
       measuringTracenode(false);
       run[tr] = roundLoad(r);
       log(
-        `  ${tr.padEnd(4)} ${s.padEnd(9)} ${fmtRps(r.rps).padStart(8)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${badCount(r) ? `  ERRORS ${badCount(r)} ${r.firstMismatch ?? ''}` : ''}`,
+        `  ${tr.padEnd(4)} ${s.padEnd(9)} ${fmtRps(r.rps).padStart(8)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${r.cpuUsPerRequest !== undefined ? `  ${Math.round(r.cpuUsPerRequest)} µs CPU/req` : ''}${badCount(r) ? `  ERRORS ${badCount(r)} ${r.firstMismatch ?? ''}` : ''}`,
       );
     }
   }
@@ -165,7 +166,14 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const head = e.head.number;
 
     const networks = [demoDir ? `demo=${demoDir}` : '', starknet ? `starknet-mainnet=${starknet.datadir}` : ''].filter(Boolean).join(',');
-    const { endpoints, tracenode, ports } = await startServers({ datadir: chain.datadir, networks, anvilUrl: chain.anvil.url, stops, token: e.bench.token });
+    const { endpoints, tracenode, ports, cpu } = await startServers({
+      datadir: chain.datadir,
+      networks,
+      anvilUrl: chain.anvil.url,
+      anvilCpu: chain.anvil.cpuSeconds,
+      stops,
+      token: e.bench.token,
+    });
 
     // Same chain on both: head hashes must agree with the generator's.
     const tnHead = field(await rpcResult(endpoints.tracenode.mainnet.http, 'eth_getBlockByNumber', ['latest', false]), 'hash');
@@ -232,6 +240,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         await measureCase(
           def,
           endpoints,
+          cpu,
           settings,
           (on) => {
             sampling = on;

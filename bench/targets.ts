@@ -1,8 +1,10 @@
 /**
- * The performance targets of issues 3, 4, 5, 7, 14, 15, 16, 18 and 26, judged from a run's results: each target with
+ * The performance targets of issues 3, 4, 5, 7, 14, 15, 16, 18, 26 and 31, judged from a run's results: each target with
  * what was measured and whether it was met (or `null`: not run, or a figure shown for
  * information). `--render` judges a saved results file again with the targets of today.
  */
+
+import { cpuTargets } from './cpuTargets.js';
 import { fmtMs, fmtRps } from './report.js';
 import type { BenchReport, ServerName, Target } from './results.js';
 
@@ -187,6 +189,7 @@ export function evaluateTargets(rep: BenchReport): Target[] {
       met: null,
     });
   } else notRun(26, 'an archive from block N: start, catch-up, first reads, bytes per block');
+  out.push(...cpuTargets(rep));
   const rows = rep.starknetBench?.rows ?? [];
   const row = (q: string) => rows.find((r) => r.query.startsWith(q));
   const sel = row('selective: address + keys[0], whole range');

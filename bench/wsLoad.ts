@@ -29,6 +29,17 @@ export interface LoadResult {
   non2xx: number;
   /** The first wrong answer seen, shortened, to say what went wrong. */
   firstMismatch?: string;
+  /** The server's CPU time (user + system, all threads, from /proc) over the window, per answer counted, µs. */
+  cpuUsPerRequest?: number;
+}
+
+/** A server process's CPU seconds so far (user + system, all threads); undefined when it cannot be read. */
+export type CpuClock = () => number | undefined;
+
+/** CPU µs per request between two readings of a {@link CpuClock}. */
+export function cpuPerRequest(before: number | undefined, after: number | undefined, requests: number): { cpuUsPerRequest?: number } {
+  if (before === undefined || after === undefined || requests <= 0) return {};
+  return { cpuUsPerRequest: ((after - before) * 1e6) / requests };
 }
 
 /** Sorted-sample percentiles (exact). */
@@ -73,6 +84,8 @@ export interface WsLoadOptions {
   warmupS?: number;
   /** An answer later than this counts as a timeout (the run never waits longer). */
   timeoutMs?: number;
+  /** The server's CPU seconds so far (all its threads): sampled at the window's ends for {@link LoadResult.cpuUsPerRequest}. */
+  cpu?: CpuClock;
 }
 
 function openSocket(url: string, headers: Record<string, string> | undefined, timeoutMs: number): Promise<WebSocket> {
@@ -169,9 +182,11 @@ export async function wsLoad(opts: WsLoadOptions): Promise<LoadResult> {
   );
   await new Promise((r) => setTimeout(r, (opts.warmupS ?? 0) * 1000));
   measureStart = performance.now();
+  const cpu0 = opts.cpu?.();
   measuring = true;
   await new Promise((r) => setTimeout(r, opts.durationS * 1000));
   measureEnd = performance.now();
+  const cpu1 = opts.cpu?.();
   // No new requests; the ones in flight are awaited (and checked), not counted.
   stopping = true;
   await Promise.all(done);
@@ -191,6 +206,7 @@ export async function wsLoad(opts: WsLoadOptions): Promise<LoadResult> {
     mismatches,
     non2xx: 0,
     ...(firstMismatch !== undefined ? { firstMismatch } : {}),
+    ...cpuPerRequest(cpu0, cpu1, requests),
   };
 }
 

@@ -61,7 +61,7 @@ export interface BuiltChain {
     mineCpuSeconds: { node: number; anvil?: number };
   };
   /** With keepRunning: the anvil that mined the chain, still serving it. */
-  anvil?: { url: string; client: AnvilClient; stop(): Promise<void> };
+  anvil?: { url: string; client: AnvilClient; stop(): Promise<void>; cpuSeconds(): number | undefined };
 }
 
 /** Starts anvil on a computed genesis, runs a scenario and exports the chain into `outDir`. */
@@ -178,7 +178,7 @@ export async function buildAnvilChain({ outDir, scenario = 'state', blocks, keep
         mineCpuSeconds: { node: (nodeCpu.user + nodeCpu.system) / 1e6, anvil: Number.isNaN(anvilCpu) ? undefined : anvilCpu },
       },
     };
-    if (keepRunning) result.anvil = { url: anvil.url, client, stop: anvil.stop };
+    if (keepRunning) result.anvil = { url: anvil.url, client, stop: anvil.stop, cpuSeconds: anvil.cpuSeconds };
     else await anvil.stop();
     return result;
   } catch (err) {
