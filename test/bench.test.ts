@@ -78,6 +78,8 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
           expect(badCount(r), `${k.name} ${server}: ${r!.firstMismatch ?? ''}`).toBe(0);
           expect(r!.p50).toBeGreaterThan(0);
           expect(r!.p99).toBeGreaterThanOrEqual(r!.p50);
+          // CPU per request, from /proc: every server's process is read (anvil's too).
+          expect(r!.cpuUsPerRequest, `${k.name} ${server} CPU`).toBeGreaterThan(0);
         }
         expect(run?.c1?.requests, `${k.name} ${server} one connection`).toBeGreaterThan(0);
       }
@@ -88,12 +90,14 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
     expect(report.memory.restMiB).toBeGreaterThan(0);
     expect(report.memory.idleSockets).toBe(IDLE_SOCKETS);
     expect(report.memory.idleSocketsOpen).toBe(IDLE_SOCKETS);
-    // Only the eth_getStorageAt targets were measured.
+    // Only the eth_getStorageAt targets were measured (throughput, and CPU per request).
     expect(report.targets.filter((t) => t.measured !== 'not run').map((t) => t.target)).toEqual([
       'eth_getStorageAt at latest ≥ 0.8× the floor over HTTP',
       '(same, against the bare node:http floor: information)',
       'eth_getStorageAt at latest, every control on, ≥ 0.85× the floor over HTTP',
       'eth_getStorageAt at latest, every control on, ≥ 0.60× the floor over WebSocket',
+      "eth_getStorageAt latest (every control on): CPU per request ≤ 1.3× the bare node:http echo's, HTTP keep-alive",
+      "eth_getStorageAt latest (every control on): CPU per request ≤ 1.2× the echo's, WebSocket",
     ]);
     // What each control costs, in process: every step measured.
     expect(report.pipelineCosts?.map((c) => c.step)).toEqual([
@@ -115,6 +119,7 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
     expect(headings).toEqual([
       '### Ratios',
       '### Absolute figures',
+      '### CPU time per answered request, µs',
       '### Import',
       '### tracenode memory',
       '### What each operator control costs a message',
