@@ -1,4 +1,6 @@
 import { type ChainConfig, Common, Holesky, Hoodi, Mainnet, Sepolia } from '@ethereumjs/common';
+import { keccak256 } from '../codec/keccak.js';
+import { withMergedModuleParams } from './commonParams.js';
 import { type GethGenesis, loadKzg } from './genesis.js';
 
 /**
@@ -21,7 +23,7 @@ export function builtinChainOf(chainId: bigint): string | undefined {
 export async function createBuiltinCommon(name: string): Promise<Common> {
   const chain = BUILTIN_CHAINS[name];
   if (chain === undefined) throw new Error(`database corrupt: unknown built-in chain ${JSON.stringify(name)}`);
-  const common = new Common({ chain, customCrypto: { kzg: (await loadKzg()) as never } });
+  const common = withMergedModuleParams(new Common({ chain, customCrypto: { kzg: (await loadKzg()) as never, keccak256 } }));
   common.setHardforkBy({ blockNumber: 0n, timestamp: 0n });
   return common;
 }

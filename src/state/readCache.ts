@@ -14,6 +14,7 @@ import {
   ValueEncoding,
 } from '@ethereumjs/util';
 import { type CacheStats, LruCache } from '../chain/lru.js';
+import { keccak256 } from '../codec/keccak.js';
 import type { RemoteState } from './remoteState.js';
 import { openStateTrie } from './stateManager.js';
 import { MissingCodeError, MissingTrieNodeError } from './stateSource.js';
@@ -122,7 +123,14 @@ export class StateReadCache {
     let trie = this.tries.get(key);
     if (!trie) {
       // Reads only: a trie has no per-read state beyond its root, so concurrent gets are safe.
-      trie = new MerklePatriciaTrie({ db: this.trieDb, root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, cacheSize: 0 });
+      trie = new MerklePatriciaTrie({
+        db: this.trieDb,
+        root,
+        useKeyHashing: true,
+        useKeyHashingFunction: keccak256,
+        valueEncoding: ValueEncoding.Bytes,
+        cacheSize: 0,
+      });
       this.tries.set(key, trie);
     }
     return trie;

@@ -2,6 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type DB, ValueEncoding } from '@ethereumjs/util';
+import { keccak256 } from '../codec/keccak.js';
 import { stateTrieRoot, type TrieDB } from './trieDb.js';
 
 /**
@@ -16,6 +17,7 @@ export async function openStateTrie(db: DB<string, string | Uint8Array>, stateRo
     db,
     root: stateRoot === undefined ? undefined : await stateTrieRoot(db, stateRoot),
     useKeyHashing: true,
+    useKeyHashingFunction: keccak256,
     valueEncoding: ValueEncoding.Bytes,
     cacheSize: cacheEntries,
   });

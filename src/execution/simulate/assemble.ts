@@ -140,7 +140,7 @@ function encodeReceipt(r: ReceiptParts): Uint8Array {
 /** The root of a trie of `items` keyed by RLP(index), as a block's transactions/receipts/withdrawals tries. */
 async function listRoot(items: Uint8Array[]): Promise<Uint8Array> {
   if (items.length === 0) return KECCAK256_RLP;
-  const trie = new MerklePatriciaTrie();
+  const trie = new MerklePatriciaTrie({ useKeyHashingFunction: keccak256 });
   for (const [i, item] of items.entries()) await trie.put(RLP.encode(i), item);
   return trie.root();
 }
