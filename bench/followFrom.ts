@@ -51,6 +51,8 @@ export interface FollowFromInputs {
   holder: string;
   /** Accounts the last `blocks` blocks never touch (bench users). */
   untouched: string[];
+  /** anvil's CPU seconds so far (its process, from /proc). */
+  anvilCpu?: () => number | undefined;
   log: (line: string) => void;
 }
 
@@ -65,6 +67,8 @@ export interface FollowFromReport {
     ratio: number;
     callsPerBlock: number;
     source: string;
+    /** CPU seconds of this process while following and while importing, and anvil's while it served the follower. */
+    cpu: { follow: number; import: number; upstream?: number };
   };
   /** `fetched`: how many of the reads needed the upstream (the others found the account's path held). */
   /** The same blocks followed from a from-genesis tracenode (the witness source). */
@@ -111,7 +115,11 @@ async function timeToFirstAnswer(o: FollowFromInputs, work: string): Promise<{ s
  * Imports the chain up to `from` into a fresh datadir (and a copy of it, `full`, for a
  * from-genesis follower), then times the import of the blocks after it.
  */
-async function importAfter(o: FollowFromInputs, work: string, from: number): Promise<{ seconds: number; gas: number; bytes: number; full: string }> {
+async function importAfter(
+  o: FollowFromInputs,
+  work: string,
+  from: number,
+): Promise<{ seconds: number; gas: number; bytes: number; full: string; cpuSeconds: number }> {
   const datadir = join(work, 'imported');
   const full = join(work, 'full');
   await initDatadir(datadir, readFileSync(join(o.chainDir, 'genesis.json'), 'utf8'), config());
@@ -124,8 +132,10 @@ async function importAfter(o: FollowFromInputs, work: string, from: number): Pro
   try {
     const rest = Buffer.concat(items.slice(from, o.head));
     const before = await stateBytes(chain);
+    const cpu0 = process.cpuUsage();
     const r = await importBlocks(chain, [rest], config().import);
-    return { seconds: r.seconds, gas: Number(r.gasUsed), bytes: (await stateBytes(chain)) - before, full };
+    const cpu = process.cpuUsage(cpu0);
+    return { seconds: r.seconds, gas: Number(r.gasUsed), bytes: (await stateBytes(chain)) - before, full, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
   } finally {
     await chain.close();
   }
@@ -158,13 +168,17 @@ async function followFromCheckpoint(o: FollowFromInputs, datadir: string, upstre
   try {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
+    const upstream0 = upstreamUrl === o.anvilUrl ? o.anvilCpu?.() : undefined;
     await follower.runOnce();
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const upstream1 = upstream0 === undefined ? undefined : o.anvilCpu?.();
     const stats = follower.status().stateFetch!;
     const followed = Number((await chain.store.head())!.number) - from;
     o.log(`followFrom: CPU of this process ${round((cpu.user + cpu.system) / 1e6, 2)} s of ${round(seconds, 2)} s; fetched ${JSON.stringify(stats)}`);
-    return { seconds, stats, followed, bytes: await stateBytes(chain) };
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const upstreamCpuSeconds = upstream0 === undefined || upstream1 === undefined ? undefined : upstream1 - upstream0;
+    return { seconds, stats, followed, bytes: await stateBytes(chain), cpuSeconds, upstreamCpuSeconds };
   } finally {
     await follower.stop();
     await chain.close();
@@ -192,9 +206,14 @@ export async function measureFollowFrom(o: FollowFromInputs): Promise<FollowFrom
       ratio: round(imported.seconds / prestate.seconds, 2),
       callsPerBlock: calls(prestate),
       source: prestate.stats.source ?? '?',
+      cpu: {
+        follow: round(prestate.cpuSeconds, 2),
+        import: round(imported.cpuSeconds, 2),
+        ...(prestate.upstreamCpuSeconds !== undefined ? { upstream: round(prestate.upstreamCpuSeconds, 2) } : {}),
+      },
     };
     o.log(
-      `followFrom: ${catchUp.blocks} blocks from block ${from}: ${catchUp.follow.mgasPerS} Mgas/s (${catchUp.source}, ${catchUp.callsPerBlock} upstream calls/block), import of the same blocks ${catchUp.import.mgasPerS} Mgas/s: ${catchUp.ratio}x`,
+      `followFrom: ${catchUp.blocks} blocks from block ${from}: ${catchUp.follow.mgasPerS} Mgas/s (${catchUp.source}, ${catchUp.callsPerBlock} upstream calls/block), import of the same blocks ${catchUp.import.mgasPerS} Mgas/s: ${catchUp.ratio}x; CPU s: follow ${catchUp.cpu.follow}, import ${catchUp.cpu.import}, anvil ${catchUp.cpu.upstream ?? '?'}`,
     );
     // A from-genesis tracenode serving the chain: the witness source.
     const served = await startServer(
@@ -310,6 +329,7 @@ export async function benchFollowFrom(o: {
       blocks: o.blocks,
       holder: built.info.bench!.holder,
       untouched: untouched.length >= 4 ? untouched : users,
+      anvilCpu: built.anvil!.cpuSeconds,
       log: o.log,
     });
     if (o.benchChain) {

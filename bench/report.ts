@@ -242,6 +242,10 @@ export function renderTables(rep: BenchReport): string {
         `${ff.catchUp.follow.mgasPerS} Mgas/s (${ff.catchUp.follow.seconds} s)`,
       ],
       ['offline import of the same blocks, same run', `${ff.catchUp.import.mgasPerS} Mgas/s (${ff.catchUp.import.seconds} s): follow ${ff.catchUp.ratio}×`],
+      [
+        'CPU seconds: tracenode following, tracenode importing, anvil serving the follower',
+        `${ff.catchUp.cpu?.follow ?? '–'}, ${ff.catchUp.cpu?.import ?? '–'}, ${ff.catchUp.cpu?.upstream ?? '–'}`,
+      ],
       ...(ff.witnessCatchUp
         ? [
             [

@@ -164,7 +164,7 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     out.push({
       issue: 26,
       target: 'catch-up of the heaviest blocks from a checkpoint ≥ 0.7× offline import (Mgas/s, fetching included)',
-      measured: `${ff.catchUp.ratio}× (${ff.catchUp.follow.mgasPerS} vs ${ff.catchUp.import.mgasPerS} Mgas/s, ${ff.catchUp.blocks} blocks, ${ff.catchUp.callsPerBlock} upstream calls a block, ${ff.catchUp.source})`,
+      measured: `${ff.catchUp.ratio}× (${ff.catchUp.follow.mgasPerS} vs ${ff.catchUp.import.mgasPerS} Mgas/s, ${ff.catchUp.blocks} blocks, ${ff.catchUp.callsPerBlock} upstream calls a block, ${ff.catchUp.source}${ff.catchUp.cpu ? `; CPU s: follow ${ff.catchUp.cpu.follow}, import ${ff.catchUp.cpu.import}, anvil ${ff.catchUp.cpu.upstream ?? '?'}` : ''})`,
       met: ff.catchUp.ratio >= 0.7,
     });
     if (ff.witnessCatchUp) {
