@@ -203,7 +203,13 @@ describe('wallets through tracenode', () => {
     const provider = new JsonRpcProvider(url(), undefined, { staticNetwork: true, pollingInterval: 50 });
     const wallet = new Wallet(alice.privateKey, provider);
     const tx = await wallet.sendTransaction({ to: bob.address, value: 1000n });
+    // ethers' wait() looks for the receipt once, then on each new block its poller sees after its
+    // first sample: when tracenode has the block before that sample and anvil (automine) mines no
+    // other, it waits forever (once in a CI run). A chain that goes on making blocks ends the wait,
+    // so anvil is asked for an empty block if the receipt has not come within 2 s.
+    const nudge = setTimeout(() => void rawCall(anvil.url, 'evm_mine', []), 2000);
     const receipt = await tx.wait();
+    clearTimeout(nudge);
     expect(receipt?.status).toBe(1);
     const theirs = await anvilReceipt(tx.hash);
     expect([receipt?.blockHash, receipt?.blockNumber, receipt?.gasUsed]).toEqual([
