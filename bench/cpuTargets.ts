@@ -49,5 +49,19 @@ export function cpuTargets(rep: BenchReport): Target[] {
   against('trace_filter (rare address, whole chain)', 'http', 'anvil', 1, "trace_filter: CPU per request ≤ anvil's");
   against('eth_createAccessList (ERC-20 transfer)', 'http', 'anvil', 3, "eth_createAccessList of an ERC-20 transfer: CPU per request ≤ 3× anvil's");
   against('eth_simulateV1 (ERC-20 transfer)', 'http', 'anvil', 3, "eth_simulateV1 of an ERC-20 transfer: CPU per request ≤ 3× anvil's");
+  const floor = rep.heavyLoopFloor;
+  const loopP50 = find('eth_call heavy loop')?.servers.tracenode?.c1?.p50;
+  const target = 'heavy loop: tracenode within 1.2× of plain @ethereumjs/evm running the same bytecode (Mgas/s, one connection)';
+  if (floor === undefined || loopP50 === undefined || !floor.sameOutput) {
+    out.push({ issue: ISSUE, target, measured: floor && !floor.sameOutput ? 'the plain EVM answered otherwise' : 'not run', met: null });
+  } else {
+    const ours = floor.gasUsed / 1e6 / (loopP50 / 1000);
+    out.push({
+      issue: ISSUE,
+      target,
+      measured: `${(floor.mgasPerS / ours).toFixed(2)}× (${ours.toFixed(1)} vs ${floor.mgasPerS.toFixed(1)} Mgas/s, ${floor.gasUsed} gas)`,
+      met: floor.mgasPerS <= 1.2 * ours,
+    });
+  }
   return out;
 }

@@ -9,6 +9,7 @@ export { type Network, round, SERVERS, type ServerName, type Transport } from '.
 import type { EvmPoolReport } from './evmPool.js';
 import type { FollowReport } from './follow.js';
 import type { FollowFromReport } from './followFrom.js';
+import type { HeavyLoopFloor } from './heavyLoopFloor.js';
 import type { MemoryChecks } from './memoryChecks.js';
 import type { Network, ServerName } from './names.js';
 import type { PipelineCost } from './pipelineCosts.js';
@@ -115,6 +116,8 @@ export interface BenchReport {
   follow?: FollowReport;
   /** An archive from block N beside anvil (bench/followFrom.ts). */
   followFrom?: FollowFromReport;
+  /** The heavy loop's bytecode on plain @ethereumjs/evm (bench/heavyLoopFloor.ts). */
+  heavyLoopFloor?: HeavyLoopFloor;
   /** WebSocket subscribers of a following node (bench/subscriptions.ts). */
   subscriptions?: SubscriptionsReport;
   /** Several replicas behind HAProxy, limits in Redis (bench/replicas.ts). */

@@ -15,6 +15,7 @@ import { anvilVersion, balanceSlot, prepareChain, prepareDemo, runStarknetBench 
 import { measureEvmPool } from './evmPool.js';
 import { measureFollow } from './follow.js';
 import { benchFollowFrom } from './followFrom.js';
+import { measureHeavyLoopFloor } from './heavyLoopFloor.js';
 import { field, listOf, requestBody, rpcResult } from './jsonRpc.js';
 import { roundLoad, runLoad, runProbe } from './load.js';
 import { measureMemoryChecks } from './memoryChecks.js';
@@ -251,6 +252,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     }
     clearInterval(sampler);
     memory.underLoadMiB = round(peak, 1);
+    // The heavy loop's floor (issue 31): its bytecode on plain @ethereumjs/evm in this process.
+    let heavyLoopFloor: BenchReport['heavyLoopFloor'];
+    if (cases.some((k) => k.name === 'eth_call heavy loop')) {
+      const h = e.bench.heavyCall;
+      heavyLoopFloor = await measureHeavyLoopFloor({ tracenodeUrl: endpoints.tracenode.mainnet.http, to: h.to, data: h.data, runs: mode === 'quick' ? 3 : 7 });
+      log(
+        `heavy loop on plain @ethereumjs/evm: ${round(heavyLoopFloor.mgasPerS, 2)} Mgas/s (${heavyLoopFloor.gasUsed} gas)${heavyLoopFloor.sameOutput ? '' : ' — OUTPUT DIFFERS'}`,
+      );
+    }
     // Memory under a client that never reads and under a batch of proofs (issue 20), on the run's tracenode.
     let memoryChecks: BenchReport['memoryChecks'];
     if (wantPool) {
@@ -367,6 +377,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(memoryChecks ? { memoryChecks } : {}),
       ...(follow ? { follow } : {}),
       ...(followFrom ? { followFrom } : {}),
+      ...(heavyLoopFloor ? { heavyLoopFloor } : {}),
       ...(subscriptions ? { subscriptions } : {}),
       ...(replicas ? { replicas } : {}),
       targets: [],
