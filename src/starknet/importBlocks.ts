@@ -11,7 +11,8 @@ import {
   type StarknetTransactionInput,
 } from './block.js';
 import { type PreparedBlock, prepareBlock } from './blockOps.js';
-import { feltToHex64, isFelt } from './felt.js';
+import { feltToHex64 } from './felt.js';
+import { array, felt, object } from './jsonInput.js';
 import { parseStateUpdateJson } from './stateIndex.js';
 import type { StarknetStore } from './store.js';
 
@@ -289,28 +290,6 @@ function headerFields(b: Record<string, unknown>): HeaderFields {
 function price(v: unknown, where: string): ResourcePrice {
   const p = object(v, where);
   return { priceInFri: felt(p.price_in_fri, `${where}.price_in_fri`), priceInWei: felt(p.price_in_wei, `${where}.price_in_wei`) };
-}
-
-function object(v: unknown, where: string): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${where}: want an object`);
-  return v as Record<string, unknown>;
-}
-
-function array(v: unknown, where: string): unknown[] {
-  if (!Array.isArray(v)) throw new Error(`${where}: want an array`);
-  return v;
-}
-
-function felt(v: unknown, where: string): string {
-  if (!isFelt(v)) {
-    if (typeof v !== 'string') throw new Error(`${where}: want a felt string, got ${v === null ? 'null' : typeof v}`);
-    try {
-      feltToHex64(v);
-    } catch (err) {
-      throw new Error(`${where}: ${(err as Error).message}`);
-    }
-  }
-  return v as string;
 }
 
 function felts(v: unknown, where: string): string[] {

@@ -1,6 +1,7 @@
 import type { BatchOp, Level } from '../db/database.js';
 import type { StateDiff, StateUpdateInput } from './block.js';
-import { feltToBytes, feltToHex64 } from './felt.js';
+import { feltToBytes } from './felt.js';
+import { array, felt, object } from './jsonInput.js';
 import { classDeclaredKey, encodeBlockNumber, postingKey, statePrefix, stateUpdateKey } from './keys.js';
 
 /**
@@ -98,24 +99,4 @@ export function parseStateUpdateJson(raw: unknown): StateUpdateInput {
     diff.declared.push(felt(item, `state_diff.deprecated_declared_classes[${i}]`));
   });
   return { blockHash, json: u, diff };
-}
-
-function object(v: unknown, where: string): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${where}: want an object`);
-  return v as Record<string, unknown>;
-}
-
-function array(v: unknown, where: string): unknown[] {
-  if (!Array.isArray(v)) throw new Error(`${where}: want an array`);
-  return v;
-}
-
-function felt(v: unknown, where: string): string {
-  if (typeof v !== 'string') throw new Error(`${where}: want a felt string, got ${v === null ? 'null' : typeof v}`);
-  try {
-    feltToHex64(v);
-  } catch (err) {
-    throw new Error(`${where}: ${(err as Error).message}`);
-  }
-  return v;
 }
