@@ -229,13 +229,7 @@ export const streamPrefix = {
   /** Events whose `keys[i]` is `key`. */
   key: (i: number, key: Uint8Array): Uint8Array => prefixed([SN_PREFIX.byKey, i], key),
   /** Events of one contract whose `keys[0]` is `key0`. */
-  addressKey0: (address: Uint8Array, key0: Uint8Array): Uint8Array => {
-    const out = new Uint8Array(1 + 2 * FELT_BYTES);
-    out[0] = SN_PREFIX.byAddressKey0;
-    out.set(address, 1);
-    out.set(key0, 1 + FELT_BYTES);
-    return out;
-  },
+  addressKey0: (address: Uint8Array, key0: Uint8Array): Uint8Array => twoFelts(SN_PREFIX.byAddressKey0, address, key0),
 } as const;
 
 /** `prefix ++ block`: a posting key. */
@@ -254,6 +248,15 @@ export function postingBounds(prefix: Uint8Array, fromBlock: number, toBlock: nu
 /** Key bounds of `E` from position `start` to the end of block `toBlock` (inclusive). */
 export function eventBounds(start: EventPosition, toBlock: number): { gte: Uint8Array; lt: Uint8Array } {
   return { gte: eventKey(start.block, start.index), lt: eventKey(toBlock + 1, 0) };
+}
+
+/** `prefix ++ a ++ b`, two 32-byte felts. */
+function twoFelts(prefix: number, a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + 2 * FELT_BYTES);
+  out[0] = prefix;
+  out.set(a, 1);
+  out.set(b, 1 + FELT_BYTES);
+  return out;
 }
 
 function prefixed(head: number[], bytes: Uint8Array): Uint8Array {
@@ -301,13 +304,7 @@ export function stateUpdateKey(number: number): Uint8Array {
  * ({@link postingKey} builds them), one per block that wrote the item.
  */
 export const statePrefix = {
-  storage: (address: Uint8Array, key: Uint8Array): Uint8Array => {
-    const out = new Uint8Array(1 + 2 * FELT_BYTES);
-    out[0] = SN_PREFIX.storage;
-    out.set(address, 1);
-    out.set(key, 1 + FELT_BYTES);
-    return out;
-  },
+  storage: (address: Uint8Array, key: Uint8Array): Uint8Array => twoFelts(SN_PREFIX.storage, address, key),
   nonce: (address: Uint8Array): Uint8Array => prefixed([SN_PREFIX.nonce], address),
   classHash: (address: Uint8Array): Uint8Array => prefixed([SN_PREFIX.classHash], address),
 } as const;
