@@ -13,6 +13,17 @@ export interface GethGenesis {
   [field: string]: unknown;
 }
 
+/** A genesis file's text, parsed and checked ({@link checkGenesis}). */
+export function parseGenesis(text: string): GethGenesis {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`genesis: invalid JSON: ${(err as Error).message}`);
+  }
+  return checkGenesis(json);
+}
+
 /** Validates the shape of a parsed genesis file and names what is missing. */
 export function checkGenesis(json: unknown): GethGenesis {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('genesis: not a JSON object');

@@ -5,7 +5,7 @@ import { KIND_ETHEREUM, META, SCHEMA_VERSION } from '../db/keys.js';
 import { ETHEREUM_SCHEMA, upgradeSchema, versionBytes } from '../db/schema.js';
 import { type ArchiveStart, readArchiveStart } from './archiveStart.js';
 import { createBuiltinCommon, gethConfigOf } from './chainRules.js';
-import { checkGenesis, createChainCommon, type GethGenesis } from './genesis.js';
+import { createChainCommon, type GethGenesis, parseGenesis } from './genesis.js';
 import { ChainStore } from './store.js';
 
 /** An opened Ethereum datadir: its database, its chain configuration and its chain store. */
@@ -64,7 +64,7 @@ export async function openChain(datadir: string, caches: Config['caches'], progr
 
 /** The chain config of a stored genesis file and its Common. */
 async function genesisRules(bytes: Uint8Array): Promise<{ genesis: GethGenesis; common: Common }> {
-  const genesis = checkGenesis(JSON.parse(new TextDecoder().decode(bytes)));
+  const genesis = parseGenesis(new TextDecoder().decode(bytes));
   return { genesis, common: await createChainCommon(genesis) };
 }
 

@@ -1,7 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex } from '@ethereumjs/util';
 import { builtinChainOf, createBuiltinCommon } from '../chain/chainRules.js';
-import { checkGenesis, createChainCommon } from '../chain/genesis.js';
+import { createChainCommon, parseGenesis } from '../chain/genesis.js';
 import type { AnchorBlock } from '../import/init.js';
 import { fetchAncestorHashes } from './ancestorHashes.js';
 import { anchorReceipts } from './anchorReceipts.js';
@@ -90,13 +90,7 @@ async function chainRules(
   genesisText: string | undefined,
 ): Promise<{ rules: AnchorBlock['rules']; common: Common; rulesSource: RulesSource }> {
   if (genesisText !== undefined) {
-    let json: unknown;
-    try {
-      json = JSON.parse(genesisText);
-    } catch (err) {
-      throw new Error(`genesis: invalid JSON: ${(err as Error).message}`);
-    }
-    const genesis = checkGenesis(json);
+    const genesis = parseGenesis(genesisText);
     if (BigInt(genesis.config.chainId) !== chainId) throw new Error(`the genesis file's chain id is ${genesis.config.chainId}, the node's is ${chainId}`);
     return { rules: { genesisText }, common: await createChainCommon(genesis), rulesSource: 'genesis file' };
   }

@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { ancestorHashesOp, archiveStartOp, readArchiveStart } from '../chain/archiveStart.js';
-import { checkGenesis, createChainCommon, createGenesis, type GethGenesis } from '../chain/genesis.js';
+import { createChainCommon, createGenesis, type GethGenesis, parseGenesis } from '../chain/genesis.js';
 import { schemaBytes } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { ChainStore } from '../chain/store.js';
@@ -46,13 +46,7 @@ export interface NodeGenesis {
  * `config` sizes the chain store's caches and the genesis state trie's node cache.
  */
 export async function initDatadir(datadir: string, genesisText: string, config: Pick<Config, 'caches' | 'import'>): Promise<InitResult> {
-  let json: unknown;
-  try {
-    json = JSON.parse(genesisText);
-  } catch (err) {
-    throw new Error(`genesis: invalid JSON: ${(err as Error).message}`);
-  }
-  const genesis = checkGenesis(json);
+  const genesis = parseGenesis(genesisText);
   const common = await createChainCommon(genesis);
   return writeGenesis(datadir, genesis, genesisText, common, config, (ours, root) => {
     if (!equalsBytes(root, ours.header.stateRoot)) {
