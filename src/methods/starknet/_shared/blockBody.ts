@@ -2,7 +2,7 @@ import type { ResolvedBlock } from '../../../starknet/blockRef.js';
 import type { StoredTransaction } from '../../../starknet/bodies.js';
 import { NotHeldError } from '../../../starknet/errors.js';
 import type { StarknetStore, StoredBlock } from '../../../starknet/store.js';
-import { formatBlockHeader, type RpcBlockHeader, type RpcResourcePrice } from './blockHeader.js';
+import { formatBlockHeader, type RpcBlockHeader } from './blockHeader.js';
 
 /**
  * Blocks, transactions and receipts on the wire (starkware-libs/starknet-specs v0.8.1
@@ -23,17 +23,8 @@ import { formatBlockHeader, type RpcBlockHeader, type RpcResourcePrice } from '.
 /** The finality of a block (and of its transactions). */
 export type Finality = 'ACCEPTED_ON_L1' | 'ACCEPTED_ON_L2';
 
-/** PENDING_BLOCK_HEADER: the header fields of the empty block after `parent`. */
-export interface RpcPendingHeader {
-  parent_hash: string;
-  timestamp: number;
-  sequencer_address: string;
-  l1_gas_price: RpcResourcePrice;
-  l2_gas_price: RpcResourcePrice;
-  l1_data_gas_price: RpcResourcePrice;
-  l1_da_mode: 'BLOB' | 'CALLDATA';
-  starknet_version: string;
-}
+/** PENDING_BLOCK_HEADER: BLOCK_HEADER without the fields only a block that exists has. */
+export type RpcPendingHeader = Omit<RpcBlockHeader, 'block_hash' | 'block_number' | 'new_root'>;
 
 /** A stored block's `status`: ACCEPTED_ON_L1 at or below the highest block accepted on L1. */
 export async function finalityOf(store: StarknetStore, number: number): Promise<Finality> {
