@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { UsageError } from './cli/options.js';
+import { setV8Flags } from './cli/v8Flags.js';
 import { ConfigError } from './config/load.js';
 
 interface Command {
@@ -94,4 +95,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Before any command runs (`cli/v8Flags.ts` says why).
+setV8Flags();
 process.exitCode = await main(process.argv.slice(2));
