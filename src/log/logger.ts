@@ -97,7 +97,14 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
  */
 function stdout(buffer: LoggerOptions['buffer']): DestinationStream {
   if (buffer === undefined || buffer.bytes === 0) return pino.destination({ dest: 1, sync: false, maxLength: buffer?.maxQueuedBytes });
-  const dest = pino.destination({ dest: 1, sync: false, minLength: buffer.bytes, maxLength: buffer.maxQueuedBytes });
+  // sonic-boom refuses a chunk (minLength) that is not below its largest single write (maxWrite, 16 KiB by default).
+  const dest = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: buffer.bytes,
+    maxWrite: Math.max(16 * 1024, 2 * buffer.bytes),
+    maxLength: buffer.maxQueuedBytes,
+  });
   setInterval(() => {
     try {
       dest.flush();
