@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, type LoggerOptions as PinoOptions, pino } from 'pino';
+import { chunkedStdout } from './chunkedStdout.js';
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
@@ -92,27 +93,13 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 
 /**
  * Stdout as pino writes it: asynchronously (a slow reader never stalls requests), and with a
- * buffer, in chunks — a write per access line costs more than the rest of a cached read. pino
- * flushes its destination at exit; a timer flushes a quiet node's last lines.
+ * buffer, in chunks (`chunkedStdout.ts`): a write per access line costs more than the rest of a
+ * cached read. The chunks are written at exit, and at least every `flushMs` on a quiet node.
  */
 function stdout(buffer: LoggerOptions['buffer']): DestinationStream {
   if (buffer === undefined || buffer.bytes === 0) return pino.destination({ dest: 1, sync: false, maxLength: buffer?.maxQueuedBytes });
-  // sonic-boom refuses a chunk (minLength) that is not below its largest single write (maxWrite, 16 KiB by default).
-  const dest = pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: buffer.bytes,
-    maxWrite: Math.max(16 * 1024, 2 * buffer.bytes),
-    maxLength: buffer.maxQueuedBytes,
-  });
-  setInterval(() => {
-    try {
-      dest.flush();
-    } catch {
-      // destroyed (stdout closed): nothing left to write to
-    }
-  }, buffer.flushMs).unref();
-  return dest;
+  const sink = pino.destination({ dest: 1, sync: false, maxWrite: Math.max(16 * 1024, 2 * buffer.bytes), maxLength: buffer.maxQueuedBytes });
+  return chunkedStdout(sink, buffer.bytes, buffer.flushMs);
 }
 
 /**
