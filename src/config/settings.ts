@@ -71,8 +71,8 @@ export const SETTINGS = {
     ),
     logBufferBytes: setting(
       z.number().int().min(0).max(MiB),
-      4096,
-      'Log lines are written in chunks of this many bytes (0: each line at once): one write per access line costs more than the rest of a cached read.',
+      64 * 1024,
+      'Log lines are written in chunks of this many bytes (0: each line at once): one write per access line costs more than the rest of a cached read, and a write per 4 KiB still ~1.3 µs of each WebSocket call.',
       'BYTES',
     ),
     logFlushMs: setting(
