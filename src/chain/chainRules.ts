@@ -1,4 +1,5 @@
 import { type ChainConfig, Common, Holesky, Hoodi, Mainnet, Sepolia } from '@ethereumjs/common';
+import { ecrecover } from '../codec/ecrecover.js';
 import { keccak256 } from '../codec/keccak.js';
 import { withMergedModuleParams } from './commonParams.js';
 import { type GethGenesis, loadKzg } from './genesis.js';
@@ -23,7 +24,7 @@ export function builtinChainOf(chainId: bigint): string | undefined {
 export async function createBuiltinCommon(name: string): Promise<Common> {
   const chain = BUILTIN_CHAINS[name];
   if (chain === undefined) throw new Error(`database corrupt: unknown built-in chain ${JSON.stringify(name)}`);
-  const common = withMergedModuleParams(new Common({ chain, customCrypto: { kzg: (await loadKzg()) as never, keccak256 } }));
+  const common = withMergedModuleParams(new Common({ chain, customCrypto: { kzg: (await loadKzg()) as never, keccak256, ecrecover } }));
   common.setHardforkBy({ blockNumber: 0n, timestamp: 0n });
   return common;
 }

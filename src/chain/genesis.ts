@@ -1,6 +1,7 @@
 import type { Block } from '@ethereumjs/block';
 import { createBlockchain } from '@ethereumjs/blockchain';
 import { type Common, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common';
+import { ecrecover } from '../codec/ecrecover.js';
 import { keccak256 } from '../codec/keccak.js';
 import { withMergedModuleParams } from './commonParams.js';
 
@@ -63,7 +64,7 @@ export async function createChainCommon(genesis: GethGenesis): Promise<Common> {
     config.blobSchedule = schedule;
   }
   const needsKzg = config.cancunTime !== undefined;
-  const customCrypto = needsKzg ? { kzg: (await loadKzg()) as never, keccak256 } : { keccak256 };
+  const customCrypto = needsKzg ? { kzg: (await loadKzg()) as never, keccak256, ecrecover } : { keccak256, ecrecover };
   const common = withMergedModuleParams(createCommonFromGethGenesis({ ...genesis, config } as never, { chain: 'tracenode', customCrypto }));
   const timestamp = BigInt((genesis.timestamp as string | undefined) ?? '0x0');
   common.setHardforkBy({ blockNumber: 0n, timestamp });
