@@ -227,7 +227,7 @@ export class KeyRegistry {
   replace(policies: readonly KeyPolicy[]): void {
     if (policies.length === 0) throw new KeysFileError('no API key configured');
     const byDigest = new Map<string, number>();
-    policies.forEach((p, i) => byDigest.set(this.digest(p.key), i));
+    for (const [i, p] of policies.entries()) byDigest.set(this.digest(p.key), i);
     this.keys = policies.map((p) => Buffer.from(p.key));
     this.policies = [...policies];
     this.width = Math.max(128, ...this.keys.map((k) => k.length));
