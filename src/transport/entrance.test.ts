@@ -92,6 +92,15 @@ describe('entrance', () => {
     }
   });
 
+  it('Hosts naming different networks, interleaved, each select their own', async () => {
+    const { entrance, networks } = setup();
+    const order = ['other.example.net', 'mainnet.example.net', 'OTHER.example.net:443', 'other.example.net', 'elsewhere', 'other'];
+    const want = [networks[1], networks[0], networks[1], networks[1], networks[0], networks[1]];
+    const got = [];
+    for (const host of order) got.push(opened(await entrance.enter('http', 'open-key', { host }, SOCKET)).target);
+    expect(got).toEqual(want);
+  });
+
   it.each([
     ['no key', undefined, {}, 'project id required in the url'],
     ['an empty key', '', {}, 'project id required in the url'],
