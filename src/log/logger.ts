@@ -98,7 +98,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
  */
 function stdout(buffer: LoggerOptions['buffer']): DestinationStream {
   if (buffer === undefined || buffer.bytes === 0) return pino.destination({ dest: 1, sync: false, maxLength: buffer?.maxQueuedBytes });
-  const sink = pino.destination({ dest: 1, sync: false, maxWrite: Math.max(16 * 1024, 2 * buffer.bytes), maxLength: buffer.maxQueuedBytes });
+  const sink = pino.destination({ dest: 1, sync: false, maxLength: buffer.maxQueuedBytes });
   return chunkedStdout(sink, buffer.bytes, buffer.flushMs);
 }
 
