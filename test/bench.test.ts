@@ -4,6 +4,7 @@
 // cross-checked equal between tracenode and anvil, no case may report a problem, and the tables
 // must be well-formed with one row per case. Speed is not asserted (the machines are shared);
 // BENCHMARKS.md and bench/results/ are not written.
+import { availableParallelism } from 'node:os';
 import { expect, it } from 'vitest';
 import { renderTables } from '../bench/report.js';
 import { badCount, type CaseResult } from '../bench/results.js';
@@ -78,8 +79,13 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
           expect(badCount(r), `${k.name} ${server}: ${r!.firstMismatch ?? ''}`).toBe(0);
           expect(r!.p50).toBeGreaterThan(0);
           expect(r!.p99).toBeGreaterThanOrEqual(r!.p50);
-          // CPU per request, from /proc: every server's process is read (anvil's too).
-          expect(r!.cpuUsPerRequest, `${k.name} ${server} CPU`).toBeGreaterThan(0);
+          // CPU per request, from /proc: every server's process is read (anvil's too). Times its
+          // request rate, it is the cores the server kept busy over the window: no more than the
+          // machine has, and, under 10 connections sending without pause, not next to nothing —
+          // what a unit mistake (clock ticks, µs) would break.
+          const cores = (r!.cpuUsPerRequest! * r!.rps) / 1e6;
+          expect(cores, `${k.name} ${server} cores busy`).toBeLessThanOrEqual(availableParallelism() + 0.5);
+          expect(cores, `${k.name} ${server} cores busy`).toBeGreaterThan(0.05);
         }
         expect(run?.c1?.requests, `${k.name} ${server} one connection`).toBeGreaterThan(0);
       }
