@@ -206,7 +206,7 @@ export class CallEngine {
     const cap = this.gasCap(header);
     const gasBudget = this.simulateGasBudget < cap ? this.simulateGasBudget : cap;
     return simulate(
-      { store: this.store, stateDb, forks: this.forks, evms: this.evms, gasBudget, depositContract: this.depositContract },
+      { store: this.store, reads: this.reads, stateDb, forks: this.forks, evms: this.evms, gasBudget, depositContract: this.depositContract },
       header,
       request,
       this.simulateMaxBlocks,

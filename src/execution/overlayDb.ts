@@ -23,14 +23,14 @@ import { noteCodeHash } from './jumpAnalysis.js';
  */
 export class OverlayState implements StateManagerInterface {
   /** Written accounts by address key (null: deleted). */
-  private readonly accounts = new Map<string, Account | null>();
-  private readonly slots = new Map<string, Map<string, Uint8Array>>();
+  protected readonly accounts = new Map<string, Account | null>();
+  protected readonly slots = new Map<string, Map<string, Uint8Array>>();
   /** Accounts whose archived storage no longer shows through (created, cleared or deleted). */
-  private readonly wiped = new Set<string>();
+  protected readonly wiped = new Set<string>();
   /** Code written by this call, by hash (content-addressed, so never undone). */
   private readonly codes = new Map<string, Uint8Array>();
-  private readonly undo: Array<() => void> = [];
-  private readonly marks: number[] = [];
+  protected readonly undo: Array<() => void> = [];
+  protected readonly marks: number[] = [];
   private readonly original = new Map<string, Uint8Array>();
 
   private originalCache: OriginalStorage | undefined;
@@ -42,8 +42,8 @@ export class OverlayState implements StateManagerInterface {
   }
 
   constructor(
-    private readonly reads: StateReadCache,
-    private readonly root: Uint8Array,
+    protected readonly reads: StateReadCache,
+    protected readonly root: Uint8Array,
   ) {}
 
   async getAccount(address: Address): Promise<Account | undefined> {
@@ -153,7 +153,14 @@ export class OverlayState implements StateManagerInterface {
     throw new Error('a call overlay cannot be copied');
   }
 
+  /**
+   * Told of every write, undone or not (`slotKey` for a storage slot; `wipe` when the account's
+   * storage is wiped): what a state root must look at again.
+   */
+  protected touched(_addressKey: string, _slotKey?: string, _wipe?: boolean): void {}
+
   private setAccount(key: string, account: Account | null): void {
+    this.touched(key);
     const had = this.accounts.has(key);
     const prev = this.accounts.get(key);
     this.accounts.set(key, account);
@@ -161,6 +168,7 @@ export class OverlayState implements StateManagerInterface {
   }
 
   private setSlot(addressKey: string, slotKey: string, value: Uint8Array): void {
+    this.touched(addressKey, slotKey);
     let slots = this.slots.get(addressKey);
     if (!slots) {
       slots = new Map();
@@ -173,6 +181,7 @@ export class OverlayState implements StateManagerInterface {
   }
 
   private wipe(addressKey: string): void {
+    this.touched(addressKey, undefined, true);
     const wasWiped = this.wiped.has(addressKey);
     const prevSlots = this.slots.get(addressKey);
     this.wiped.add(addressKey);
@@ -214,7 +223,7 @@ const keyScratch = Buffer.alloc(64);
  * A map key for an address, hash or slot (and a second one appended): the raw bytes read as a
  * latin1 string, made in one native call (a flat string, cheaper to build and to hash than hex).
  */
-function bytesKey(a: Uint8Array, b?: Uint8Array): string {
+export function bytesKey(a: Uint8Array, b?: Uint8Array): string {
   keyScratch.set(a, 0);
   let end = a.length;
   if (b !== undefined) {

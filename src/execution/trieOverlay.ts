@@ -62,15 +62,28 @@ export function remoteStateOf(stateDb: DB<string, string | Uint8Array>): RemoteS
  * run is raced against a failed fetch with `raceFetchOnMiss`.
  */
 export async function overlayStateManager(common: Common, stateDb: DB<string, string | Uint8Array>, stateRoot: Uint8Array): Promise<MerkleStateManager> {
+  const { trie, fetcher } = await fetchingOverlayTrie(stateDb, stateRoot);
+  const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+  fetcher?.attachCode(sm);
+  return sm;
+}
+
+/**
+ * The state trie of `stateRoot`, writable in memory over `stateDb`; in an archive from block N,
+ * with the fetch on miss that fills what the datadir lacks (the trie and the storage tries copied
+ * from it are wrapped: `state/fetchOnMiss.ts`).
+ */
+export async function fetchingOverlayTrie(
+  stateDb: DB<string, string | Uint8Array>,
+  stateRoot: Uint8Array,
+): Promise<{ trie: MerklePatriciaTrie; fetcher?: FetchOnMiss }> {
   const remote = remoteStateOf(stateDb);
-  if (remote === undefined) return new MerkleStateManager({ common, trie: await overlayTrie(stateDb, stateRoot), caches: new Caches() });
+  if (remote === undefined) return { trie: await overlayTrie(stateDb, stateRoot) };
   const fetcher = new FetchOnMiss(remote.source, remote.store, stateDb, stateRoot, {
     maxSearchNibbles: DEFAULT_SEARCH_NIBBLES,
     onFetch: (kind) => remote.note(kind === 'code' ? 'code' : 'proof'),
   });
   const trie = await openStateTrie(new TrieOverlay(fetcher.db()), stateRoot, 0);
   fetcher.attach(trie);
-  const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
-  fetcher.attachCode(sm);
-  return sm;
+  return { trie, fetcher };
 }

@@ -136,9 +136,14 @@ export class FetchOnMiss {
     };
   }
 
+  /** Makes {@link raceFetchOnMiss} of `sm` race a run against this fetch's failure. */
+  register(sm: StateManagerInterface): void {
+    fetchers.set(sm, this);
+  }
+
   /** Wraps `sm.getCode` (MerkleStateManager's, through which every code read goes) to fetch code the datadir lacks. */
   attachCode(sm: StateManagerInterface): void {
-    fetchers.set(sm, this);
+    this.register(sm);
     const getCode = sm.getCode.bind(sm);
     sm.getCode = async (address: Address) => {
       try {

@@ -1,5 +1,5 @@
+import type { StateManagerInterface } from '@ethereumjs/common';
 import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address } from '@ethereumjs/util';
 import type { CallRequest } from '../callArgs.js';
 import { CallError, MessageError } from '../callResult.js';
@@ -10,6 +10,7 @@ import { applyMessage } from '../transition.js';
 import { type BlockRun, simulatedTransaction } from './assemble.js';
 import { invalidMessageKind, SimulateError } from './errors.js';
 import type { PlannedBlock, SimBlockEnv } from './plan.js';
+import type { SimulationState } from './simState.js';
 import { blockRequests, storeParentRoots } from './systemCalls.js';
 import { attachTracer, LogTracer } from './transferLogs.js';
 
@@ -23,8 +24,8 @@ import { attachTracer, LogTracer } from './transferLogs.js';
 
 /** What every block of one simulation shares. */
 export interface SimulationRun {
-  /** The simulated chain's state: an overlay over the base block's trie. */
-  sm: MerkleStateManager;
+  /** The simulated chain's state: a write overlay over the base block's state, with its roots. */
+  sm: SimulationState;
   /** BLOCKHASH: the simulated blocks' hashes, canonical ones below the base. */
   chain: EVMMockBlockchainInterface;
   evms: EvmPool;
@@ -131,7 +132,7 @@ async function runSimulatedCall(
  * After the calls: before the merge, ethash's block reward to the coinbase (geth's beacon engine
  * finalises a header with a difficulty as ethash does; no uncles here), then the withdrawals (gwei).
  */
-async function creditBlock(sm: MerkleStateManager, env: SimBlockEnv): Promise<void> {
+async function creditBlock(sm: StateManagerInterface, env: SimBlockEnv): Promise<void> {
   const { ctx } = env;
   const { common } = ctx.fork;
   if (ctx.difficulty !== 0n && !common.gteHardfork('paris')) {
@@ -142,7 +143,7 @@ async function creditBlock(sm: MerkleStateManager, env: SimBlockEnv): Promise<vo
   for (const w of env.withdrawals) await credit(sm, w.address, w.amount * GWEI);
 }
 
-async function credit(sm: MerkleStateManager, to: Uint8Array, amount: bigint): Promise<void> {
+async function credit(sm: StateManagerInterface, to: Uint8Array, amount: bigint): Promise<void> {
   const address = new Address(to);
   const account = (await sm.getAccount(address)) ?? new Account();
   account.balance += amount;

@@ -4,13 +4,14 @@ import type { DB } from '@ethereumjs/util';
 import { evmBlockchain } from '../../chain/blockHashes.js';
 import type { ChainStore } from '../../chain/store.js';
 import { raceFetchOnMiss } from '../../state/fetchOnMiss.js';
+import type { StateReadCache } from '../../state/readCache.js';
 import type { EvmPool } from '../evmPool.js';
 import type { Forks } from '../forks.js';
-import { overlayStateManager } from '../trieOverlay.js';
 import { assembleBlock } from './assemble.js';
 import { blockEnv, type ParentBlock, planChain, type SimBlock } from './plan.js';
 import type { SimulatedBlock } from './result.js';
 import { runSimulatedBlock, type SimulationRun } from './runBlock.js';
+import { SimulationState } from './simState.js';
 
 /**
  * eth_simulateV1 as geth runs it (ethereum/go-ethereum `internal/ethapi/simulate.go`): a chain of
@@ -40,6 +41,8 @@ export interface SimulateRequest {
 /** What a simulation needs of the engine and the worker. */
 export interface SimulateDeps {
   store: ChainStore;
+  /** The network's shared cache of archived accounts, slots and code. */
+  reads: StateReadCache;
   /** The archive's trie nodes (read only; a simulation's nodes stay in its own overlay). */
   stateDb: DB<string, string | Uint8Array>;
   forks: Forks;
@@ -63,7 +66,7 @@ export async function simulate(deps: SimulateDeps, base: BlockHeader, req: Simul
   let parent: ParentBlock = { header: base, hash: base.hash(), coinbase: base.coinbase.bytes, gasLimit: base.gasLimit, difficulty: base.difficulty };
   const firstEnv = blockEnv(first, parent, base, deps.forks, req.validation);
   const run: SimulationRun = {
-    sm: await overlayStateManager(firstEnv.ctx.fork.common, deps.stateDb, base.stateRoot),
+    sm: await SimulationState.open(deps.reads, base.stateRoot, deps.stateDb),
     chain: simulatedBlockHashes(deps.store, base, hashes),
     evms: deps.evms,
     deadline: deps.evms.deadline(),

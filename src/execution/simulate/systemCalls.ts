@@ -1,5 +1,5 @@
+import type { StateManagerInterface } from '@ethereumjs/common';
 import type { EVM, Log } from '@ethereumjs/evm';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { type BlockContext, evmBlock } from '../blockContext.js';
 import { CallError } from '../callResult.js';
@@ -43,7 +43,12 @@ export function depositContractOf(config: Record<string, unknown>): Uint8Array {
  * the beacon root and the block's time in the EIP-4788 ring buffers, from Prague the parent's hash
  * in the EIP-2935 history, each only where the system contract has code.
  */
-export async function storeParentRoots(sm: MerkleStateManager, ctx: BlockContext, beaconRoot: Uint8Array | undefined, parentHash: Uint8Array): Promise<void> {
+export async function storeParentRoots(
+  sm: StateManagerInterface,
+  ctx: BlockContext,
+  beaconRoot: Uint8Array | undefined,
+  parentHash: Uint8Array,
+): Promise<void> {
   const { common } = ctx.fork;
   if (common.isActivatedEIP(4844) && (await sm.getCode(BEACON_ROOTS)).length > 0) {
     const idx = ctx.timestamp % BEACON_ROOTS_LENGTH;
@@ -61,7 +66,7 @@ export async function storeParentRoots(sm: MerkleStateManager, ctx: BlockContext
  * address (types 1 and 2); a request type with nothing is left out. Throws {@link CallError}
  * with geth's texts for a malformed deposit or a failed system call.
  */
-export async function blockRequests(evm: EVM, sm: MerkleStateManager, ctx: BlockContext, logs: Log[], depositContract: Uint8Array): Promise<Uint8Array[]> {
+export async function blockRequests(evm: EVM, sm: StateManagerInterface, ctx: BlockContext, logs: Log[], depositContract: Uint8Array): Promise<Uint8Array[]> {
   const requests: Uint8Array[] = [];
   const deposits = depositRequests(logs, depositContract);
   if (deposits.length > 0) requests.push(concatBytes(Uint8Array.of(0x00), deposits));
