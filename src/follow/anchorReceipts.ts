@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block';
 import { bytesToHex, createContractAddress, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
 import type { StoredLog, StoredReceipt } from '../chain/receipts.js';
-import { orderedTrieRoot } from './blockFromRpc.js';
+import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 import { hexString } from './upstreamBlocks.js';
 

@@ -1,10 +1,10 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Log } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, concatBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, concatBytes, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { sha256 } from 'ethereum-cryptography/sha256.js';
 import { keccak256 } from '../../codec/keccak.js';
+import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
 import { encodeTx, type TxFields, type TxType, unsignedTxFields } from '../typedTransaction.js';
 import { buildHeader, type SimBlockEnv } from './plan.js';
 import type { SimulatedBlock, SimulatedCall, SimulatedTransaction } from './result.js';
@@ -83,8 +83,8 @@ export async function assembleBlock(
       uncleHash: KECCAK256_RLP_ARRAY,
       coinbase: ctx.coinbase,
       stateRoot,
-      transactionsTrie: await listRoot(run.txs.map((t) => t.encoded)),
-      receiptTrie: await listRoot(run.receipts.map(encodeReceipt)),
+      transactionsTrie: orderedTrieRoot(run.txs.map((t) => t.encoded)),
+      receiptTrie: orderedTrieRoot(run.receipts.map(encodeReceipt)),
       logsBloom: logsBloom(run.logs),
       difficulty: ctx.difficulty,
       number: ctx.number,
@@ -95,7 +95,7 @@ export async function assembleBlock(
       mixHash: ctx.prevRandao,
       nonce: new Uint8Array(8),
       baseFeePerGas: ctx.baseFee,
-      withdrawalsRoot: isShanghai ? await listRoot(withdrawalsRaw.map((w) => RLP.encode(w))) : undefined,
+      withdrawalsRoot: isShanghai ? orderedTrieRoot(withdrawalsRaw.map((w) => RLP.encode(w))) : undefined,
       blobGasUsed: isCancun ? run.blobGasUsed : undefined,
       excessBlobGas: env.excessBlobGas,
       parentBeaconBlockRoot: env.beaconRoot,
@@ -135,14 +135,6 @@ function encodeReceipt(r: ReceiptParts): Uint8Array {
   const status = bigIntToUnpaddedBytes(r.success ? 1n : 0n);
   const rlp = RLP.encode([status, bigIntToUnpaddedBytes(r.cumulativeGasUsed), logsBloom(r.logs), r.logs as never]);
   return r.type === 0 ? rlp : concatBytes(Uint8Array.of(r.type), rlp);
-}
-
-/** The root of a trie of `items` keyed by RLP(index), as a block's transactions/receipts/withdrawals tries. */
-async function listRoot(items: Uint8Array[]): Promise<Uint8Array> {
-  if (items.length === 0) return KECCAK256_RLP;
-  const trie = new MerklePatriciaTrie({ useKeyHashingFunction: keccak256 });
-  for (const [i, item] of items.entries()) await trie.put(RLP.encode(i), item);
-  return trie.root();
 }
 
 /** The logs bloom (Yellow Paper §4.3.1): each log adds its address and topics, three bits each. */
