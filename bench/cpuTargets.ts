@@ -49,6 +49,21 @@ export function cpuTargets(rep: BenchReport): Target[] {
   against('trace_filter (rare address, whole chain)', 'http', 'anvil', 1, "trace_filter: CPU per request ≤ anvil's");
   against('eth_createAccessList (ERC-20 transfer)', 'http', 'anvil', 3, "eth_createAccessList of an ERC-20 transfer: CPU per request ≤ 3× anvil's");
   against('eth_simulateV1 (ERC-20 transfer)', 'http', 'anvil', 3, "eth_simulateV1 of an ERC-20 transfer: CPU per request ≤ 3× anvil's");
+  // What the design card's EVM alone costs for that transfer, against the 3× budget (information).
+  const transfer = rep.transferFloor;
+  const anvilList = us(find('eth_createAccessList (ERC-20 transfer)'), 'anvil', 'http');
+  const floorTarget =
+    "(the floor under both: the transfer run once by plain @ethereumjs/evm, no request around it, against 3× anvil's eth_createAccessList: information)";
+  if (transfer === undefined || anvilList === undefined || !transfer.sameOutput) {
+    out.push({ issue: ISSUE, target: floorTarget, measured: transfer && !transfer.sameOutput ? 'the plain EVM answered otherwise' : 'not run', met: null });
+  } else {
+    out.push({
+      issue: ISSUE,
+      target: floorTarget,
+      measured: `one run ${fmt(transfer.cpuUsPerRun)} of CPU = ${(transfer.cpuUsPerRun / (3 * anvilList)).toFixed(2)}× the budget of ${fmt(3 * anvilList)} (eth_createAccessList runs it twice)`,
+      met: null,
+    });
+  }
   const floor = rep.heavyLoopFloor;
   const loopP50 = find('eth_call heavy loop')?.servers.tracenode?.c1?.p50;
   const target = 'heavy loop: tracenode within 1.2× of plain @ethereumjs/evm running the same bytecode (Mgas/s, one connection)';

@@ -15,6 +15,7 @@ import type { Network, ServerName } from './names.js';
 import type { PipelineCost } from './pipelineCosts.js';
 import type { ReplicasReport } from './replicas.js';
 import type { SubscriptionsReport } from './subscriptions.js';
+import type { TransferFloor } from './transferFloor.js';
 import type { LoadResult } from './wsLoad.js';
 
 /** The one-connection HTTP run: unloaded latency, ms. */
@@ -118,6 +119,8 @@ export interface BenchReport {
   followFrom?: FollowFromReport;
   /** The heavy loop's bytecode on plain @ethereumjs/evm (bench/heavyLoopFloor.ts). */
   heavyLoopFloor?: HeavyLoopFloor;
+  /** The ERC-20 transfer run once by plain @ethereumjs/evm (bench/transferFloor.ts). */
+  transferFloor?: TransferFloor;
   /** WebSocket subscribers of a following node (bench/subscriptions.ts). */
   subscriptions?: SubscriptionsReport;
   /** Several replicas behind HAProxy, limits in Redis (bench/replicas.ts). */

@@ -27,6 +27,7 @@ import { fmtMs, fmtRps } from './report.js';
 import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
 import { measureSubscriptions } from './subscriptions.js';
 import { evaluateTargets } from './targets.js';
+import { measureTransferFloor } from './transferFloor.js';
 import { checkAnswers } from './verify.js';
 import { type CpuClock, openIdleSockets } from './wsLoad.js';
 
@@ -261,6 +262,16 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         `heavy loop on plain @ethereumjs/evm: ${round(heavyLoopFloor.mgasPerS, 2)} Mgas/s (${heavyLoopFloor.gasUsed} gas)${heavyLoopFloor.sameOutput ? '' : ' — OUTPUT DIFFERS'}`,
       );
     }
+    // The floor under eth_createAccessList and eth_simulateV1 (issue 31): the transfer once on plain @ethereumjs/evm.
+    let transferFloor: BenchReport['transferFloor'];
+    const transferCase = defs.find((d) => d.name === 'eth_createAccessList (ERC-20 transfer)');
+    if (transferCase !== undefined && cases.some((k) => k.name === transferCase.name)) {
+      const call = (JSON.parse(transferCase.body) as { params: [{ from: string; to: string; data: string }] }).params[0];
+      transferFloor = await measureTransferFloor({ tracenodeUrl: endpoints.tracenode.mainnet.http, call, runs: mode === 'quick' ? 500 : 3000 });
+      log(
+        `ERC-20 transfer on plain @ethereumjs/evm: ${round(transferFloor.cpuUsPerRun, 1)} µs of CPU a run (${transferFloor.gasUsed} gas)${transferFloor.sameOutput ? '' : ' — OUTPUT DIFFERS'}`,
+      );
+    }
     // Memory under a client that never reads and under a batch of proofs (issue 20), on the run's tracenode.
     let memoryChecks: BenchReport['memoryChecks'];
     if (wantPool) {
@@ -378,6 +389,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(follow ? { follow } : {}),
       ...(followFrom ? { followFrom } : {}),
       ...(heavyLoopFloor ? { heavyLoopFloor } : {}),
+      ...(transferFloor ? { transferFloor } : {}),
       ...(subscriptions ? { subscriptions } : {}),
       ...(replicas ? { replicas } : {}),
       targets: [],
