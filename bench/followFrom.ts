@@ -37,7 +37,7 @@ import { KeyRegistry, openKeys } from '../src/pipeline/keys.js';
 import { buildServer } from '../src/transport/server.js';
 import { httpPost, parseJson, requestBody, rpcResult } from './jsonRpc.js';
 import { round } from './names.js';
-import { API_KEY, startServer, tracenodeArgs } from './processes.js';
+import { API_KEY, processCpuSeconds, startServer, tracenodeArgs } from './processes.js';
 import { percentiles } from './wsLoad.js';
 
 export interface FollowFromInputs {
@@ -72,7 +72,14 @@ export interface FollowFromReport {
   };
   /** `fetched`: how many of the reads needed the upstream (the others found the account's path held). */
   /** The same blocks followed from a from-genesis tracenode (the witness source). */
-  witnessCatchUp?: { follow: { seconds: number; mgasPerS: number }; ratio: number; callsPerBlock: number; source: string };
+  witnessCatchUp?: {
+    follow: { seconds: number; mgasPerS: number };
+    ratio: number;
+    callsPerBlock: number;
+    source: string;
+    /** CPU seconds of this process while following, of import (the same as catchUp's), and of the upstream tracenode's process. */
+    cpu?: { follow: number; import: number; upstream?: number };
+  };
   firstRead: { p50Ms: number; upstreamProofP50Ms: number; overMs: number; reads: number; fetched: number };
   bytesPerBlock: { followed: number; fromGenesis: number };
 }
@@ -158,8 +165,11 @@ async function followFull(o: FollowFromInputs, datadir: string): Promise<number>
   return seconds;
 }
 
-/** An archive from block `from` of `upstreamUrl` follows it to its head: seconds, what it fetched, its state bytes. */
-async function followFromCheckpoint(o: FollowFromInputs, datadir: string, upstreamUrl: string, from: number) {
+/**
+ * An archive from block `from` of `upstreamUrl` follows it to its head: seconds, what it fetched,
+ * its state bytes, this process's CPU and the upstream's (`upstreamCpu`: its process's clock; anvil's by default).
+ */
+async function followFromCheckpoint(o: FollowFromInputs, datadir: string, upstreamUrl: string, from: number, upstreamCpu?: () => number | undefined) {
   const c = config();
   await initArchiveFrom(datadir, upstreamUrl, { at: String(from), genesisText: readFileSync(join(o.chainDir, 'genesis.json'), 'utf8') }, c, () => undefined);
   const chain = await openChain(datadir, c.caches);
@@ -168,11 +178,12 @@ async function followFromCheckpoint(o: FollowFromInputs, datadir: string, upstre
   try {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
-    const upstream0 = upstreamUrl === o.anvilUrl ? o.anvilCpu?.() : undefined;
+    upstreamCpu ??= upstreamUrl === o.anvilUrl ? o.anvilCpu : undefined;
+    const upstream0 = upstreamCpu?.();
     await follower.runOnce();
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    const upstream1 = upstream0 === undefined ? undefined : o.anvilCpu?.();
+    const upstream1 = upstream0 === undefined ? undefined : upstreamCpu?.();
     const stats = follower.status().stateFetch!;
     const followed = Number((await chain.store.head())!.number) - from;
     o.log(`followFrom: CPU of this process ${round((cpu.user + cpu.system) / 1e6, 2)} s of ${round(seconds, 2)} s; fetched ${JSON.stringify(stats)}`);
@@ -225,15 +236,23 @@ export async function measureFollowFrom(o: FollowFromInputs): Promise<FollowFrom
     );
     let witnessCatchUp: FollowFromReport['witnessCatchUp'];
     try {
-      const witness = await followFromCheckpoint(o, join(work, 'witness'), `http://127.0.0.1:${served.match[1]}/v3/${API_KEY}`, from);
+      const witness = await followFromCheckpoint(o, join(work, 'witness'), `http://127.0.0.1:${served.match[1]}/v3/${API_KEY}`, from, () =>
+        processCpuSeconds(served.proc.pid),
+      );
+      const cpu = {
+        follow: round(witness.cpuSeconds, 2),
+        import: round(imported.cpuSeconds, 2),
+        ...(witness.upstreamCpuSeconds !== undefined ? { upstream: round(witness.upstreamCpuSeconds, 2) } : {}),
+      };
       witnessCatchUp = {
         follow: speed(witness.seconds),
         ratio: round(imported.seconds / witness.seconds, 2),
         callsPerBlock: calls(witness),
         source: witness.stats.source ?? '?',
+        cpu,
       };
       o.log(
-        `followFrom: the same blocks from a from-genesis tracenode: ${witnessCatchUp.follow.mgasPerS} Mgas/s (${witnessCatchUp.source}, ${witnessCatchUp.callsPerBlock} upstream calls/block): ${witnessCatchUp.ratio}x import`,
+        `followFrom: the same blocks from a from-genesis tracenode: ${witnessCatchUp.follow.mgasPerS} Mgas/s (${witnessCatchUp.source}, ${witnessCatchUp.callsPerBlock} upstream calls/block): ${witnessCatchUp.ratio}x import; CPU s: follow ${cpu.follow}, upstream ${cpu.upstream ?? '?'}`,
       );
     } finally {
       await served.stop();

@@ -172,8 +172,23 @@ export function evaluateTargets(rep: BenchReport): Target[] {
       out.push({
         issue: 26,
         target: 'the same through a from-genesis tracenode’s debug_executionWitness (shown; the upstream replays each block on the same 2 cores)',
-        measured: `${w.ratio}× (${w.follow.mgasPerS} Mgas/s, ${w.callsPerBlock} upstream calls a block, ${w.source})`,
+        measured: `${w.ratio}× (${w.follow.mgasPerS} Mgas/s, ${w.callsPerBlock} upstream calls a block, ${w.source}${w.cpu ? `; CPU s: follow ${w.cpu.follow}, upstream ${w.cpu.upstream ?? '?'}` : ''})`,
         met: null,
+      });
+    }
+    // What two cores shared with the upstream can judge: the follower's own CPU for the same gas
+    // against import's (the wall ratio also waits on the upstream's serving, on the same cores).
+    const cpuRatio = (c: { follow: number; import: number } | undefined) => (c === undefined || c.follow <= 0 ? undefined : c.import / c.follow);
+    for (const [label, c] of [
+      ['anvil (prestate)', ff.catchUp.cpu],
+      ['a tracenode (debug_executionWitness)', ff.witnessCatchUp?.cpu],
+    ] as const) {
+      const r = cpuRatio(c);
+      out.push({
+        issue: 26,
+        target: `catch-up from ${label}, judged by CPU: import's CPU for the same blocks ÷ the follower's own ≥ 0.7× (fetching and checking included; the upstream's CPU is its own)`,
+        measured: r === undefined || c === undefined ? 'not run' : `${r.toFixed(2)}× (import ${c.import} s, follow ${c.follow} s)`,
+        met: r === undefined ? null : r >= 0.7,
       });
     }
     out.push({
