@@ -48,6 +48,7 @@ export function cpuTargets(rep: BenchReport): Target[] {
   against('trace_transaction (heaviest block)', 'http', 'anvil', 1, "trace_transaction: CPU per request ≤ anvil's");
   against('trace_filter (rare address, whole chain)', 'http', 'anvil', 1, "trace_filter: CPU per request ≤ anvil's");
   against('eth_createAccessList (ERC-20 transfer)', 'http', 'anvil', 3, "eth_createAccessList of an ERC-20 transfer: CPU per request ≤ 3× anvil's");
+  against('eth_estimateGas (ERC-20 transfer)', 'http', 'anvil', 3, "eth_estimateGas of an ERC-20 transfer: CPU per request ≤ 3× anvil's");
   against('eth_simulateV1 (ERC-20 transfer)', 'http', 'anvil', 3, "eth_simulateV1 of an ERC-20 transfer: CPU per request ≤ 3× anvil's");
   // What the design card's EVM alone costs for that transfer, against the 3× budget (information).
   const transfer = rep.transferFloor;
