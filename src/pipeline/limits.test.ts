@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { KeyPolicy } from './keys.js';
 import { createKeyLimits } from './limits.js';
 import { ConcurrentHeavyLimitError, DailyQuotaExceededError, RateLimitedError, RequestRateExceededError } from './refusals.js';
@@ -54,5 +54,53 @@ describe('key limits: typed refusals', () => {
     );
     release();
     expect(typeof limits.enterHeavy()).toBe('function');
+  });
+});
+
+// The counters are this module's own (no object or promise a call); they must count exactly as
+// rate-limiter-flexible's memory limiter, which counted them before, over any timing of calls.
+describe('key limits: counted as rate-limiter-flexible counts', () => {
+  it('the same refusals, counts and back-offs as RateLimiterMemory over 2,000 calls at random times', async () => {
+    const { RateLimiterMemory, RateLimiterRes } = await import('rate-limiter-flexible');
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    try {
+      let seed = 42;
+      const next = () => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed / 0x7fffffff;
+      };
+      let t = Date.parse('2026-03-01T12:00:00Z');
+      vi.setSystemTime(t);
+      const rate = { perSecond: 4, burst: 6 };
+      const ours = createKeyLimits(policy({ rateLimit: rate }), () => t);
+      const theirs = new RateLimiterMemory({ keyPrefix: 'rate:k', points: rate.burst, duration: rate.burst / rate.perSecond });
+      let refused = 0;
+      for (let i = 0; i < 2000; i++) {
+        // steps of 50 ms: calls land exactly where a 1.5 s window ends too
+        t += 50 * Math.floor(next() < 0.8 ? next() * 3 : next() * 60);
+        vi.setSystemTime(t);
+        let expected: string | undefined;
+        try {
+          await theirs.consume('k');
+        } catch (res) {
+          if (!(res instanceof RateLimiterRes)) throw res;
+          expected = `${res.consumedPoints / 1.5} ${Math.max(0.001, res.msBeforeNext / 1000)}`;
+        }
+        let got: string | undefined;
+        try {
+          await ours.admit();
+        } catch (err) {
+          const data = (err as RequestRateExceededError).data as { current_rps: number; backoff_seconds: number };
+          got = `${data.current_rps} ${data.backoff_seconds}`;
+        }
+        if (expected !== undefined) refused++;
+        expect(got === undefined ? undefined : got, `call ${i} at +${t}`).toBe(
+          expected === undefined ? undefined : expected.split(' ').map((x) => Math.round(Number(x) * 1000) / 1000).join(' '),
+        );
+      }
+      expect(refused).toBeGreaterThan(100);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
