@@ -95,7 +95,12 @@ describe('key limits: counted as rate-limiter-flexible counts', () => {
         }
         if (expected !== undefined) refused++;
         expect(got === undefined ? undefined : got, `call ${i} at +${t}`).toBe(
-          expected === undefined ? undefined : expected.split(' ').map((x) => Math.round(Number(x) * 1000) / 1000).join(' '),
+          expected === undefined
+            ? undefined
+            : expected
+                .split(' ')
+                .map((x) => Math.round(Number(x) * 1000) / 1000)
+                .join(' '),
         );
       }
       expect(refused).toBeGreaterThan(100);
