@@ -70,6 +70,8 @@ export class SimulationState extends OverlayState {
       }
       account.storageRoot = await this.storageRoot(trie, addressKey, address, slots);
       await trie.put(address, account.serialize());
+      // Later blocks read the account with its storage root (as after MerkleStateManager's flush).
+      this.accounts.set(addressKey, account);
     }
     this.dirty.clear();
     this.rewiped.clear();
