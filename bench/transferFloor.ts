@@ -10,7 +10,7 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
 import { SimpleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 
 import { rpcResult } from './jsonRpc.js';
 
@@ -56,7 +56,7 @@ export async function measureTransferFloor(o: {
   // Each run starts from the same state: its writes are reverted.
   const run = async () => {
     await state.checkpoint();
-    const r = await evm.runCall({ caller: from, origin: from, to: new Address(to.bytes), data, gasLimit: 1_000_000n });
+    const r = await evm.runCall({ caller: from, origin: from, to, data, gasLimit: 1_000_000n });
     await state.revert();
     return r;
   };

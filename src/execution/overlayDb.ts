@@ -223,7 +223,7 @@ const keyScratch = Buffer.alloc(64);
  * A map key for an address, hash or slot (and a second one appended): the raw bytes read as a
  * latin1 string, made in one native call (a flat string, cheaper to build and to hash than hex).
  */
-export function bytesKey(a: Uint8Array, b?: Uint8Array): string {
+function bytesKey(a: Uint8Array, b?: Uint8Array): string {
   keyScratch.set(a, 0);
   let end = a.length;
   if (b !== undefined) {
@@ -231,6 +231,11 @@ export function bytesKey(a: Uint8Array, b?: Uint8Array): string {
     end += b.length;
   }
   return keyScratch.toString('latin1', 0, end);
+}
+
+/** The bytes a {@link bytesKey} of one value was made of (the address or slot a write was recorded under). */
+export function keyBytes(key: string): Buffer {
+  return Buffer.from(key, 'latin1');
 }
 
 function copyAccount(a: Account): Account {

@@ -2,7 +2,7 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Address, createAccountFromRLP, type DB, KECCAK256_RLP } from '@ethereumjs/util';
 import type { StateReadCache } from '../../state/readCache.js';
-import { OverlayState } from '../overlayDb.js';
+import { keyBytes, OverlayState } from '../overlayDb.js';
 import { fetchingOverlayTrie } from '../trieOverlay.js';
 
 /**
@@ -23,15 +23,16 @@ export class SimulationState extends OverlayState {
   /** Addresses whose storage was wiped since the last root. */
   private readonly rewiped = new Set<string>();
   private stateTrie!: MerklePatriciaTrie;
-  /** The storage trie of each account the root has seen written, and whether it was built on a wipe. */
-  private readonly storage = new Map<string, { trie: MerklePatriciaTrie; fromWipe: boolean }>();
+  /** The storage trie of each account the root has seen written. */
+  private readonly storage = new Map<string, MerklePatriciaTrie>();
   /** Whether the state trie fetches what the datadir lacks (an archive from block N). */
   private fetching = false;
 
   /**
    * The state `root` (a header's state root) read through `reads`, its root computed over the
    * archive's trie nodes `stateDb`. In an archive from block N, what the root's tries lack is
-   * fetched, and `raceFetchOnMiss` (`state/fetchOnMiss.ts`) of this state races a run against that fetch failing.
+   * fetched, and `raceFetchOnMiss` (`state/fetchOnMiss.ts`) of this state races a run against
+   * that fetch failing.
    */
   static async open(reads: StateReadCache, root: Uint8Array, stateDb: DB<string, string | Uint8Array>): Promise<SimulationState> {
     const state = new SimulationState(reads, root);
@@ -61,15 +62,15 @@ export class SimulationState extends OverlayState {
   override async getStateRoot(): Promise<Uint8Array> {
     const trie = this.stateTrie;
     for (const [addressKey, slots] of this.dirty) {
-      const address = Buffer.from(addressKey, 'latin1');
-      const account = await this.getAccount(new Address(address));
+      const address = new Address(keyBytes(addressKey));
+      const account = await this.getAccount(address);
       if (account === undefined) {
         this.storage.delete(addressKey);
-        await trie.del(address);
+        await trie.del(address.bytes);
         continue;
       }
       account.storageRoot = await this.storageRoot(trie, addressKey, address, slots);
-      await trie.put(address, account.serialize());
+      await trie.put(address.bytes, account.serialize());
       // Later blocks read the account with its storage root (as after MerkleStateManager's flush).
       this.accounts.set(addressKey, account);
     }
@@ -81,27 +82,26 @@ export class SimulationState extends OverlayState {
   }
 
   /** The storage root of a written account after the writes `slots` since the last root. */
-  private async storageRoot(stateTrie: MerklePatriciaTrie, addressKey: string, address: Uint8Array, slots: Set<string>): Promise<Uint8Array> {
+  private async storageRoot(stateTrie: MerklePatriciaTrie, addressKey: string, address: Address, slots: Set<string>): Promise<Uint8Array> {
     const wiped = this.wiped.has(addressKey);
-    let entry = this.storage.get(addressKey);
+    let trie = this.storage.get(addressKey);
     let changed: Iterable<string> = slots;
-    if (entry === undefined || (wiped && (!entry.fromWipe || this.rewiped.has(addressKey)))) {
-      // A wiped account's storage is all in the overlay's map, so it is rebuilt from it (a wipe may
-      // have come again since the last root); otherwise its trie starts at the base state's.
-      const base = wiped ? KECCAK256_RLP : await this.baseStorageRoot(stateTrie, address);
-      const trie = stateTrie.shallowCopy(false);
-      trie.root(base);
-      entry = { trie, fromWipe: wiped };
-      this.storage.set(addressKey, entry);
+    // A storage wiped since the last root (a wipe cannot outlive its block undone) is all in the
+    // overlay's map, so it is rebuilt from it; an account seen for the first time starts at the
+    // base state's storage. Otherwise the trie the last root left takes this block's slots.
+    if (trie === undefined || (wiped && this.rewiped.has(addressKey))) {
+      trie = stateTrie.shallowCopy(false);
+      trie.root(wiped ? KECCAK256_RLP : await this.baseStorageRoot(stateTrie, address.bytes));
+      this.storage.set(addressKey, trie);
       if (wiped) changed = this.slots.get(addressKey)?.keys() ?? [];
     }
     for (const slotKey of changed) {
-      const slot = Buffer.from(slotKey, 'latin1');
-      const value = await this.getStorage(new Address(address), slot);
-      if (value.length === 0) await entry.trie.del(slot);
-      else await entry.trie.put(slot, RLP.encode(value));
+      const slot = keyBytes(slotKey);
+      const value = await this.getStorage(address, slot);
+      if (value.length === 0) await trie.del(slot);
+      else await trie.put(slot, RLP.encode(value));
     }
-    return entry.trie.root();
+    return trie.root();
   }
 
   /**
