@@ -262,7 +262,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         `heavy loop on plain @ethereumjs/evm: ${round(heavyLoopFloor.mgasPerS, 2)} Mgas/s (${heavyLoopFloor.gasUsed} gas)${heavyLoopFloor.sameOutput ? '' : ' — OUTPUT DIFFERS'}`,
       );
     }
-    // The floor under eth_createAccessList and eth_simulateV1 (issue 31): the transfer once on plain @ethereumjs/evm.
+    // The floor under the wallet calls of issue 31 (access list, estimate, simulation): the transfer once on plain @ethereumjs/evm.
     let transferFloor: BenchReport['transferFloor'];
     const transferCase = defs.find((d) => d.name === 'eth_createAccessList (ERC-20 transfer)');
     if (transferCase !== undefined && cases.some((k) => k.name === transferCase.name)) {

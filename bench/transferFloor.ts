@@ -1,10 +1,11 @@
 /**
- * The floor under eth_createAccessList and eth_simulateV1 of the bench's ERC-20 transfer
- * (issue 31): the transfer run once by plain @ethereumjs/evm in this process, on an in-memory
+ * The floor under eth_createAccessList, eth_estimateGas and eth_simulateV1 of the bench's ERC-20
+ * transfer (issue 31): the transfer run once by plain @ethereumjs/evm in this process, on an in-memory
  * state holding only what it reads (the token's code and the slots tracenode's access list names,
  * read from tracenode at latest) — no request, no worker, no database, no access list tracer, no
  * block. It is what the design card's EVM costs before tracenode does anything: geth's
- * eth_createAccessList runs the call twice (until its list is stable), a one-block simulation once.
+ * eth_createAccessList runs the call twice (until its list is stable), its eth_estimateGas about
+ * five times (the search), a one-block simulation once.
  * Its return value must equal tracenode's eth_call answer for the figure to count.
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
