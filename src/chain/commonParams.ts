@@ -4,8 +4,16 @@ import { paramsEVM } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
 import { paramsVM } from '@ethereumjs/vm';
 
-/** The parameter sets @ethereumjs's block header, transaction, VM and EVM constructors merge into their Common. */
-const MODULE_PARAMS: readonly ParamsDict[] = [paramsBlock, paramsTx, paramsVM, paramsEVM];
+/**
+ * The parameter sets @ethereumjs's block header, transaction, EVM and VM constructors merge into
+ * their Common, in the order a plain `createVM` merges them: its EVM is built first, then the VM
+ * merges its own set over the EVM's. The order matters where two sets give one EIP's parameter
+ * different values: EIP-2935's `historyServeWindow` is 8192 in @ethereumjs/evm 10.1.3 (read only
+ * by Verkle's BLOCKHASH) and 8191 in @ethereumjs/vm, whose value the EIP sets and the block's
+ * system write uses. Merged the other way round, every Prague block above 8192 wrote its parent's
+ * hash to the wrong slot and got a wrong state root.
+ */
+const MODULE_PARAMS: readonly ParamsDict[] = [paramsBlock, paramsTx, paramsEVM, paramsVM];
 
 /**
  * Makes the parameter merges of @ethereumjs's constructors free for `common` and its copies.
