@@ -42,23 +42,65 @@ export function fastEipLookup(common: Common): void {
 /** EIP-4788 (beacon roots) and EIP-2935 (block-hash history): the system writes runBlock makes before a block's transactions. */
 const SYSTEM_WRITE_EIPS: ReadonlySet<number> = new Set([4788, 2935]);
 
+/** EIP-7002 (withdrawal requests) and EIP-7251 (consolidations): the request system calls runBlock makes after a block's withdrawals. */
+const REQUEST_CALL_EIPS: ReadonlySet<number> = new Set([7002, 7251]);
+
+/** The Commons {@link withoutRequestCalls} made. */
+const hidingRequestCalls = new WeakSet<Common>();
+
+/**
+ * A copy of `common` that answers false for the EIPs in `hidden` and what the prototype answers
+ * (its own hardfork's EIPs, kept current by setHardforkBy) for every other EIP. Throws if
+ * `isActivatedEIP` is no longer a method of Common's prototype.
+ */
+function withoutEips(common: Common, hidden: ReadonlySet<number>): Common {
+  const copy = common.copy();
+  const proto = Object.getPrototypeOf(copy) as { isActivatedEIP?: unknown };
+  if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', 'the EIPs runBlock asks about');
+  const activated = proto.isActivatedEIP as (this: Common, eip: number) => boolean;
+  copy.isActivatedEIP = (eip: number) => !hidden.has(eip) && activated.call(copy, eip);
+  return copy;
+}
+
 /**
  * A copy of `common` for a VM that executes blocks without the EIP-4788 and EIP-2935 system
  * writes (a Hardhat chain: `chain/systemWrites.ts`). @ethereumjs/vm's runBlock makes each write
  * when `vm.common.isActivatedEIP(4788)` / `(2935)` answers true, and nothing else in the VM or the
  * EVM asks about these two EIPs (read in @ethereumjs/vm 10.1.3 `runBlock.ts`, `buildBlock.ts`;
- * @ethereumjs/evm asks about neither), so the copy answers false for them and what the prototype
- * answers (its own hardfork's EIPs, kept current by setHardforkBy) for every other EIP. Blocks keep
- * their own Common, in which both EIPs stay active: their headers still carry
- * `parentBeaconBlockRoot`. Throws if `isActivatedEIP` is no longer a method of Common's prototype.
+ * @ethereumjs/evm asks about neither), so the copy answers false for them. Blocks keep their own
+ * Common, in which both EIPs stay active: their headers still carry `parentBeaconBlockRoot`.
  */
 export function withoutSystemWrites(common: Common): Common {
-  const copy = common.copy();
-  const proto = Object.getPrototypeOf(copy) as { isActivatedEIP?: unknown };
-  if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', 'the EIPs runBlock asks about');
-  const activated = proto.isActivatedEIP as (this: Common, eip: number) => boolean;
-  copy.isActivatedEIP = (eip: number) => !SYSTEM_WRITE_EIPS.has(eip) && activated.call(copy, eip);
+  return withoutEips(common, SYSTEM_WRITE_EIPS);
+}
+
+/**
+ * A copy of `common` for a VM whose blocks' EIP-7002 and EIP-7251 system calls are made by
+ * `execution/blockRun.ts` instead of @ethereumjs/vm. Its `accumulateRequests` is the only code of
+ * the VM and the EVM that asks about these EIPs (read in @ethereumjs/vm 10.1.3 `requests.ts`,
+ * @ethereumjs/evm 10.1.3), and it makes each call with `runCall` from the system address: it reads
+ * that account, the call raises its nonce, and the account is put back or deleted after. The EIPs
+ * never touch the system address, and a witness holds no trie path for it.
+ */
+export function withoutRequestCalls(common: Common): Common {
+  const copy = withoutEips(common, REQUEST_CALL_EIPS);
+  hidingRequestCalls.add(copy);
   return copy;
+}
+
+/**
+ * Whether `eip` is active in `common`'s hardfork, as Common's own method answers: what the copies
+ * above hide (a block made with such a copy carries it) is answered too.
+ */
+export function eipActive(common: Common, eip: number): boolean {
+  const proto = Object.getPrototypeOf(common) as { isActivatedEIP?: unknown };
+  if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', 'the EIPs a block runs with');
+  return (proto.isActivatedEIP as (this: Common, eip: number) => boolean).call(common, eip);
+}
+
+/** Whether `common` was made by {@link withoutRequestCalls}: its blocks' request calls are the caller's to make. */
+export function hidesRequestCalls(common: Common): boolean {
+  return hidingRequestCalls.has(common);
 }
 
 /*

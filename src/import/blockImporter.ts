@@ -1,6 +1,6 @@
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
-import { createVM, type RunBlockResult, runBlock, type VM } from '@ethereumjs/vm';
+import { createVM, type RunBlockResult, type VM } from '@ethereumjs/vm';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import { keepLoadedStateOp, loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
@@ -9,7 +9,7 @@ import type { StoredReceipt } from '../chain/receipts.js';
 import { skipSystemWritesOp, systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
 import type { BatchOp } from '../db/database.js';
-import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
+import { blockVmCommon, executeBlock } from '../execution/blockRun.js';
 import { keepLoadedState } from '../execution/loadedState.js';
 import { type FetchOnMiss, raceFetchOnMiss } from '../state/fetchOnMiss.js';
 import { RemoteStateError } from '../state/stateSource.js';
@@ -246,7 +246,7 @@ export class BlockImporter {
     if (this.vmAt !== bytesToHex(parent.hash())) this.reset();
     if (!this.vm) {
       const { sm, fetcher } = await importerStateManager(common, this.trieDb, parent.header.stateRoot, this.settings.trieNodeCacheEntries, this.blockState);
-      const vmCommon = this.systemWrites === false ? withoutSystemWrites(common) : common;
+      const vmCommon = blockVmCommon(common, this.systemWrites !== false);
       this.vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState)) });
       this.fetcher = fetcher;
       if (this.loadedState === true) keepLoadedState(this.vm);
@@ -259,7 +259,14 @@ export class BlockImporter {
     let result: RunBlockResult;
     if (this.fetcher) this.fetcher.stateRoot = parent.header.stateRoot;
     try {
-      const running = runBlock(this.vm, { block, generate, skipHeaderValidation: true, skipBlockValidation: skipBody, setHardfork: true, clearCache: false });
+      const running = executeBlock(this.vm, {
+        block,
+        generate,
+        skipHeaderValidation: true,
+        skipBlockValidation: skipBody,
+        setHardfork: true,
+        clearCache: false,
+      });
       result = await raceFetchOnMiss(this.vm.stateManager, running);
     } catch (err) {
       this.reset();

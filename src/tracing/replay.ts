@@ -8,7 +8,7 @@ import { loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
 import { systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
-import { withoutSystemWrites } from '../execution/ethereumjsInternals.js';
+import { blockVmCommon } from '../execution/blockRun.js';
 import { keepLoadedState } from '../execution/loadedState.js';
 import { overlayStateManager } from '../execution/trieOverlay.js';
 import { raceFetchOnMiss } from '../state/fetchOnMiss.js';
@@ -47,8 +47,10 @@ export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, strin
   if (!parent) throw new Error(`cannot ${what} block ${block.header.number}: parent ${bytesToHex(block.header.parentHash)} missing`);
   // A copy: runBlock sets the hardfork on the VM's Common, and replays run concurrently. A chain
   // made without the EIP-4788/2935 system writes (Hardhat) is replayed without them too, and one
-  // whose state keeps what its transactions loaded (anvil) keeps it in replays too.
-  const common = (await systemWritesSkipped(chain.level)) ? withoutSystemWrites(chain.common) : chain.common.copy();
+  // whose state keeps what its transactions loaded (anvil) keeps it in replays too. Replays run
+  // runBlock itself: its Common hides the EIP-7002/7251 request calls, which come after every
+  // transaction and write only their contracts' storage, so no trace shows them.
+  const common = blockVmCommon(chain.common, !(await systemWritesSkipped(chain.level)));
   // In an archive from block N, what the datadir lacks is fetched as the block reads it.
   const stateManager = await overlayStateManager(common, stateDb, parent.stateRoot);
   const vm = await createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });

@@ -1,9 +1,9 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { type Address, type BatchDBOp, bytesToHex, type DB, type EncodingOpts, hexToBytes } from '@ethereumjs/util';
-import { runBlock } from '@ethereumjs/vm';
 import type { EthereumChain } from '../chain/open.js';
 import { keccak256 } from '../codec/keccak.js';
+import { executeBlock } from '../execution/blockRun.js';
 import { CallError } from '../execution/callResult.js';
 import { raceFetchOnMiss } from '../state/fetchOnMiss.js';
 import type { RemoteState } from '../state/remoteState.js';
@@ -143,7 +143,10 @@ export async function executionWitness(
   vm.events.on('afterTx', restart);
   evm.events.on('beforeMessage', check);
 
-  await raceFetchOnMiss(vm.stateManager, runBlock(vm, { block, generate: false, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true }));
+  await raceFetchOnMiss(
+    vm.stateManager,
+    executeBlock(vm, { block, generate: false, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true }),
+  );
 
   const nodes: Uint8Array[] = [];
   for (const [key, value] of db.read) {
