@@ -150,7 +150,9 @@ interface AccountLeaves {
  * The nodes of an unordered set (an execution witness's `state`) that hang from `root`: the
  * state trie's from the root, each storage trie's from the storage root of an account leaf among
  * them; with the code hashes those account leaves name (unprefixed hex). `unreachable` counts the
- * others, which nothing trusted names.
+ * others, which nothing trusted names. A node shorter than 32 bytes lives inside its parent, not
+ * under its hash; reth's witness lists such a node too: one embedded in a node let in is part of
+ * that node, neither stored nor counted.
  */
 export function hangingNodes(
   root: Uint8Array,
@@ -160,6 +162,7 @@ export function hangingNodes(
   for (const node of nodes) if (node.length !== 1 || node[0] !== 0x80) byHash.set(bytesToUnprefixedHex(keccak256(node)), node);
   const accepted = new Map<string, Uint8Array>();
   const leaves: AccountLeaves = { storageRoots: new Set(), codeHashes: new Set() };
+  const embedded = new Set<string>();
   // Account-trie nodes name children and account leaves; storage-trie nodes name children only.
   const queue: Array<[string, boolean]> = [[bytesToUnprefixedHex(root), true]];
   while (queue.length > 0) {
@@ -168,10 +171,13 @@ export function hangingNodes(
     if (node === undefined || accepted.has(hash)) continue;
     accepted.set(hash, node);
     const roots = new Set<string>();
-    for (const child of childHashes(node, accountTrie ? { storageRoots: roots, codeHashes: leaves.codeHashes } : undefined)) queue.push([child, accountTrie]);
+    for (const child of childHashes(node, accountTrie ? { storageRoots: roots, codeHashes: leaves.codeHashes } : undefined, embedded))
+      queue.push([child, accountTrie]);
     for (const storageRoot of roots) queue.push([storageRoot, false]);
   }
-  return { accepted, codeHashes: leaves.codeHashes, unreachable: byHash.size - accepted.size };
+  let unreachable = 0;
+  for (const [hash, node] of byHash) if (!accepted.has(hash) && !(node.length < 32 && embedded.has(bytesToUnprefixedHex(node)))) unreachable++;
+  return { accepted, codeHashes: leaves.codeHashes, unreachable };
 }
 
 /**
@@ -186,15 +192,18 @@ function walkProof(
   what: string,
 ): void {
   const expected = new Set(roots);
+  const embedded = new Set<string>();
   for (const [i, node] of nodes.entries()) {
     // The empty trie's root node (0x80), which anvil gives as the proof of a key of an empty or absent storage: nothing to store.
     if (node.length === 1 && node[0] === 0x80) continue;
+    // A node embedded in the one before it (shorter than 32 bytes), listed on its own: part of that node.
+    if (node.length < 32 && embedded.has(bytesToUnprefixedHex(node))) continue;
     const hash = nodeHash(node);
     if (!expected.has(hash)) {
       throw new RemoteStateError('invalid', `node ${i} of the upstream's ${what} proof (hash 0x${hash}) does not hang from the trusted state root: not stored`);
     }
     accepted.set(hash, node);
-    for (const child of childHashes(node, leaves)) expected.add(child);
+    for (const child of childHashes(node, leaves, embedded)) expected.add(child);
   }
 }
 
@@ -211,8 +220,12 @@ function nodeHash(node: Uint8Array): string {
   return hash;
 }
 
-/** The hashes a trie node names: a branch's children, an extension's child; an account leaf's storage root and code hash go to `leaves`. */
-function childHashes(node: Uint8Array, leaves: AccountLeaves | undefined): string[] {
+/**
+ * The hashes a trie node names: a branch's children, an extension's child; an account leaf's
+ * storage root and code hash go to `leaves`, and the children it holds inline (nodes shorter than
+ * 32 bytes), as RLP in unprefixed hex, to `embedded`.
+ */
+function childHashes(node: Uint8Array, leaves: AccountLeaves | undefined, embedded?: Set<string>): string[] {
   let items: unknown;
   try {
     items = RLP.decode(node);
@@ -220,7 +233,15 @@ function childHashes(node: Uint8Array, leaves: AccountLeaves | undefined): strin
     throw new RemoteStateError('invalid', 'the upstream answered a proof node that is not RLP');
   }
   if (!Array.isArray(items)) return [];
-  const ref = (item: unknown) => (item instanceof Uint8Array && item.length === 32 ? [bytesToUnprefixedHex(item)] : []);
+  const ref = (item: unknown): string[] => {
+    if (item instanceof Uint8Array) return item.length === 32 ? [bytesToUnprefixedHex(item)] : [];
+    if (Array.isArray(item) && embedded !== undefined) {
+      embedded.add(bytesToUnprefixedHex(RLP.encode(item)));
+      // An embedded branch may hold embedded children of its own; none can name a hash.
+      childHashes(RLP.encode(item), undefined, embedded);
+    }
+    return [];
+  };
   if (items.length === 17) return items.slice(0, 16).flatMap(ref);
   if (items.length !== 2 || !(items[0] instanceof Uint8Array) || items[0].length === 0) return [];
   const leaf = items[0][0] >> 4 >= 2;
