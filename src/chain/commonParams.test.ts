@@ -53,7 +53,7 @@ describe('withMergedModuleParams', () => {
     expect(copy.param('tracenodeProbe')).toBe(7n);
   });
 
-  it('every parameter of every fork of the four public networks equals a plain VM\'s, a plain header\'s and a plain transaction\'s', async () => {
+  it("every parameter of every fork of the four public networks equals a plain VM's, a plain header's and a plain transaction's", async () => {
     // The names of every parameter any module set defines, for any EIP.
     const names = new Set<string>();
     for (const set of [paramsBlock, paramsTx, paramsEVM, paramsVM]) for (const eip of Object.values(set)) for (const name of Object.keys(eip)) names.add(name);

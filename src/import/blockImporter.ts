@@ -266,6 +266,8 @@ export class BlockImporter {
         skipBlockValidation: skipBody,
         setHardfork: true,
         clearCache: false,
+        // Development nodes make Prague blocks without the request contracts (anvil).
+        emptySystemContracts: this.checks === 'lenient',
       });
       result = await raceFetchOnMiss(this.vm.stateManager, running);
     } catch (err) {
