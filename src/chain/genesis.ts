@@ -63,6 +63,10 @@ export async function createChainCommon(genesis: GethGenesis): Promise<Common> {
     for (const key of Object.keys(schedule)) if (/^bpo\d+$/i.test(key)) delete schedule[key];
     config.blobSchedule = schedule;
   }
+  // geth reads a terminal total difficulty of 0 as a chain merged from its genesis, with or
+  // without a merge block; @ethereumjs's parser schedules Paris only with a post-merge fork by time
+  // or its own `terminalTotalDifficultyPassed`, and otherwise runs the chain under proof of work.
+  if (isZero(config.terminalTotalDifficulty)) config.terminalTotalDifficultyPassed = true;
   const needsKzg = config.cancunTime !== undefined;
   const customCrypto = needsKzg ? { kzg: (await loadKzg()) as never, keccak256, ecrecover } : { keccak256, ecrecover };
   const common = withMergedModuleParams(createCommonFromGethGenesis({ ...genesis, config } as never, { chain: 'tracenode', customCrypto }));
@@ -76,4 +80,11 @@ export async function createGenesis(genesis: GethGenesis, common: Common): Promi
   const state = parseGethGenesisState(genesis as never);
   const blockchain = await createBlockchain({ common, genesisState: state, validateConsensus: false, validateBlocks: false });
   return { block: blockchain.genesisBlock, state };
+}
+
+/** Whether a genesis quantity (a JSON number, a decimal or 0x-hex string) is zero. */
+function isZero(value: unknown): boolean {
+  if (typeof value === 'number') return value === 0;
+  if (typeof value === 'string' && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) return BigInt(value) === 0n;
+  return false;
 }
