@@ -286,7 +286,12 @@ export class FollowedBlockState implements BlockStateProvider {
     try {
       await this.recordAncestors();
     } catch (err) {
-      throw unreachable(err);
+      // A block hash BLOCKHASH needs, not state: say which header, and where it was looked for.
+      const reason = unreachable(err).message.replace(/^state not held locally, and the upstream could not give it: /, '');
+      throw new RemoteStateError(
+        'unreachable',
+        `BLOCKHASH needs the hash of block ${number}, below this archive's first block ${this.chain.start.number}: it is not recorded in the datadir nor among the execution witness's headers, and the upstream's headers of blocks ${this.chain.start.number - 256n > 0n ? this.chain.start.number - 256n : 0n}..${this.chain.start.number - 1n} (eth_getBlockByNumber) could not give it: ${reason}`,
+      );
     }
     return this.ancestors.get(number);
   }

@@ -6,7 +6,8 @@ import { BlockImporter } from './blockImporter.js';
 import { HeaderDeviationReport } from './headerDeviations.js';
 import { createProgress } from './progress.js';
 import { splitRlpItems } from './rlpFile.js';
-import { InvalidBlockError } from './validate.js';
+import { becomesHead, switchHead, terminalTotalDifficulty } from './sideChains.js';
+import { InvalidBlockError, namesNoParent } from './validate.js';
 
 /** Options of {@link importBlocks}. */
 export interface ImportOptions {
@@ -27,6 +28,8 @@ export interface ImportResult {
   seconds: number;
   /** Header rules broken by imported blocks under lenient checks, by rule. */
   headerDeviations: Partial<Record<string, number>>;
+  /** Times a side chain of the files became the chain. */
+  reorganisations: number;
 }
 
 /**
@@ -36,7 +39,9 @@ export interface ImportResult {
  * the block, its receipts, lookups, the new trie nodes and the head pointer are written in ONE
  * LevelDB batch. A crash therefore leaves a complete head block; blocks already present are
  * skipped, so running again resumes. A bad block throws {@link InvalidBlockError} naming it, and
- * nothing of it is written. `settings` (the `import` section) paces progress lines and sizes the
+ * nothing of it is written. A block whose parent is stored but is not the head (a side chain) is
+ * executed on that parent and kept by hash; the head moves to its branch when geth's fork choice
+ * says so (`sideChains.ts`), so a file with forks in it ends on the chain geth's import ends on. `settings` (the `import` section) paces progress lines and sizes the
  * state trie's node cache.
  */
 export async function importBlocks(chain: EthereumChain, files: Uint8Array[], settings: Config['import'], opts: ImportOptions = {}): Promise<ImportResult> {
@@ -49,6 +54,8 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], se
   let imported = 0;
   let skipped = 0;
   let gasUsed = 0n;
+  let reorganisations = 0;
+  const ttd = terminalTotalDifficulty(chain.genesis.config);
 
   for (const item of items) {
     if (opts.signal?.aborted) break;
@@ -67,14 +74,27 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], se
     }
     const head = await store.head();
     if (!head) throw new Error('datadir has no genesis: run init first');
-    if (number <= head.number) throw new InvalidBlockError(`${label}: differs from the stored canonical block ${number}; reorganisations are not supported`);
-    if (number !== head.number + 1n) throw new InvalidBlockError(`${label}: expected block ${head.number + 1n} next (head is ${head.number})`);
-    if (!equalsBytes(block.header.parentHash, head.hash)) {
-      throw new InvalidBlockError(`${label}: parentHash ${bytesToHex(block.header.parentHash)} != head ${bytesToHex(head.hash)}`);
+    if (equalsBytes(block.header.parentHash, head.hash) || (importer.headerChecks === 'lenient' && namesNoParent(block.header))) {
+      const executed = await importer.execute(block);
+      await chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
+      deviations.record(block, executed.deviations);
+    } else {
+      // A side chain: kept by hash, and the head switches to it when geth's fork choice says so.
+      const parentTd = await store.totalDifficulty(block.header.parentHash);
+      if (parentTd === undefined)
+        throw new InvalidBlockError(`${label}: its parent ${bytesToHex(block.header.parentHash)} is neither stored nor earlier in the file`);
+      const executed = await importer.execute(block);
+      await chain.level.batch(executed.dataOps);
+      deviations.record(block, executed.deviations);
+      importer.reset();
+      const extern = { td: parentTd + block.header.difficulty, number };
+      const local = { td: (await store.totalDifficulty(head.hash))!, number: head.number };
+      if (becomesHead(extern, local, ttd)) {
+        const moved = await switchHead(chain, importer, block);
+        reorganisations++;
+        opts.warn?.({ block: Number(number), dropped: moved.dropped, added: moved.added }, 'a side chain in the file became the chain: switched to it');
+      }
     }
-    const executed = await importer.execute(block);
-    await chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
-    deviations.record(block, executed.deviations);
     store.invalidateHead();
     imported++;
     gasUsed += block.header.gasUsed;
@@ -90,6 +110,7 @@ export async function importBlocks(chain: EthereumChain, files: Uint8Array[], se
     gasUsed,
     seconds: (performance.now() - started) / 1000,
     headerDeviations: deviations.snapshot(),
+    reorganisations,
   };
 }
 

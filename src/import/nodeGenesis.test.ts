@@ -67,7 +67,9 @@ describe('fork schedules from genesis', () => {
     expect(await at('prague')).toBe('prague');
     expect(await at('cancun')).toBe('cancun');
     expect(await at('shanghai')).toBe('shanghai');
-    expect(await at('merge')).toBe('mergeNetsplitBlock'); // @ethereumjs's name for the fork block after Paris
+    // Merged from the genesis (terminal total difficulty 0), as geth reads it: proof of stake.
+    const merge = await createChainCommon(gethGenesis(genesisForkConfig(1337, 'merge')));
+    expect([merge.gteHardfork('paris'), merge.consensusType()]).toEqual([true, ConsensusType.ProofOfStake]);
     const london = await createChainCommon(gethGenesis(genesisForkConfig(1337, 'london')));
     expect([london.hardfork(), london.consensusType()]).toEqual(['grayGlacier', ConsensusType.ProofOfWork]); // London and its two difficulty-bomb delays
   });
