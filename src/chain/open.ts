@@ -6,6 +6,7 @@ import { ETHEREUM_SCHEMA, upgradeSchema, versionBytes } from '../db/schema.js';
 import { type ArchiveStart, readArchiveStart } from './archiveStart.js';
 import { createBuiltinCommon, gethConfigOf } from './chainRules.js';
 import { createChainCommon, type GethGenesis, parseGenesis } from './genesis.js';
+import { readMergeBlock, scheduleMerge } from './mergeByDifficulty.js';
 import { ChainStore } from './store.js';
 
 /** An opened Ethereum datadir: its database, its chain configuration and its chain store. */
@@ -53,6 +54,9 @@ export async function openChain(datadir: string, caches: Config['caches'], progr
     // Another version is migrated (`progress` announces it) or refused, both versions named.
     await upgradeSchema(level, datadir, ETHEREUM_SCHEMA, progress);
     const { genesis, common } = builtin ? await builtinRules(new TextDecoder().decode(builtin)) : await genesisRules(genesisBytes!);
+    // A chain merged by total difficulty: its merge block, found when it was imported.
+    const mergeBlock = await readMergeBlock(level);
+    if (mergeBlock !== undefined) scheduleMerge(common, mergeBlock);
     const store = new ChainStore(level, common, caches);
     const start = await readArchiveStart(level);
     return { datadir, level, genesis, common, store, ...(start ? { start } : {}), close: () => level.close() };

@@ -99,13 +99,20 @@ export const META = {
    * that starts at block N of a public network (`chain/chainRules.ts`).
    */
   builtinChain: prefixed(PREFIX.meta, utf8.encode('builtinChain')),
+  /**
+   * The number (8 bytes) of the first proof-of-stake block of a chain that merges by total
+   * difficulty (a genesis `terminalTotalDifficulty` above 0 and no merge block): written with that
+   * block (`chain/mergeByDifficulty.ts`).
+   */
+  mergeBlock: prefixed(PREFIX.meta, utf8.encode('mergeBlock')),
 } as const;
 
 /**
  * Version of this key schema (`db/schema.ts`). Schema 2 is schema 1 plus keys an older release
  * would misread by not knowing them: an archive that starts at block N (`archiveStart`,
- * `builtinChain`) and the flags of development nodes' chains (`stateRootAlias`,
- * `systemWritesSkipped`, `loadedStateKept`). A datadir is written as schema 2 by the write that
+ * `builtinChain`), the flags of development nodes' chains (`stateRootAlias`,
+ * `systemWritesSkipped`, `loadedStateKept`) and the merge block of a chain merged by total
+ * difficulty (`mergeBlock`). A datadir is written as schema 2 by the write that
  * first puts one of them there, so a release that reads only schema 1 refuses it, and every other
  * datadir stays schema 1, openable by that release too (a rollback).
  */

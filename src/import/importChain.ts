@@ -1,7 +1,10 @@
 import { type Block, createBlockFromRLP } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
-import type { EthereumChain } from '../chain/open.js';
+import { mergeBlockOp, pendingMergeDifficulty, scheduleMerge } from '../chain/mergeByDifficulty.js';
+import { type EthereumChain, newestSchemaOp } from '../chain/open.js';
+import type { Head } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
+import type { BatchOp } from '../db/database.js';
 import { BlockImporter } from './blockImporter.js';
 import { HeaderDeviationReport } from './headerDeviations.js';
 import { createProgress } from './progress.js';
@@ -41,77 +44,129 @@ export interface ImportResult {
  * skipped, so running again resumes. A bad block throws {@link InvalidBlockError} naming it, and
  * nothing of it is written. A block whose parent is stored but is not the head (a side chain) is
  * executed on that parent and kept by hash; the head moves to its branch when geth's fork choice
- * says so (`sideChains.ts`), so a file with forks in it ends on the chain geth's import ends on. `settings` (the `import` section) paces progress lines and sizes the
- * state trie's node cache.
+ * says so (`sideChains.ts`), so a file with forks in it ends on the chain geth's import ends on.
+ * A chain that merges by total difficulty gets its merge block from the first block whose parent
+ * reached it (`chain/mergeByDifficulty.ts`). `settings` (the `import` section) paces progress
+ * lines and sizes the state trie's node cache.
  */
 export async function importBlocks(chain: EthereumChain, files: Uint8Array[], settings: Config['import'], opts: ImportOptions = {}): Promise<ImportResult> {
   const items = files.flatMap((bytes) => splitRlpItems(bytes));
   const progress = createProgress(items.length, opts.progress, settings.progressIntervalMs);
   const started = performance.now();
-  const { store, common } = chain;
-  const importer = new BlockImporter(chain, settings);
-  const deviations = new HeaderDeviationReport(opts.warn ?? (() => {}));
-  let imported = 0;
-  let skipped = 0;
-  let gasUsed = 0n;
-  let reorganisations = 0;
-  const ttd = terminalTotalDifficulty(chain.genesis.config);
-
+  const run = new ImportRun(chain, settings, opts);
   for (const item of items) {
     if (opts.signal?.aborted) break;
-    let block: Block;
-    try {
-      block = createBlockFromRLP(item, { common, setHardfork: true });
-    } catch (err) {
-      throw new InvalidBlockError(`block #${imported + skipped + 1} in file: cannot decode: ${firstLine(err)}`);
-    }
-    const number = block.header.number;
-    const hash = block.hash();
-    const label = `block ${number} (${bytesToHex(hash)})`;
-    if ((await store.numberOf(hash)) !== undefined) {
-      skipped++;
-      continue;
+    const block = await run.add(item);
+    if (block !== undefined) progress.block(block.header.number, block.header.gasUsed);
+  }
+  progress.done({ imported: run.imported, skipped: run.skipped });
+  const head = await chain.store.head();
+  if (!head) throw new Error('datadir has no genesis: run init first');
+  return {
+    imported: run.imported,
+    skipped: run.skipped,
+    head: { number: head.number, hash: bytesToHex(head.hash) },
+    gasUsed: run.gasUsed,
+    seconds: (performance.now() - started) / 1000,
+    headerDeviations: run.deviations.snapshot(),
+    reorganisations: run.reorganisations,
+  };
+}
+
+/** One import: the blocks of the files, one by one, on one importer. */
+class ImportRun {
+  imported = 0;
+  skipped = 0;
+  gasUsed = 0n;
+  reorganisations = 0;
+  readonly deviations: HeaderDeviationReport;
+  private readonly importer: BlockImporter;
+  private readonly ttd: bigint | undefined;
+  /** The terminal total difficulty while a chain that merges by it has not reached it (`chain/mergeByDifficulty.ts`). */
+  private pendingMerge: bigint | undefined;
+
+  constructor(
+    private readonly chain: EthereumChain,
+    settings: Config['import'],
+    private readonly opts: ImportOptions,
+  ) {
+    this.importer = new BlockImporter(chain, settings);
+    this.deviations = new HeaderDeviationReport(opts.warn ?? (() => {}));
+    this.ttd = terminalTotalDifficulty(chain.genesis.config);
+    this.pendingMerge = pendingMergeDifficulty(chain.genesis.config, chain.common);
+  }
+
+  /** Imports one block's RLP: the block, or undefined when it was stored already. Throws {@link InvalidBlockError} for a bad one. */
+  async add(item: Uint8Array): Promise<Block | undefined> {
+    const { store } = this.chain;
+    let block = this.decode(item);
+    if ((await store.numberOf(block.hash())) !== undefined) {
+      this.skipped++;
+      return undefined;
     }
     const head = await store.head();
     if (!head) throw new Error('datadir has no genesis: run init first');
-    if (equalsBytes(block.header.parentHash, head.hash) || (importer.headerChecks === 'lenient' && namesNoParent(block.header))) {
-      const executed = await importer.execute(block);
-      await chain.level.batch([...executed.dataOps, ...executed.canonicalOps]);
-      deviations.record(block, executed.deviations);
-    } else {
-      // A side chain: kept by hash, and the head switches to it when geth's fork choice says so.
-      const parentTd = await store.totalDifficulty(block.header.parentHash);
-      if (parentTd === undefined)
-        throw new InvalidBlockError(`${label}: its parent ${bytesToHex(block.header.parentHash)} is neither stored nor earlier in the file`);
-      const executed = await importer.execute(block);
-      await chain.level.batch(executed.dataOps);
-      deviations.record(block, executed.deviations);
-      importer.reset();
-      const extern = { td: parentTd + block.header.difficulty, number };
-      const local = { td: (await store.totalDifficulty(head.hash))!, number: head.number };
-      if (becomesHead(extern, local, ttd)) {
-        const moved = await switchHead(chain, importer, block);
-        reorganisations++;
-        opts.warn?.({ block: Number(number), dropped: moved.dropped, added: moved.added }, 'a side chain in the file became the chain: switched to it');
+    // The first block whose parent reached the terminal total difficulty is the merge.
+    const merge = await this.mergeAt(block);
+    try {
+      // Decoded again under the merge's rules: a proof-of-work block there does not decode.
+      if (merge !== undefined) block = this.decode(item);
+      if (equalsBytes(block.header.parentHash, head.hash) || (this.importer.headerChecks === 'lenient' && namesNoParent(block.header))) {
+        const executed = await this.importer.execute(block);
+        await this.chain.level.batch([...executed.dataOps, ...executed.canonicalOps, ...(merge?.ops ?? [])]);
+        this.deviations.record(block, executed.deviations);
+      } else {
+        await this.addSide(block, head, merge?.ops ?? []);
       }
+    } catch (err) {
+      merge?.undo();
+      throw err;
     }
+    if (merge !== undefined) this.pendingMerge = undefined;
     store.invalidateHead();
-    imported++;
-    gasUsed += block.header.gasUsed;
-    progress.block(number, block.header.gasUsed);
+    this.imported++;
+    this.gasUsed += block.header.gasUsed;
+    return block;
   }
-  progress.done({ imported, skipped });
-  const head = await store.head();
-  if (!head) throw new Error('datadir has no genesis: run init first');
-  return {
-    imported,
-    skipped,
-    head: { number: head.number, hash: bytesToHex(head.hash) },
-    gasUsed,
-    seconds: (performance.now() - started) / 1000,
-    headerDeviations: deviations.snapshot(),
-    reorganisations,
-  };
+
+  private decode(item: Uint8Array): Block {
+    try {
+      return createBlockFromRLP(item, { common: this.chain.common, setHardfork: true });
+    } catch (err) {
+      throw new InvalidBlockError(`block #${this.imported + this.skipped + 1} in file: cannot decode: ${firstLine(err)}`);
+    }
+  }
+
+  /** When `block` is the merge of a chain that merges by total difficulty: the merge scheduled at it, the writes that record it, and its undoing. */
+  private async mergeAt(block: Block): Promise<{ ops: BatchOp[]; undo: () => void } | undefined> {
+    if (this.pendingMerge === undefined) return undefined;
+    const parentTd = await this.chain.store.totalDifficulty(block.header.parentHash);
+    if (parentTd === undefined || parentTd < this.pendingMerge) return undefined;
+    const undo = scheduleMerge(this.chain.common, block.header.number);
+    return { ops: [newestSchemaOp(), mergeBlockOp(block.header.number)], undo };
+  }
+
+  /** A side chain's block: kept by hash, and the head switches to its branch when geth's fork choice says so. */
+  private async addSide(block: Block, head: Head, extraOps: BatchOp[]): Promise<void> {
+    const { store } = this.chain;
+    const number = block.header.number;
+    const parentTd = await store.totalDifficulty(block.header.parentHash);
+    if (parentTd === undefined) {
+      throw new InvalidBlockError(
+        `block ${number} (${bytesToHex(block.hash())}): its parent ${bytesToHex(block.header.parentHash)} is neither stored nor earlier in the file`,
+      );
+    }
+    const executed = await this.importer.execute(block);
+    await this.chain.level.batch([...executed.dataOps, ...extraOps]);
+    this.deviations.record(block, executed.deviations);
+    this.importer.reset();
+    const extern = { td: parentTd + block.header.difficulty, number };
+    const local = { td: (await store.totalDifficulty(head.hash))!, number: head.number };
+    if (!becomesHead(extern, local, this.ttd)) return;
+    const moved = await switchHead(this.chain, this.importer, block);
+    this.reorganisations++;
+    this.opts.warn?.({ block: Number(number), dropped: moved.dropped, added: moved.added }, 'a side chain in the file became the chain: switched to it');
+  }
 }
 
 function firstLine(err: unknown): string {
