@@ -105,6 +105,8 @@ export class FollowedBlockState implements BlockStateProvider {
     seconds: 0,
   };
   private kind: BlockStateKind | undefined;
+  /** Whether the log has said once that witnesses hold nodes that hang from nothing trusted. */
+  private saidUnreachable = false;
   private parent: BlockHeader | undefined;
   private readonly ancestors = new Map<bigint, Uint8Array>();
   /** Whether the hashes below N were looked for in the datadir (and fetched when absent). */
@@ -237,6 +239,13 @@ export class FollowedBlockState implements BlockStateProvider {
       try {
         const w = await fetchWitness(this.upstream, n, parent, this.trieDb, this.chain.common, witness);
         this.took(w);
+        if (w.unreachable > 0 && !this.saidUnreachable) {
+          this.saidUnreachable = true;
+          this.info(
+            { upstream: this.upstream.shownUrl, block: Number(n), nodes: w.unreachable },
+            `the upstream's execution witnesses hold trie nodes that do not hang from the parent's state root (block ${n}: ${w.unreachable}): they are left out, and what a block lacks is fetched by proof`,
+          );
+        }
         for (const [number, hash] of w.ancestors) if (number < this.chain.start.number) this.ancestors.set(number, hash);
         return this.found('witness');
       } catch (err) {
