@@ -269,7 +269,15 @@ export class FetchOnMiss {
     const op: TrieOp = { scope, write, key, trie };
     this.ops.push(op);
     try {
-      return await run();
+      const result = await run();
+      // A storage write gives the trie a root this block made: a storage trie opened later at it
+      // (MerkleStateManager writes storage through to its trie, and opens its tries again after a
+      // revert, at the root its cached account names) belongs to the same account.
+      if (scope === 'storage' && write) {
+        const owner = this.trieOwners.get(trie);
+        if (owner !== undefined) this.storageOwners.set(bytesToUnprefixedHex(trie.root()), owner);
+      }
+      return result;
     } finally {
       const i = this.ops.lastIndexOf(op);
       if (i >= 0) this.ops.splice(i, 1);
