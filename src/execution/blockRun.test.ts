@@ -7,7 +7,7 @@ import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { createVM, runBlock, type VM } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
 import { withMergedModuleParams } from '../chain/commonParams.js';
-import { blockVmCommon, executeBlock, SystemCallError } from './blockRun.js';
+import { blockVmCommon, createBlockVM, executeBlock, SystemCallError } from './blockRun.js';
 
 const SYSTEM = '0xfffffffffffffffffffffffffffffffffffffffe';
 const WITHDRAWALS = '0x00000961ef480eb55e80d19ad83579a64c007002';
@@ -109,5 +109,27 @@ describe('executeBlock: the EIP-7002 and EIP-7251 request calls', () => {
     const { vm: again } = await pragueVM(systemCodes(), false);
     const block = emptyBlock(again.common, hexToBytes(EMPTY_REQUESTS_HASH));
     await expect(executeBlock(again, { ...RUN, block, generate: false })).rejects.toThrow(/^invalid block stateRoot, got: 0x[0-9a-f]{64}, want: 0x0{64}/);
+  });
+});
+
+describe('createBlockVM: the EIP-2537 precompiles on a VM built before Prague', () => {
+  // G1ADD of the BLS12-381 G1 generator to itself (EIP-2537 encoding: each coordinate in 64 bytes).
+  const G = `${'00'.repeat(16)}17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb${'00'.repeat(16)}08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1`;
+  /** x of 2G, the generator doubled. */
+  const TWO_G_X = '0572cbea904d67468808c8eb50a9450c9721db309128012543902d0ac358a62ae28f75bb8f1c7c42c39a8c5529bf0f4e';
+  const G1ADD = new Address(hexToBytes('0x000000000000000000000000000000000000000b'));
+
+  async function g1add(vm: VM) {
+    vm.common.setHardfork(Hardfork.Prague);
+    return (await vm.evm.runCall({ to: G1ADD, data: hexToBytes(`0x${G}${G}`), gasLimit: 100_000n })).execResult;
+  }
+
+  it('answers as on a VM built at Prague; a plain createVM built at Cancun fails the call', async () => {
+    const ours = await g1add(await createBlockVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Cancun }) }));
+    expect(ours.exceptionError).toBeUndefined();
+    expect(bytesToHex(ours.returnValue).slice(2, 2 + 128)).toBe(`${'00'.repeat(16)}${TWO_G_X}`);
+    expect(ours.executionGasUsed).toBe(375n);
+    const plain = await g1add(await createVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Cancun }) }));
+    expect(plain.exceptionError).toBeDefined();
   });
 });

@@ -1,9 +1,10 @@
 import { type Block, genRequestsRoot } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import type { EVM } from '@ethereumjs/evm';
 import { Address, bigIntToAddressBytes, bytesToHex, CLRequest, CLRequestType, equalsBytes } from '@ethereumjs/util';
-import { type RunBlockOpts, type RunBlockResult, runBlock, type VM } from '@ethereumjs/vm';
+import { createVM, type RunBlockOpts, type RunBlockResult, runBlock, type VM, type VMOpts } from '@ethereumjs/vm';
 import { sha256 } from 'ethereum-cryptography/sha256.js';
-import { eipActive, hidesRequestCalls, withoutRequestCalls, withoutSystemWrites } from './ethereumjsInternals.js';
+import { eipActive, hidesRequestCalls, withBlsBackend, withoutRequestCalls, withoutSystemWrites } from './ethereumjsInternals.js';
 
 /**
  * A block run as the specification runs it, on @ethereumjs/vm's runBlock. One difference from
@@ -48,6 +49,17 @@ export interface BlockRunRules {
  */
 export function blockVmCommon(common: Common, systemWrites = true): Common {
   return systemWrites ? withoutRequestCalls(common) : withoutSystemWrites(common);
+}
+
+/**
+ * A VM for executing blocks, as createVM builds it, with the BLS12-381 backend of the EIP-2537
+ * precompiles whatever fork its Common starts on (`withBlsBackend`): a VM is built at the fork of
+ * the first block it runs and then runs every later fork too.
+ */
+export async function createBlockVM(opts: VMOpts): Promise<VM> {
+  const vm = await createVM(opts);
+  withBlsBackend(vm.evm as EVM);
+  return vm;
 }
 
 /**

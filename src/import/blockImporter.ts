@@ -1,6 +1,6 @@
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
-import { createVM, type RunBlockResult, type VM } from '@ethereumjs/vm';
+import type { RunBlockResult, VM } from '@ethereumjs/vm';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import { keepLoadedStateOp, loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
@@ -9,7 +9,7 @@ import type { StoredReceipt } from '../chain/receipts.js';
 import { skipSystemWritesOp, systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
 import type { BatchOp } from '../db/database.js';
-import { blockVmCommon, executeBlock } from '../execution/blockRun.js';
+import { blockVmCommon, createBlockVM, executeBlock } from '../execution/blockRun.js';
 import { keepLoadedState } from '../execution/loadedState.js';
 import { type FetchOnMiss, raceFetchOnMiss } from '../state/fetchOnMiss.js';
 import { RemoteStateError } from '../state/stateSource.js';
@@ -247,7 +247,11 @@ export class BlockImporter {
     if (!this.vm) {
       const { sm, fetcher } = await importerStateManager(common, this.trieDb, parent.header.stateRoot, this.settings.trieNodeCacheEntries, this.blockState);
       const vmCommon = blockVmCommon(common, this.systemWrites !== false);
-      this.vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState)) });
+      this.vm = await createBlockVM({
+        common: vmCommon,
+        stateManager: sm,
+        blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState)),
+      });
       this.fetcher = fetcher;
       if (this.loadedState === true) keepLoadedState(this.vm);
       this.indexer = createBlockIndexer(this.vm, this.chain);

@@ -1,6 +1,6 @@
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex, type DB } from '@ethereumjs/util';
-import { createVM, runBlock, type VM } from '@ethereumjs/vm';
+import { runBlock, type VM } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
@@ -8,7 +8,7 @@ import { loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
 import { systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
-import { blockVmCommon } from '../execution/blockRun.js';
+import { blockVmCommon, createBlockVM } from '../execution/blockRun.js';
 import { keepLoadedState } from '../execution/loadedState.js';
 import { overlayStateManager } from '../execution/trieOverlay.js';
 import { raceFetchOnMiss } from '../state/fetchOnMiss.js';
@@ -53,7 +53,7 @@ export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, strin
   const common = blockVmCommon(chain.common, !(await systemWritesSkipped(chain.level)));
   // In an archive from block N, what the datadir lacks is fetched as the block reads it.
   const stateManager = await overlayStateManager(common, stateDb, parent.stateRoot);
-  const vm = await createVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
+  const vm = await createBlockVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
   if (await loadedStateKept(chain.level)) keepLoadedState(vm);
   return vm;
 }

@@ -4,9 +4,8 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type BatchDBOp, bytesToUnprefixedHex, concatBytes, type DB, equalsBytes, KECCAK256_RLP, utf8ToBytes, ValueEncoding } from '@ethereumjs/util';
-import { createVM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak.js';
-import { blockVmCommon, executeBlock } from '../../src/execution/blockRun.js';
+import { blockVmCommon, createBlockVM, executeBlock } from '../../src/execution/blockRun.js';
 
 /**
  * Executing a block statelessly: from its witness alone (geth's `debug_executionWitness`
@@ -108,7 +107,7 @@ export async function runStateless(common: Common, block: Block, witness: Witnes
   // The request system calls as the specification makes them: the system address is not read.
   const vmCommon = blockVmCommon(common);
   const stateManager = new MerkleStateManager({ common: vmCommon, trie, caches: new Caches() });
-  const vm = await createVM({ common: vmCommon, stateManager, blockchain });
+  const vm = await createBlockVM({ common: vmCommon, stateManager, blockchain });
   // generate: the roots are compared by the caller.
   const run = executeBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
   const result = await Promise.race([run, db.hole]);
