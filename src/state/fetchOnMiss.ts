@@ -175,7 +175,12 @@ export class FetchOnMiss {
     const slots = op.scope === 'storage' ? [op.key] : [];
     let walk = await this.walkFromState(op.scope, address, op.key);
     if (walk.missing !== undefined) {
-      await this.fetch(address, slots);
+      await this.fetch(address, slots).catch((err: unknown) => {
+        throw naming(
+          err,
+          `${what}, on the path of ${op.scope === 'account' ? bytesToHex(address) : `${bytesToHex(address)}'s slot ${bytesToHex(op.key)}`} at state ${bytesToHex(this.stateRoot)}`,
+        );
+      });
       this.stats.paths++;
       if (await this.held(hash)) return;
       walk = await this.walkFromState(op.scope, address, op.key);
@@ -199,7 +204,9 @@ export class FetchOnMiss {
         `a deletion collapses a branch of ${where} whose other child ${bytesToHex(hash)} is not held and lies ${prefix.length} nibbles deep, beyond the search for a key under it (follow.siblingSearchNibbles ${this.opts.maxSearchNibbles}): follow an upstream that serves debug_executionWitness (geth, reth, erigon)`,
       );
     }
-    await this.fetch(op.scope === 'account' ? search.key : address, op.scope === 'account' ? [] : [search.key]);
+    await this.fetch(op.scope === 'account' ? search.key : address, op.scope === 'account' ? [] : [search.key]).catch((err: unknown) => {
+      throw naming(err, `${what}, the sibling a deletion in ${where} merges, at state ${bytesToHex(this.stateRoot)}`);
+    });
     if (!(await this.held(hash)))
       throw new RemoteStateError('unavailable', `${what}: the proof of a key under it at ${prefix.length} nibbles does not reach it`);
     this.stats.siblings++;
@@ -297,6 +304,12 @@ export class FetchOnMiss {
       this.storageOwners.set(bytesToUnprefixedHex(storageRoot), address.slice());
     }
   }
+}
+
+/** A source's failure to give a node, with the node named in front (the kind kept). */
+function naming(err: unknown, what: string): unknown {
+  if (!(err instanceof RemoteStateError) || err instanceof SiblingSearchError) return err;
+  return new RemoteStateError(err.kind, `${what}: ${err.message}`);
 }
 
 /** `run` raced against the failure of the fetch on miss of `sm` (when it has one): a run whose fetch failed may never settle. */
