@@ -1,7 +1,7 @@
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { RunBlockResult, VM } from '@ethereumjs/vm';
-import { evmBlockchain } from '../chain/blockHashes.js';
+import { type BranchTip, evmBlockchain } from '../chain/blockHashes.js';
 import { keepLoadedStateOp, loadedStateKept } from '../chain/loadedState.js';
 import type { EthereumChain } from '../chain/open.js';
 import { newestSchemaOp } from '../chain/open.js';
@@ -64,6 +64,8 @@ export class BlockImporter {
   /** The hash and number of the block the VM's state is at. */
   private vmAt: string | undefined;
   private vmAtNumber: bigint | undefined;
+  /** The parent of the block being run: BLOCKHASH reads along its ancestry. */
+  private runningOn: BranchTip | undefined;
   private readonly checks: 'strict' | 'lenient';
   /**
    * Whether blocks run with the EIP-4788 and EIP-2935 system writes: read from the datadir at the
@@ -250,7 +252,7 @@ export class BlockImporter {
       this.vm = await createBlockVM({
         common: vmCommon,
         stateManager: sm,
-        blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState)),
+        blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState), () => this.runningOn),
       });
       this.fetcher = fetcher;
       if (this.loadedState === true) keepLoadedState(this.vm);
@@ -260,6 +262,8 @@ export class BlockImporter {
     // carry parentBeaconBlockRoot once EIP-4788 is off: without the system writes, runBlock
     // compares the roots itself and throws what differs.
     const generate = this.systemWrites !== false;
+    // BLOCKHASH follows this block's own ancestry (a side chain's block sees its branch).
+    this.runningOn = { number: parent.header.number, hash: parent.hash() };
     let result: RunBlockResult;
     if (this.fetcher) this.fetcher.stateRoot = parent.header.stateRoot;
     try {

@@ -8,7 +8,7 @@ import type { BatchOp } from '../db/database.js';
 import { BlockImporter } from './blockImporter.js';
 import { HeaderDeviationReport } from './headerDeviations.js';
 import { createProgress } from './progress.js';
-import { splitRlpItems } from './rlpFile.js';
+import { splitRlpFile } from './rlpFile.js';
 import { becomesHead, switchHead, terminalTotalDifficulty } from './sideChains.js';
 import { InvalidBlockError, namesNoParent } from './validate.js';
 
@@ -50,14 +50,24 @@ export interface ImportResult {
  * lines and sizes the state trie's node cache.
  */
 export async function importBlocks(chain: EthereumChain, files: Uint8Array[], settings: Config['import'], opts: ImportOptions = {}): Promise<ImportResult> {
-  const items = files.flatMap((bytes) => splitRlpItems(bytes));
-  const progress = createProgress(items.length, opts.progress, settings.progressIntervalMs);
+  const parts = files.map((bytes) => splitRlpFile(bytes));
+  const progress = createProgress(
+    parts.reduce((n, p) => n + p.items.length, 0),
+    opts.progress,
+    settings.progressIntervalMs,
+  );
   const started = performance.now();
   const run = new ImportRun(chain, settings, opts);
-  for (const item of items) {
-    if (opts.signal?.aborted) break;
-    const block = await run.add(item);
-    if (block !== undefined) progress.block(block.header.number, block.header.gasUsed);
+  for (const part of parts) {
+    for (const item of part.items) {
+      if (opts.signal?.aborted) break;
+      const block = await run.add(item);
+      if (block !== undefined) progress.block(block.header.number, block.header.gasUsed);
+    }
+    // A file that ends in a cut-off block: the whole blocks before it are imported, then it is refused.
+    if (part.truncated !== undefined && !opts.signal?.aborted) {
+      throw new InvalidBlockError(`block #${run.imported + run.skipped + 1} in file: cannot decode: ${part.truncated}`);
+    }
   }
   progress.done({ imported: run.imported, skipped: run.skipped });
   const head = await chain.store.head();

@@ -6,16 +6,23 @@ import { rlpPayload } from '../codec/rlpPrefix.js';
  * offset of a truncated block.
  */
 export function splitRlpItems(bytes: Uint8Array): Uint8Array[] {
+  const { items, truncated } = splitRlpFile(bytes);
+  if (truncated !== undefined) throw new Error(truncated);
+  return items;
+}
+
+/** The whole RLP items of a file, and, when it ends in a cut-off one, what is wrong with it. */
+export function splitRlpFile(bytes: Uint8Array): { items: Uint8Array[]; truncated?: string } {
   const items: Uint8Array[] = [];
   let offset = 0;
   while (offset < bytes.length) {
     const [, end] = rlpPayload(bytes, offset);
     if (!(end <= bytes.length)) {
       const missing = Number.isNaN(end) ? 'its length is cut off' : `needs ${end - bytes.length} more bytes`;
-      throw new Error(`truncated RLP item at byte ${offset} (${missing})`);
+      return { items, truncated: `truncated RLP item at byte ${offset} (${missing})` };
     }
     items.push(bytes.subarray(offset, end));
     offset = end;
   }
-  return items;
+  return { items };
 }

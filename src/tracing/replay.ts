@@ -53,7 +53,9 @@ export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, strin
   const common = blockVmCommon(chain.common, !(await systemWritesSkipped(chain.level)));
   // In an archive from block N, what the datadir lacks is fetched as the block reads it.
   const stateManager = await overlayStateManager(common, stateDb, parent.stateRoot);
-  const vm = await createBlockVM({ common, stateManager, blockchain: evmBlockchain(chain.store) as never });
+  // BLOCKHASH along the block's own ancestry: a block no longer canonical replays as it ran.
+  const tip = { number: block.header.number - 1n, hash: block.header.parentHash };
+  const vm = await createBlockVM({ common, stateManager, blockchain: evmBlockchain(chain.store, undefined, () => tip) as never });
   if (await loadedStateKept(chain.level)) keepLoadedState(vm);
   return vm;
 }
