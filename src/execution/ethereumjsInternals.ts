@@ -58,7 +58,20 @@ function withoutEips(common: Common, hidden: ReadonlySet<number>): Common {
   const proto = Object.getPrototypeOf(copy) as { isActivatedEIP?: unknown };
   if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', 'the EIPs runBlock asks about');
   const activated = proto.isActivatedEIP as (this: Common, eip: number) => boolean;
-  copy.isActivatedEIP = (eip: number) => !hidden.has(eip) && activated.call(copy, eip);
+  // The interpreter asks several times an opcode: answered from a set of the hardfork's EIPs, made
+  // again when the hardfork changes (as fastEipLookup does), rather than by Common's linear search.
+  const read = (): Set<number> => {
+    const cache = (copy as unknown as { _activatedEIPsCache?: unknown })._activatedEIPsCache;
+    if (!Array.isArray(cache)) throw unsupported('@ethereumjs/common', 'Common._activatedEIPsCache', 'the EIPs isActivatedEIP searches');
+    const active = new Set<number>(cache.filter((eip: number) => !hidden.has(eip)));
+    if (active.has(1) !== activated.call(copy, 1)) throw unsupported('@ethereumjs/common', 'Common._activatedEIPsCache', 'the EIPs isActivatedEIP searches');
+    return active;
+  };
+  let active = read();
+  copy.events.on('hardforkChanged', () => {
+    active = read();
+  });
+  copy.isActivatedEIP = (eip: number) => active.has(eip);
   return copy;
 }
 
