@@ -4,6 +4,7 @@
  * which wraps them with the machine, the chain, the method and how to reproduce.
  */
 import { DEFAULTS } from './options.js';
+import { renderRealBlocks } from './realBlocks.js';
 import type { ReplicasReport } from './replicas.js';
 import { type BenchReport, badCount, type CaseResult, SERVERS, type ServerName, type Transport } from './results.js';
 import type { SubscriptionsReport } from './subscriptions.js';
@@ -262,6 +263,7 @@ export function renderTables(rep: BenchReport): string {
     ];
     parts.push(`### An archive from block N beside anvil (bench/followFrom.ts, a 400-block bench chain of its own)\n\n${mdTable(['what', 'figure'], rows)}`);
   }
+  if (rep.realBlocks) parts.push(renderRealBlocks(rep.realBlocks, mdTable));
   if (rep.subscriptions) {
     const sub = rep.subscriptions;
     const row = (kind: string, x: SubscriptionsReport['newHeads']) => [

@@ -13,6 +13,7 @@ import type { HeavyLoopFloor } from './heavyLoopFloor.js';
 import type { MemoryChecks } from './memoryChecks.js';
 import type { Network, ServerName } from './names.js';
 import type { PipelineCost } from './pipelineCosts.js';
+import type { RealBlocksReport } from './realBlocks.js';
 import type { ReplicasReport } from './replicas.js';
 import type { SubscriptionsReport } from './subscriptions.js';
 import type { TransferFloor } from './transferFloor.js';
@@ -117,6 +118,8 @@ export interface BenchReport {
   follow?: FollowReport;
   /** An archive from block N beside anvil (bench/followFrom.ts). */
   followFrom?: FollowFromReport;
+  /** Real public blocks from their witnesses and from proofs (bench/realBlocks.ts). */
+  realBlocks?: RealBlocksReport;
   /** The heavy loop's bytecode on plain @ethereumjs/evm (bench/heavyLoopFloor.ts). */
   heavyLoopFloor?: HeavyLoopFloor;
   /** The ERC-20 transfer run once by plain @ethereumjs/evm (bench/transferFloor.ts). */

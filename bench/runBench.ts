@@ -22,6 +22,7 @@ import { measureMemoryChecks } from './memoryChecks.js';
 import { type BenchOptions, DEFAULTS } from './options.js';
 import { measurePipelineCosts } from './pipelineCosts.js';
 import { BENCH_DIR, buildTracenode, type Endpoints, REPO, rssMiB, sleep, startServers } from './processes.js';
+import { benchRealBlocks } from './realBlocks.js';
 import { measureReplicas } from './replicas.js';
 import { fmtMs, fmtRps } from './report.js';
 import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
@@ -131,11 +132,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   // The from-block-N section (bench/followFrom.ts, a chain and an anvil of its own; the start is
   // also timed on the run's anvil, before the follow section mines on it), with --only "from block".
   const wantFollowFrom = settings.only.length === 0 || settings.only.some((s) => 'from block n'.includes(s.toLowerCase()));
+  const wantRealBlocks = settings.only.length === 0 || settings.only.some((s) => 'real blocks'.includes(s.toLowerCase()));
   // The subscriptions section (bench/subscriptions.ts, an anvil of its own), with --only subscriptions.
   const wantSubscriptions = settings.only.length === 0 || settings.only.some((s) => 'subscriptions'.includes(s.toLowerCase()));
   // The replicas section (bench/replicas.ts: Redis and HAProxy from Debian's packages), with --only replicas.
   const wantReplicas = settings.only.length === 0 || settings.only.some((s) => 'replicas'.includes(s.toLowerCase()));
-  if (names.size === 0 && !wantPool && !wantFollow && !wantFollowFrom && !wantSubscriptions && !wantReplicas)
+  if (names.size === 0 && !wantPool && !wantFollow && !wantFollowFrom && !wantRealBlocks && !wantSubscriptions && !wantReplicas)
     throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
@@ -313,6 +315,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       log('from block N: serve --from latest to the first answer, catch-up from a checkpoint against import, first reads of untouched state, bytes per block…');
       followFrom = await benchFollowFrom({ total: 400, blocks: 60, benchChain: { anvilUrl: chain.anvil.url, holder: e.bench.holder }, log });
     }
+    let realBlocks: BenchReport['realBlocks'];
+    if (wantRealBlocks) {
+      await tracenode.stop();
+      log('real blocks: mainnet, Sepolia, Holesky and Hoodi blocks from their witnesses and from proofs…');
+      realBlocks = await benchRealBlocks(log);
+    }
     let follow: BenchReport['follow'];
     if (wantFollow) {
       await tracenode.stop();
@@ -388,6 +396,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(memoryChecks ? { memoryChecks } : {}),
       ...(follow ? { follow } : {}),
       ...(followFrom ? { followFrom } : {}),
+      ...(realBlocks ? { realBlocks } : {}),
       ...(heavyLoopFloor ? { heavyLoopFloor } : {}),
       ...(transferFloor ? { transferFloor } : {}),
       ...(subscriptions ? { subscriptions } : {}),

@@ -45,6 +45,8 @@ export type RealSource = 'witness-reth' | 'witness-geth' | 'proofs';
 export interface RealRunStats {
   proofs: number;
   codes: number;
+  /** Bytes of the proofs' nodes and the codes fetched. */
+  bytes: number;
   witnessNodes: number;
   witnessUnreachable: number;
 }
@@ -103,6 +105,7 @@ function provePath(nodes: Map<string, Uint8Array>, root: Uint8Array, key: Uint8A
 class WitnessBackedSource implements StateSource {
   proofs = 0;
   codes = 0;
+  bytes = 0;
   constructor(
     private readonly rb: RealBlock,
     private readonly index: { nodes: Map<string, Uint8Array>; codes: Map<string, Uint8Array> },
@@ -112,7 +115,9 @@ class WitnessBackedSource implements StateSource {
     this.proofs++;
     const account = provePath(this.index.nodes, stateRoot, address);
     const storageRoot = account.value ? ((RLP.decode(account.value) as Uint8Array[])[2] ?? KECCAK256_RLP) : KECCAK256_RLP;
-    return { root: stateRoot, accountProof: account.proof, storageProofs: slots.map((slot) => provePath(this.index.nodes, storageRoot, slot).proof) };
+    const storageProofs = slots.map((slot) => provePath(this.index.nodes, storageRoot, slot).proof);
+    for (const node of [...account.proof, ...storageProofs.flat()]) this.bytes += node.length;
+    return { root: stateRoot, accountProof: account.proof, storageProofs };
   }
 
   async code(address: Uint8Array, stateRoot: Uint8Array): Promise<Uint8Array> {
@@ -218,7 +223,7 @@ export async function executeRealBlock(
   const level = await openDatabase(join(dir, 'db'));
   try {
     const trieDb = new TrieDB(level, true, true);
-    const stats: RealRunStats = { proofs: 0, codes: 0, witnessNodes: 0, witnessUnreachable: 0 };
+    const stats: RealRunStats = { proofs: 0, codes: 0, bytes: 0, witnessNodes: 0, witnessUnreachable: 0 };
     const state = alterWitness ? alterWitness([...rb.witness.state]) : rb.witness.state;
     const altered: RealBlock = { ...rb, witness: { ...rb.witness, state } };
     let stateSource: StateSource;
@@ -246,6 +251,7 @@ export async function executeRealBlock(
     if (stateSource instanceof WitnessBackedSource) {
       stats.proofs = stateSource.proofs;
       stats.codes = stateSource.codes;
+      stats.bytes = stateSource.bytes;
     }
     return { block, result, stats };
   } finally {
