@@ -79,7 +79,8 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`tracenode ${name}: ${err.message}\n\n${command.help}`);
+      // The message alone: the whole help after it would scroll it away.
+      process.stderr.write(`tracenode ${name}: ${err.message}\n(\`tracenode ${name} --help\` lists the options)\n`);
       return 2;
     }
     if (err instanceof ConfigError) {
@@ -97,4 +98,8 @@ async function main(argv: string[]): Promise<number> {
 
 // Before any command runs (`cli/v8Flags.ts` says why).
 setV8Flags();
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
+// A command that failed exits now, whatever it left running (a follower's timers, EVM worker
+// threads, open sockets): once stderr has the reason.
+if (code !== 0) process.stderr.write('', () => process.exit(code));

@@ -163,8 +163,18 @@ export async function runServe(argv: string[]): Promise<number> {
     logger.warn({ host }, 'listening on a non-loopback address: the node is reachable from other machines');
   }
   // The drain of a shutdown (SIGINT, SIGTERM) answers what was received; a second signal exits.
-  const stopSignal = firstStopSignal((line) => process.stdout.write(line));
-  await app.listen({ host, port });
+  const stopSignal = firstStopSignal((line) => process.stdout.write(line), config.transport.shutdownRepeatGraceMs);
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    // Nothing listens: close what was opened (followers, EVM workers, databases) and say why.
+    process.off('SIGHUP', onHangup);
+    watcher?.close();
+    await server.shutdown().catch(() => undefined);
+    await metricsServer?.close();
+    await Promise.all(opened.map((n) => n.close()));
+    throw new ListenError(listenFailure(err as NodeJS.ErrnoException, host, port));
+  }
   const shown = host.includes(':') ? `[${host}]` : host;
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
@@ -191,4 +201,20 @@ export async function runServe(argv: string[]): Promise<number> {
   await Promise.all(opened.map((n) => n.close()));
   process.stdout.write('serve: closed\n');
   return 0;
+}
+
+/** `serve` could not listen: said in one line, and the process exits 1. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+}
+
+/** What a failed listen means, and what to do about it. */
+function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): string {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (err.code === 'EADDRINUSE') {
+    return `cannot listen on ${where}: the port is in use (another tracenode, or the node you follow — anvil and geth listen on 8545 too); stop it, or choose another port with --port`;
+  }
+  if (err.code === 'EACCES') return `cannot listen on ${where}: not allowed (ports below 1024 need privileges); choose another port with --port`;
+  if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no interface has that address; choose another with --host`;
+  return `cannot listen on ${where}: ${err.message}`;
 }

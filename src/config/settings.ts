@@ -181,6 +181,11 @@ export const SETTINGS = {
       30_000,
       "How long SIGTERM or SIGINT lets the requests already received (HTTP, batches, WebSocket frames) run; what is still running then is answered -32000 `the node is shutting down` and the node closes: Kubernetes' default termination grace period (30 s), after which it kills the process anyway.",
     ),
+    shutdownRepeatGraceMs: setting(
+      nonNegativeInt,
+      1000,
+      "A second SIGTERM or SIGINT this soon after the first is the same stop reaching the node twice — a process group's signal that its parent (npm, a shell, systemd's control group) also forwards — and is not taken as the operator's `exit now`; one later exits at once.",
+    ),
     shutdownNoticeMs: setting(
       nonNegativeInt,
       3000,

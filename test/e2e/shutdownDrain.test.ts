@@ -7,6 +7,7 @@ import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { type Outcome, postEach, RawConnection, RpcSocket, tally } from '../helpers/drainClients.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Zero-loss restarts (#32): `tracenode serve` on the execution-apis chain gets SIGTERM the moment
@@ -196,12 +197,25 @@ describe('the grace period and the second signal', () => {
     expect(performance.now() - t0).toBeLessThan(15_000);
   });
 
-  it('a second signal exits at once, and the datadir opens as it was', async () => {
-    const s = await serve();
+  it('a second signal within transport.shutdownRepeatGraceMs is the same stop; one after it exits at once, and the datadir opens as it was', async () => {
+    const s = await serve(['--transport.shutdown-repeat-grace-ms', '500']);
     const sent = await postEach(Number(new URL(s.base).port), PATH, [request(1, 'eth_call', callParams(LOOP))]);
     await sent.written;
     s.child.kill('SIGTERM');
-    await sleep(300);
+    await until(
+      'the drain begins',
+      () => s.output(),
+      (out) => out.includes('serve: shutting down (SIGTERM)'),
+    );
+    // The same stop forwarded by a parent (npm, a shell), a moment later: still draining.
+    s.child.kill('SIGTERM');
+    await until(
+      'the repeat is said',
+      () => s.output(),
+      (out) => out.includes('SIGTERM again within 500 ms: the same stop'),
+    );
+    expect(s.child.exitCode).toBeNull();
+    await sleep(600);
     const t0 = performance.now();
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(143);
