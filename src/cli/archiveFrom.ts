@@ -3,9 +3,10 @@ import { readArchiveStart } from '../chain/archiveStart.js';
 import type { Config } from '../config/settings.js';
 import { openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META } from '../db/keys.js';
-import { parseAt, parseCheckpointHash, readAnchor } from '../follow/anchor.js';
+import { GenesisAnchorError, parseAt, parseCheckpointHash, readAnchor } from '../follow/anchor.js';
+import { readNodeGenesis } from '../follow/nodeGenesis.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
-import { type InitResult, initDatadirAt } from '../import/init.js';
+import { type InitResult, initDatadirAt, initDatadirFromNode } from '../import/init.js';
 import { type FlagSpec, UsageError } from './options.js';
 import { ensureStarknetFrom } from './starknetFrom.js';
 
@@ -31,7 +32,7 @@ export const CHECKPOINT_HASH: FlagSpec = {
 };
 
 /** The settings reading block N takes: the datadir's caches, the upstream request deadline. */
-type ArchiveConfig = Pick<Config, 'caches' | 'follow' | 'starknet'>;
+type ArchiveConfig = Pick<Config, 'caches' | 'follow' | 'starknet' | 'import'>;
 
 /**
  * Writes an archive that starts at block `at` of the node at `url` into `datadir` (checks as
@@ -47,7 +48,13 @@ export async function initArchiveFrom(
 ): Promise<InitResult> {
   const upstream = new Upstream(url, { requestTimeoutMs: config.follow.requestTimeoutMs });
   try {
-    const anchor = await readAnchor(upstream, opts);
+    let anchor: Awaited<ReturnType<typeof readAnchor>>;
+    try {
+      anchor = await readAnchor(upstream, opts);
+    } catch (err) {
+      if (!(err instanceof GenesisAnchorError)) throw err;
+      return await fromGenesis(datadir, upstream, err.message, opts.checkpointHash, config, say);
+    }
     const result = await initDatadirAt(datadir, anchor, config);
     const n = anchor.block.header.number;
     say(
@@ -101,9 +108,47 @@ export async function ensureArchiveFrom(
     await initArchiveFrom(datadir, url, { at: from, checkpointHash: checkpoint }, config, say);
     return;
   }
-  if (start === undefined) throw new UsageError(`--from starts an empty datadir, and ${datadir} already holds a chain from its genesis`);
+  if (start === undefined) {
+    // A tag that named block 0 when the datadir was made started it from the genesis: the same command again goes on.
+    if (typeof at !== 'bigint' && checkpoint === undefined) return;
+    throw new UsageError(`--from starts an empty datadir, and ${datadir} already holds a chain from its genesis`);
+  }
   if (typeof at === 'bigint' && at !== start.number) throw new UsageError(`${datadir} is an archive from block ${start.number}, not from block ${at}`);
   if (checkpoint !== undefined && checkpoint !== bytesToHex(start.hash)) {
     throw new UsageError(`${datadir} is an archive from block ${start.number} ${bytesToHex(start.hash)}, not from the checkpoint ${checkpoint}`);
   }
+}
+
+/**
+ * `--from` named block 0: the datadir starts from the node's genesis as `init --from-node` makes it
+ * (the accounts the node holds at block 0, checked against its proofs), and the follower executes
+ * every block from 1. A checkpoint hash must then be block 0's. A node whose genesis cannot be read
+ * that way (not a development node) is refused with what to do instead.
+ */
+async function fromGenesis(
+  datadir: string,
+  upstream: Upstream,
+  why: string,
+  checkpointHash: string | undefined,
+  config: ArchiveConfig,
+  say: (line: string) => void,
+): Promise<InitResult> {
+  let node: Awaited<ReturnType<typeof readNodeGenesis>>;
+  try {
+    node = await readNodeGenesis(upstream);
+  } catch (err) {
+    throw new Error(
+      `${why}: an archive from block 0 holds the whole chain, and this node's genesis could not be read (${(err as Error).message}): init the datadir from the chain's genesis file (tracenode init --genesis genesis.json), or start from a later block (--from N)`,
+    );
+  }
+  if (checkpointHash !== undefined && checkpointHash !== bytesToHex(node.block.hash())) {
+    throw new Error(`${why}, ${bytesToHex(node.block.hash())}, not the checkpoint ${checkpointHash}: refusing to start there`);
+  }
+  const result = await initDatadirFromNode(datadir, node, config);
+  say(
+    result.alreadyInitialised
+      ? `${why}: ${datadir} already holds the node's chain from its genesis ${result.hash}`
+      : `${why}: following it from its genesis instead, as init --from-node does (chain id ${node.common.chainId()}, ${node.info.accounts} accounts at block 0, genesis ${result.hash}), written to ${datadir}; every block from 1 is executed`,
+  );
+  return result;
 }

@@ -26,6 +26,11 @@ import { hexString, UpstreamBlocks } from './upstreamBlocks.js';
  * - its receipts, checked against its receiptsRoot (`anchorReceipts.ts`).
  */
 
+/** The block named is block 0: an archive from it is the whole chain, started from the genesis (`init --from-node`). */
+export class GenesisAnchorError extends Error {
+  override readonly name = 'GenesisAnchorError';
+}
+
 /** Where the rules came from, for init's report. */
 export type RulesSource = 'built-in' | 'genesis file' | 'node';
 
@@ -66,6 +71,10 @@ export async function readAnchor(upstream: Upstream, opts: AnchorOptions): Promi
   const { rules, common, rulesSource } = await chainRules(upstream, chainId, opts.genesisText);
   const tagged = typeof at === 'bigint' ? undefined : await headerJson(upstream, at);
   const number = typeof at === 'bigint' ? at : BigInt(hexString(tagged?.number, `${at} block number`));
+  // A tag that names block 0 (a young development chain's `finalized`): block 0's state is the
+  // genesis allocation, which no header proves (anvil's names the empty trie's root whatever it
+  // holds), so an archive cannot start there; the caller starts from the genesis instead.
+  if (number === 0n) throw new GenesisAnchorError(`the followed node's ${String(at)} block is block 0`);
   const [block] = await new UpstreamBlocks(upstream, common).fetch(number, 1);
   const hash = bytesToHex(block.hash());
   if (block.header.number !== number) throw new UpstreamError(`the upstream answered block ${block.header.number} for block ${number}`);
