@@ -376,6 +376,16 @@ export const SETTINGS = {
   },
   follow: {
     pollIntervalMs: setting(positiveInt, 250, 'How often an HTTP upstream is asked for its head: a quarter of a 1 s block time.'),
+    relayedReceiptWaitMs: setting(
+      nonNegativeInt,
+      750,
+      "How long eth_getTransactionReceipt of a transaction this node relayed waits, when the followed node has already mined it, for this node to execute that block: ethers keeps a null answer and may then wait for a next block that never comes (an automining node). A block is executed here within ~40 ms of the followed node's (p50, BENCHMARKS.md); 0: answer at once.",
+    ),
+    relayedTransactions: setting(
+      positiveInt,
+      10_000,
+      'Transactions relayed in the last 10 minutes that this node remembers for that wait (about 100 bytes each); the oldest leave first.',
+    ),
     requestTimeoutMs: setting(positiveInt, 10_000, 'An upstream request (or batch of blocks) not answered by then is retried.'),
     batchBlocks: setting(positiveInt, 32, 'Blocks asked for in one batch request while catching up.'),
     prefetchBatches: setting(positiveInt, 2, 'Batches fetched ahead of execution while catching up, so network latency overlaps execution (bounded memory).'),

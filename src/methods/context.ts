@@ -2,6 +2,7 @@ import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import { type ChainEventsOptions, createChainEvents } from '../live/eth/chainEvents.js';
 import type { PendingSource } from '../live/eth/pendingRelay.js';
+import { RelayedTransactions } from '../live/eth/relayedTransactions.js';
 import { StateReader } from '../state/stateReader.js';
 import type { StateSource } from '../state/stateSource.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
@@ -62,6 +63,8 @@ export interface EthContext {
   clientVersion: string;
   /** The followed node, where transactions are sent and pending ones found (absent: nothing followed). */
   pool?: UpstreamPool;
+  /** Transactions relayed to it lately, and how long a receipt of one waits for its block (with `pool`). */
+  relayed?: { transactions: RelayedTransactions; receiptWaitMs: number };
 }
 
 /** The {@link EthLimits} of the `rpc` settings and eth_simulateV1's `execution` ones. */
@@ -116,5 +119,10 @@ export async function createEthContext(
     events: createChainEvents(chain.store, config.subscriptions, ETH_LIVE_FORMAT, { pending, shared: sharedFilters }),
     clientVersion,
     pool,
+    ...(pool === undefined
+      ? {}
+      : {
+          relayed: { transactions: new RelayedTransactions(config.follow.relayedTransactions, 10 * 60_000), receiptWaitMs: config.follow.relayedReceiptWaitMs },
+        }),
   };
 }

@@ -8,7 +8,12 @@ import { forwardToUpstream } from './_shared/upstreamPool.js';
 const relay = defineMethod({
   name: 'eth_sendRawTransaction',
   params: [Data],
-  handler: (ctx: EthContext, [raw]) => forwardToUpstream(ctx.pool!, 'eth_sendRawTransaction', [bytesToData(raw)]),
+  handler: async (ctx: EthContext, [raw]) => {
+    const hash = await forwardToUpstream(ctx.pool!, 'eth_sendRawTransaction', [bytesToData(raw)]);
+    // Remembered for a while: its receipt, asked for before this node has executed its block, waits for it.
+    if (typeof hash === 'string') ctx.relayed?.transactions.note(hash);
+    return hash;
+  },
 });
 
 /**
@@ -16,7 +21,8 @@ const relay = defineMethod({
  * unchanged — the transaction hash, or its error ("nonce too low", "insufficient funds for gas *
  * price + value", "replacement transaction underpriced", …) with its code, message and data. This
  * node keeps no pool: the transaction becomes visible here when the followed node mines it and
- * this node has executed that block. A parameter that is not hex data is -32602 here (as geth
+ * this node has executed that block (its receipt, asked for in between, waits for that block:
+ * `getTransactionReceipt.ts`). A parameter that is not hex data is -32602 here (as geth
  * answers it), before anything is sent.
  *
  * Without an upstream the node is read-only and the method refuses with -32004 whatever its
