@@ -197,10 +197,12 @@ function baseSchema(s: Setting): z.ZodType {
 
 /**
  * A value given as text (environment, flag) as the setting's type: numbers are parsed strictly
- * (decimal, no hex, no blanks); a text that is no number stays text, so validation reports it.
+ * (decimal, no hex, no blanks), switches are `true` or `false`; any other text stays text, so
+ * validation reports it.
  */
 function fromText(s: Setting, raw: string): unknown {
   if (baseSchema(s) instanceof z.ZodNumber) return /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
+  if (baseSchema(s) instanceof z.ZodBoolean) return raw.trim() === 'true' ? true : raw.trim() === 'false' ? false : raw;
   return raw;
 }
 
@@ -220,6 +222,7 @@ export function expectedOf(s: Setting): string {
     return `a number ${minExclusive ? 'greater than' : 'at least'} ${min} and at most ${max}`;
   }
   if (schema instanceof z.ZodEnum) return `one of ${schema.options.join(', ')}`;
+  if (schema instanceof z.ZodBoolean) return 'true or false';
   if (schema instanceof z.ZodString) return (schema.minLength ?? 0) > 0 ? 'a non-empty string' : 'a string';
   return 'a valid value';
 }

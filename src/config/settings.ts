@@ -381,6 +381,11 @@ export const SETTINGS = {
       750,
       "How long eth_getTransactionReceipt of a transaction this node relayed waits, when the followed node has already mined it, for this node to execute that block: ethers keeps a null answer and may then wait for a next block that never comes (an automining node). A block is executed here within ~40 ms of the followed node's (p50, BENCHMARKS.md); 0: answer at once.",
     ),
+    relayAccounts: setting(
+      z.boolean(),
+      true,
+      "Relay eth_accounts, eth_sendTransaction and the eth_sign* methods to the followed node when it holds unlocked accounts (anvil, Hardhat, geth --dev), as a wallet or `cast send --unlocked` pointed at that node uses them; false: refuse them (-32004). The node's own answers and errors come back unchanged.",
+    ),
     relayedTransactions: setting(
       positiveInt,
       10_000,

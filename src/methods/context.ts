@@ -64,7 +64,7 @@ export interface EthContext {
   /** The followed node, where transactions are sent and pending ones found (absent: nothing followed). */
   pool?: UpstreamPool;
   /** Transactions relayed to it lately, and how long a receipt of one waits for its block (with `pool`). */
-  relayed?: { transactions: RelayedTransactions; receiptWaitMs: number };
+  relayed?: { transactions: RelayedTransactions; receiptWaitMs: number; accounts: boolean };
 }
 
 /** The {@link EthLimits} of the `rpc` settings and eth_simulateV1's `execution` ones. */
@@ -122,7 +122,11 @@ export async function createEthContext(
     ...(pool === undefined
       ? {}
       : {
-          relayed: { transactions: new RelayedTransactions(config.follow.relayedTransactions, 10 * 60_000), receiptWaitMs: config.follow.relayedReceiptWaitMs },
+          relayed: {
+            transactions: new RelayedTransactions(config.follow.relayedTransactions, 10 * 60_000),
+            receiptWaitMs: config.follow.relayedReceiptWaitMs,
+            accounts: config.follow.relayAccounts,
+          },
         }),
   };
 }

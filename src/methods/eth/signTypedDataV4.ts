@@ -1,4 +1,4 @@
 import { keylessRefusal } from './_shared/keylessRefusal.js';
 
-/** `eth_signTypedData_v4`: -32004, refused (no keys) (`_shared/keylessRefusal.ts`). */
+/** `eth_signTypedData_v4`: relayed to a followed node that holds the key, or -32004 (`_shared/keylessRefusal.ts`). */
 export const signTypedDataV4 = keylessRefusal('eth_signTypedData_v4');
