@@ -8,6 +8,7 @@ import { renderRealBlocks } from './realBlocks.js';
 import type { ReplicasReport } from './replicas.js';
 import { type BenchReport, badCount, type CaseResult, SERVERS, type ServerName, type Transport } from './results.js';
 import type { SubscriptionsReport } from './subscriptions.js';
+import { renderWalletWait } from './walletWait.js';
 import type { LoadResult } from './wsLoad.js';
 
 /** Requests per second, with fewer decimals as the number grows. */
@@ -264,6 +265,7 @@ export function renderTables(rep: BenchReport): string {
     parts.push(`### An archive from block N beside anvil (bench/followFrom.ts, a 400-block bench chain of its own)\n\n${mdTable(['what', 'figure'], rows)}`);
   }
   if (rep.realBlocks) parts.push(renderRealBlocks(rep.realBlocks, mdTable));
+  if (rep.walletWait) parts.push(renderWalletWait(rep.walletWait, mdTable));
   if (rep.subscriptions) {
     const sub = rep.subscriptions;
     const row = (kind: string, x: SubscriptionsReport['newHeads']) => [

@@ -17,6 +17,7 @@ import type { RealBlocksReport } from './realBlocks.js';
 import type { ReplicasReport } from './replicas.js';
 import type { SubscriptionsReport } from './subscriptions.js';
 import type { TransferFloor } from './transferFloor.js';
+import type { WaitRow } from './walletWait.js';
 import type { LoadResult } from './wsLoad.js';
 
 /** The one-connection HTTP run: unloaded latency, ms. */
@@ -120,6 +121,8 @@ export interface BenchReport {
   followFrom?: FollowFromReport;
   /** Real public blocks from their witnesses and from proofs (bench/realBlocks.ts). */
   realBlocks?: RealBlocksReport;
+  /** A wallet's send and wait, through tracenode and straight to anvil (bench/walletWait.ts). */
+  walletWait?: WaitRow[];
   /** The heavy loop's bytecode on plain @ethereumjs/evm (bench/heavyLoopFloor.ts). */
   heavyLoopFloor?: HeavyLoopFloor;
   /** The ERC-20 transfer run once by plain @ethereumjs/evm (bench/transferFloor.ts). */

@@ -30,6 +30,7 @@ import { measureSubscriptions } from './subscriptions.js';
 import { evaluateTargets } from './targets.js';
 import { measureTransferFloor } from './transferFloor.js';
 import { checkAnswers } from './verify.js';
+import { benchWalletWait } from './walletWait.js';
 import { type CpuClock, openIdleSockets } from './wsLoad.js';
 
 type Settings = BenchReport['settings'];
@@ -133,11 +134,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   // also timed on the run's anvil, before the follow section mines on it), with --only "from block".
   const wantFollowFrom = settings.only.length === 0 || settings.only.some((s) => 'from block n'.includes(s.toLowerCase()));
   const wantRealBlocks = settings.only.length === 0 || settings.only.some((s) => 'real blocks'.includes(s.toLowerCase()));
+  const wantWalletWait = settings.only.length === 0 || settings.only.some((s) => 'wallet waits'.includes(s.toLowerCase()));
   // The subscriptions section (bench/subscriptions.ts, an anvil of its own), with --only subscriptions.
   const wantSubscriptions = settings.only.length === 0 || settings.only.some((s) => 'subscriptions'.includes(s.toLowerCase()));
   // The replicas section (bench/replicas.ts: Redis and HAProxy from Debian's packages), with --only replicas.
   const wantReplicas = settings.only.length === 0 || settings.only.some((s) => 'replicas'.includes(s.toLowerCase()));
-  if (names.size === 0 && !wantPool && !wantFollow && !wantFollowFrom && !wantRealBlocks && !wantSubscriptions && !wantReplicas)
+  if (names.size === 0 && !wantPool && !wantFollow && !wantFollowFrom && !wantRealBlocks && !wantWalletWait && !wantSubscriptions && !wantReplicas)
     throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
@@ -321,6 +323,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       log('real blocks: mainnet, Sepolia, Holesky and Hoodi blocks from their witnesses and from proofs…');
       realBlocks = await benchRealBlocks(log);
     }
+    let walletWait: BenchReport['walletWait'];
+    if (wantWalletWait) {
+      await tracenode.stop();
+      log('wallet waits: ethers and viem send and wait, straight to anvil and through tracenode, automine and a 1 s block time…');
+      walletWait = await benchWalletWait(mode === 'quick' ? { automineSends: 10, blockTimeSends: 3 } : { automineSends: 50, blockTimeSends: 20 }, log);
+    }
     let follow: BenchReport['follow'];
     if (wantFollow) {
       await tracenode.stop();
@@ -397,6 +405,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(follow ? { follow } : {}),
       ...(followFrom ? { followFrom } : {}),
       ...(realBlocks ? { realBlocks } : {}),
+      ...(walletWait ? { walletWait } : {}),
       ...(heavyLoopFloor ? { heavyLoopFloor } : {}),
       ...(transferFloor ? { transferFloor } : {}),
       ...(subscriptions ? { subscriptions } : {}),
