@@ -4,7 +4,8 @@ import type { EVM } from '@ethereumjs/evm';
 import { Address, bigIntToAddressBytes, bytesToHex, CLRequest, CLRequestType, equalsBytes } from '@ethereumjs/util';
 import { createVM, type RunBlockOpts, type RunBlockResult, runBlock, type VM, type VMOpts } from '@ethereumjs/vm';
 import { sha256 } from 'ethereum-cryptography/sha256.js';
-import { eipActive, hidesRequestCalls, withBlsBackend, withoutRequestCalls, withoutSystemWrites } from './ethereumjsInternals.js';
+import { eipActive, hidesRequestCalls, withoutRequestCalls, withoutSystemWrites } from './ethereumjsCommon.js';
+import { withBlsBackend } from './ethereumjsInternals.js';
 
 /**
  * A block run as the specification runs it, on @ethereumjs/vm's runBlock. One difference from

@@ -6,10 +6,10 @@ import { Account, Address, bytesToHex, hexToBytes, privateToAddress } from '@eth
 import { createVM, runTx } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
 import { keccak256 } from '../codec/keccak.js';
+import { fastEipLookup, withoutSystemWrites } from './ethereumjsCommon.js';
 import {
   borrowedCodeAddress,
   checkFingerprint,
-  fastEipLookup,
   installCallFastPaths,
   keepLoadedSlots,
   keepTouchedAccounts,
@@ -19,7 +19,6 @@ import {
   opcodeTable,
   pointEvmAt,
   warmAddresses,
-  withoutSystemWrites,
 } from './ethereumjsInternals.js';
 import { JumpAnalysisCache } from './jumpAnalysis.js';
 

@@ -1,7 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type PrecompileFunc } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
-import { fastEipLookup } from './ethereumjsInternals.js';
+import { fastEipLookup } from './ethereumjsCommon.js';
 import { type MessageParams, messageParams } from './messageParams.js';
 
 /**
