@@ -317,7 +317,8 @@ describe('src layering', () => {
         ["const m = rs.memory['_store'];", "if ('_codeAddress' in message) {}", 'const own = this._pending;', 'const storeSize = 1;'].join('\n'),
       ],
       ['transport/c.ts', 'const size = tcp._socket?._handle?.writeQueueSize;'],
-      [QUARANTINE, 'return message._codeAddress;'],
+      [QUARANTINE[0], 'return message._codeAddress;'],
+      [QUARANTINE[1], 'return common._activatedEIPsCache;'],
     ]);
     expect(privateFieldReads(bad, privateNames)).toEqual([
       'tracing/a.ts:3: const to = (message._codeAddress ?? message.to)?.bytes;',
