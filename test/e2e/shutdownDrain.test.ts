@@ -12,7 +12,7 @@ import { until } from '../helpers/until.js';
 /**
  * Zero-loss restarts (#32): `tracenode serve` on the execution-apis chain gets SIGTERM the moment
  * 50 requests have reached it — their bytes handed to the kernel, each on a connection the server
- * may not even have accepted yet — and answers all 50, in each of three rounds, with no reset,
+ * may not even have accepted yet — and answers all 50, in each of two rounds, with no reset,
  * then exits 0, and the datadir opens and serves as before. Scenarios: heavy eth_calls (the
  * countdown contract of test/workers/evmService.test.ts as a state override) over HTTP; a mix
  * of trace_block of distinct blocks, eth_getProof and eth_getLogs over the whole chain on 50
@@ -24,7 +24,7 @@ import { until } from '../helpers/until.js';
 
 const KEY = 'drain-key';
 const PATH = `/v3/${KEY}`;
-const ROUNDS = [1, 2, 3];
+const ROUNDS = [1, 2];
 const ADDR = '0x00000000000000000000000000000000000ca11e';
 const CONTRACT = '0x7dcd17433742f4c0ca53122ab541d0ba67fc27df';
 /** Code that counts `n` down to zero in a loop, then returns the word 42 (evmService.test.ts). */

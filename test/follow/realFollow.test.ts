@@ -19,9 +19,9 @@ import { type PartialArchive, startPartialArchive } from './partialArchive.js';
 /**
  * `serve --follow URL --from N` beside a node of a public network, on real blocks: four
  * consecutive Holesky blocks (2,971,844 to 2,971,847, fixtures/real-blocks/), served by a stand-in
- * for the user's node (test/helpers/realUpstream.ts) that gives what geth or reth give — each
- * block's execution witness in reth's shape or geth's — or only proofs and code, as each block reads
- * its state. The archive starts at 2,971,844 with Holesky's built-in rules, executes the three
+ * for the user's node (test/helpers/realUpstream.ts) that gives what reth gives — each block's
+ * execution witness (geth's shape is taken in by the same code: test/follow/realBlocks.test.ts) —
+ * or only proofs and code, as each block reads its state. The archive starts at 2,971,844 with Holesky's built-in rules, executes the three
  * blocks after it (every root checked by the importer), and serves them: block hashes, receipts
  * (their root recomputed here), proofs of every account the blocks' transactions touch (checked
  * against each real header's state root by our own verifier), balances and nonces as the proofs
@@ -138,16 +138,6 @@ describe('following real Holesky blocks from block N', () => {
     try {
       expect(f.counts.get('debug_executionWitness')).toBe(3);
       expect(f.counts.get('eth_getProof') ?? 0).toBe(0);
-      await servesTheRealBlocks(f.archive);
-    } finally {
-      await f.close();
-    }
-  }, 240_000);
-
-  it('from execution witnesses in geth’s shape', async () => {
-    const f = await followedArchive('geth', { witness: 'geth', proofs: true });
-    try {
-      expect(f.counts.get('debug_executionWitness')).toBe(3);
       await servesTheRealBlocks(f.archive);
     } finally {
       await f.close();

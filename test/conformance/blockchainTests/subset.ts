@@ -10,7 +10,7 @@ import { bundleCases, bundleNames, type TestCase } from './fixtures.js';
  */
 
 /** One case in this many of the rest. */
-const SAMPLE_EVERY = 12;
+const SAMPLE_EVERY = 24;
 
 /** Files whose every case is in the subset. */
 const WHOLE_FILES = [
