@@ -7,7 +7,8 @@ import { executeRealBlock, mismatches } from '../helpers/realExecution.js';
 /**
  * Real blocks of mainnet, Sepolia, Holesky and Hoodi (fixtures/real-blocks/), each executed by the
  * importer's own parts as an archive from block N executes it (test/helpers/realExecution.ts), on
- * the state each of the follower's sources gives: every block from its execution witness in reth's
+ * the state each of the follower's sources gives: every block (one, 50 Mgas of zk checks, in the
+ * bench only) from its execution witness in reth's
  * shape, two in geth's, seven from proofs alone (bench/realBlocks.ts runs them all from proofs). Every root of the header is reproduced: state, receipts, logs bloom,
  * gas, requests. Where a source cannot give what a block needs, the run stops with an error that
  * names the node and the block; it never computes a root from a missing node read as empty.
@@ -29,8 +30,11 @@ const SIBLING_LEFT_OUT: Record<string, RegExp> = {
   'mainnet 25229957': /0x71aa65c2c9268df4893cf8464a2e9e5d665739630d6f1394e472d836143e181d is not held and lies 8 nibbles deep/,
 };
 
+/** A 50 Mgas mainnet block of zk-proof checks (BN254 pairings in JavaScript, ~20 s): bench/realBlocks.ts runs it. */
+const BENCH_ONLY = new Set(['mainnet 23879620']);
+
 describe('real blocks, from their execution witness (reth’s shape): every root reproduced', () => {
-  for (const rb of blocks) {
+  for (const rb of blocks.filter((b) => !BENCH_ONLY.has(label(b)))) {
     const stops = SIBLING_LEFT_OUT[label(rb)];
     it(`${label(rb)}${stops ? ': stops at the collapsed sibling the witness leaves out' : ''}`, async () => {
       const run = executeRealBlock(rb, 'witness-reth');
