@@ -7,11 +7,12 @@ import { executeRealBlock, mismatches } from '../helpers/realExecution.js';
 /**
  * Real blocks of mainnet, Sepolia, Holesky and Hoodi (fixtures/real-blocks/), each executed by the
  * importer's own parts as an archive from block N executes it (test/helpers/realExecution.ts), on
- * the state each of the follower's sources gives: every block (one, 50 Mgas of zk checks, in the
- * bench only) from its execution witness in reth's
- * shape, two in geth's, seven from proofs alone (bench/realBlocks.ts runs them all from proofs). Every root of the header is reproduced: state, receipts, logs bloom,
- * gas, requests. Where a source cannot give what a block needs, the run stops with an error that
- * names the node and the block; it never computes a root from a missing node read as empty.
+ * the state each of the follower's sources gives: every block from its execution witness in
+ * reth's shape (but one, 50 Mgas of zk checks, which the bench runs), two in geth's, seven from
+ * proofs alone (bench/realBlocks.ts runs every block from every source). Every root of the header
+ * is reproduced: state, receipts, logs bloom, gas, requests. Where a source cannot give what a
+ * block needs, the run stops with an error that names the node and the block; it never computes a
+ * root from a missing node read as empty.
  */
 
 const blocks = await loadRealBlocks();
