@@ -83,23 +83,25 @@ const LAYERS: Record<string, readonly string[]> = {
   codec: [],
   log: [],
   config: [],
-  db: ['codec', 'config'],
-  chain: ['db', 'codec', 'config'],
-  state: ['chain', 'db', 'codec', 'config'],
-  execution: ['state', 'chain', 'db', 'codec', 'config'],
-  tracing: ['execution', 'state', 'chain', 'db', 'codec', 'config'],
-  workers: ['tracing', 'execution', 'state', 'chain', 'db', 'codec', 'config'],
-  starknet: ['db', 'codec', 'config'],
-  import: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'log', 'config'],
+  // The domain errors' base and their closed set of names (`errors/domainError.ts`).
+  errors: [],
+  db: ['errors', 'codec', 'config'],
+  chain: ['db', 'errors', 'codec', 'config'],
+  state: ['chain', 'db', 'errors', 'codec', 'config'],
+  execution: ['state', 'chain', 'db', 'errors', 'codec', 'config'],
+  tracing: ['execution', 'state', 'chain', 'db', 'errors', 'codec', 'config'],
+  workers: ['tracing', 'execution', 'state', 'chain', 'db', 'errors', 'codec', 'config'],
+  starknet: ['db', 'errors', 'codec', 'config'],
+  import: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'errors', 'codec', 'log', 'config'],
   // Following an upstream: the importer's execute-and-verify on blocks fetched from another node.
-  follow: ['import', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config'],
+  follow: ['import', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'errors', 'codec', 'config'],
   // Subscription hubs, chain feeds, polled and Redis-shared filters, the pending-transaction relay:
   // their lifecycle only. Renderings, notification envelopes and wire errors are given or mapped by `methods`.
-  live: ['chain', 'starknet', 'db', 'codec', 'config'],
+  live: ['chain', 'starknet', 'db', 'errors', 'codec', 'config'],
   rpc: ['codec', 'log', 'config'],
   pipeline: ['rpc', 'codec', 'log', 'config'],
   transport: ['pipeline', 'rpc', 'codec', 'log', 'config'],
-  methods: ['live', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
+  methods: ['live', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'errors', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
   cli: ['*'],
 };
 

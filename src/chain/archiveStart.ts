@@ -1,6 +1,7 @@
 import { bytesToHex } from '@ethereumjs/util';
 import type { BatchOp, Level } from '../db/database.js';
 import { decodeNumber, encodeNumber, META } from '../db/keys.js';
+import { DomainError } from '../errors/domainError.js';
 
 /**
  * An archive that starts at block N (`tracenode init --from-node URL --at N`, `serve --follow URL
@@ -63,7 +64,7 @@ export function ancestorHashesOp(hashes: readonly Uint8Array[]): BatchOp {
  * its transactions or its receipts (block getters, log and trace ranges). `methods/errors.ts`
  * gives each its wire error.
  */
-export class BeforeArchiveStartError extends Error {
+export class BeforeArchiveStartError extends DomainError {
   override readonly name = 'BeforeArchiveStartError';
   constructor(
     readonly kind: 'state' | 'history',

@@ -3,6 +3,7 @@ import type { Config } from '../config/settings.js';
 import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META, SCHEMA_VERSION } from '../db/keys.js';
 import { ETHEREUM_SCHEMA, upgradeSchema, versionBytes } from '../db/schema.js';
+import { DomainError } from '../errors/domainError.js';
 import { type ArchiveStart, readArchiveStart } from './archiveStart.js';
 import { createBuiltinCommon, gethConfigOf } from './chainRules.js';
 import { createChainCommon, type GethGenesis, parseGenesis } from './genesis.js';
@@ -26,7 +27,7 @@ export interface EthereumChain {
 }
 
 /** Thrown when a datadir has not been initialised with a genesis. */
-export class NotInitialisedError extends Error {
+export class NotInitialisedError extends DomainError {
   override readonly name = 'NotInitialisedError';
 }
 

@@ -1,3 +1,4 @@
+import { DomainError } from '../errors/domainError.js';
 import type { Level } from './database.js';
 import { META, SCHEMA_VERSION, SCHEMA_VERSION_BASE } from './keys.js';
 
@@ -61,7 +62,7 @@ export const ETHEREUM_SCHEMA: SchemaSpec = {
 };
 
 /** A datadir this tracenode cannot open as it is, with the versions named. */
-export class SchemaError extends Error {
+export class SchemaError extends DomainError {
   override readonly name = 'SchemaError';
 }
 

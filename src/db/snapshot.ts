@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { DomainError } from '../errors/domainError.js';
 import { type Level, openDatabase } from './database.js';
 
 /**
@@ -20,7 +21,7 @@ export interface SnapshotProgress {
   seconds: number;
 }
 
-export class SnapshotError extends Error {
+export class SnapshotError extends DomainError {
   override readonly name = 'SnapshotError';
 }
 

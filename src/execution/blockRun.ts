@@ -4,6 +4,7 @@ import type { EVM } from '@ethereumjs/evm';
 import { Address, bigIntToAddressBytes, bytesToHex, CLRequest, CLRequestType, equalsBytes } from '@ethereumjs/util';
 import { createVM, type RunBlockOpts, type RunBlockResult, runBlock, type VM, type VMOpts } from '@ethereumjs/vm';
 import { sha256 } from 'ethereum-cryptography/sha256.js';
+import { DomainError } from '../errors/domainError.js';
 import { eipActive, hidesRequestCalls, withoutRequestCalls, withoutSystemWrites } from './ethereumjsCommon.js';
 import { withBlsBackend } from './ethereumjsInternals.js';
 
@@ -29,7 +30,7 @@ const REQUEST_CALLS = [
 ] as const;
 
 /** A block that breaks a request system call's rules (no code at the contract, or a failed call): the block is invalid. */
-export class SystemCallError extends Error {
+export class SystemCallError extends DomainError {
   override readonly name = 'SystemCallError';
 }
 

@@ -1,4 +1,5 @@
 import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
+import { DomainError } from '../errors/domainError.js';
 
 /**
  * How a call ends: the {@link CallResult} of a run (success, revert or EVM failure, in geth's
@@ -21,8 +22,8 @@ export interface CallResult {
 }
 
 /** A failure geth reports as a plain `-32000` error with this message. */
-export class CallError extends Error {
-  override readonly name: string = 'CallError';
+export class CallError extends DomainError {
+  override readonly name: 'CallError' | 'MessageError' | 'CallTimeoutError' | 'TraceTimeoutError' = 'CallError';
 }
 
 /**
@@ -48,7 +49,7 @@ export class CallTimeoutError extends CallError {
 }
 
 /** eth_estimateGas: the call fails for a reason more gas cannot fix (revert, invalid opcode…). */
-export class ExecutionFailedError extends Error {
+export class ExecutionFailedError extends DomainError {
   override readonly name = 'ExecutionFailedError';
   constructor(readonly result: CallResult) {
     super(result.failure?.kind === 'halt' ? result.failure.message : 'execution reverted');

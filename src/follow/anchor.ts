@@ -2,6 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import { bytesToHex } from '@ethereumjs/util';
 import { builtinChainOf, createBuiltinCommon } from '../chain/chainRules.js';
 import { createChainCommon, parseGenesis } from '../chain/genesis.js';
+import { DomainError } from '../errors/domainError.js';
 import type { AnchorBlock } from '../import/init.js';
 import { fetchAncestorHashes } from './ancestorHashes.js';
 import { anchorReceipts } from './anchorReceipts.js';
@@ -27,7 +28,7 @@ import { hexString, UpstreamBlocks } from './upstreamBlocks.js';
  */
 
 /** The block named is block 0: an archive from it is the whole chain, started from the genesis (`init --from-node`). */
-export class GenesisAnchorError extends Error {
+export class GenesisAnchorError extends DomainError {
   override readonly name = 'GenesisAnchorError';
 }
 

@@ -4,6 +4,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak256 } from '../codec/keccak.js';
 import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
+import { DomainError } from '../errors/domainError.js';
 
 /**
  * Rebuilding a block from its JSON-RPC form, for following an upstream node (issue 16).
@@ -54,7 +55,7 @@ import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
  */
 
 /** A block (or uncle, or transaction) of the upstream that cannot be rebuilt to its own hash. */
-export class BlockFromRpcError extends Error {
+export class BlockFromRpcError extends DomainError {
   override readonly name = 'BlockFromRpcError';
   /** The block's number, when the input had a readable one. */
   readonly blockNumber: bigint | undefined;

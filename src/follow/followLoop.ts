@@ -1,4 +1,5 @@
 import type { Config } from '../config/settings.js';
+import { DomainError } from '../errors/domainError.js';
 import type { BlockStateStats } from './blockState.js';
 import type { Upstream } from './upstream.js';
 
@@ -52,7 +53,7 @@ export interface FollowLoopOptions {
 }
 
 /** The follower cannot go on (a chain mismatch, a reorganisation past the limit): it stops. */
-export class FollowStoppedError extends Error {
+export class FollowStoppedError extends DomainError {
   override readonly name = 'FollowStoppedError';
 }
 

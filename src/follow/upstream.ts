@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { DomainError } from '../errors/domainError.js';
 
 /**
  * The JSON-RPC client of a followed upstream node (geth, reth, erigon, anvil): requests and batch
@@ -10,12 +11,13 @@ import WebSocket from 'ws';
  */
 
 /** The upstream failed: unreachable, too slow, an HTTP error, a malformed answer. */
-export class UpstreamError extends Error {
-  override readonly name = 'UpstreamError';
+export class UpstreamError extends DomainError {
+  override readonly name: 'UpstreamError' | 'UpstreamRpcError' = 'UpstreamError';
 }
 
 /** The upstream answered a JSON-RPC error. */
 export class UpstreamRpcError extends UpstreamError {
+  override readonly name = 'UpstreamRpcError';
   constructor(
     readonly code: number,
     message: string,

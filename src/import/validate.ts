@@ -2,9 +2,10 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import { ConsensusType, Hardfork } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import type { ChainStore } from '../chain/store.js';
+import { DomainError } from '../errors/domainError.js';
 
 /** A block that breaks a consensus rule; the message names what differs. */
-export class InvalidBlockError extends Error {
+export class InvalidBlockError extends DomainError {
   override readonly name = 'InvalidBlockError';
 }
 

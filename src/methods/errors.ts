@@ -1,11 +1,12 @@
-import { BeforeArchiveStartError } from '../chain/archiveStart.js';
+import type { BeforeArchiveStartError } from '../chain/archiveStart.js';
 import { bigIntToQuantity, bytesToData } from '../codec/hex.js';
-import { CallError, type CallResult, ExecutionFailedError } from '../execution/callResult.js';
+import { DomainError, type DomainErrorName } from '../errors/domainError.js';
+import type { CallResult, ExecutionFailedError } from '../execution/callResult.js';
 import { revertMessage } from '../execution/revert.js';
-import { SimulateError, type SimulateErrorKind } from '../execution/simulate/errors.js';
-import * as live from '../live/errors.js';
+import type { SimulateError, SimulateErrorKind } from '../execution/simulate/errors.js';
 import {
   ExecutionRevertedError,
+  InvalidParamsError,
   LimitExceededError,
   PrunedHistoryError,
   ResourceUnavailableError,
@@ -21,64 +22,121 @@ import {
   StarknetTooManyKeysInFilterError,
   StarknetTxnHashNotFoundError,
 } from '../rpc/errors.js';
-import * as starknet from '../starknet/errors.js';
-import { MissingCodeError, MissingTrieNodeError, RemoteStateError } from '../state/stateSource.js';
-import { JobAbortedError, PoolBusyError, PoolClosedError, WorkerCrashedError } from '../workers/pool.js';
+import type { RemoteStateError } from '../state/stateSource.js';
 
 /**
  * The one place domain errors become wire errors, as reth's `From<EthApiError> for ErrorObject`
  * does in a single `match` (paradigmxyz/reth `crates/rpc/rpc-eth-types/src/error/mod.rs`): the
- * domain layers throw their own plain errors, which know no JSON-RPC code, and this list gives
- * each its wire error. A method table applies it to whatever its handlers throw
- * (`createMethodTable(defs, toRpcError)` in `rpc/method.ts`).
+ * domain layers throw their own plain errors ({@link DomainError}), which know no JSON-RPC code,
+ * and {@link WIRE} gives each its wire error. A method table applies it to whatever its handlers
+ * throw (`createMethodTable(defs, toRpcError)` in `rpc/method.ts`).
  *
- * Returns undefined for anything else: an {@link RpcError} a method threw itself is sent as it
- * is, and any other error is a bug the dispatcher logs and answers with -32603.
- *
- * One line per domain error, grouped by domain layer; add new ones to the list.
+ * Returns undefined for anything else (an {@link RpcError} a method threw itself is sent as it is;
+ * any other error is a bug the dispatcher logs and answers with -32603), and for the domain errors
+ * {@link WIRE} marks {@link INTERNAL}.
  */
 export function toRpcError(err: unknown): RpcError | undefined {
-  // Call engine (`execution/callResult.ts`) → geth's eth_call / eth_estimateGas errors.
-  if (err instanceof ExecutionFailedError) return failedRunError(err.result);
-  if (err instanceof SimulateError) return new RpcError(SIMULATE_ERROR_CODES[err.kind], err.message);
-  if (err instanceof CallError) return new ServerError(err.message);
+  if (!(err instanceof DomainError)) return undefined;
+  return (WIRE[err.name] as (e: DomainError) => RpcError | undefined)(err);
+}
+
+/** The classes whose wire error reads their fields, by the name they give themselves (the repository test holds each name to its class). */
+interface Narrowed {
+  ExecutionFailedError: ExecutionFailedError;
+  SimulateError: SimulateError;
+  BeforeArchiveStartError: BeforeArchiveStartError;
+  RemoteStateError: RemoteStateError;
+  SiblingSearchError: RemoteStateError;
+}
+
+/** What maps one domain error: its wire error, or undefined for {@link INTERNAL}. */
+type WireOf<K extends DomainErrorName> = (err: K extends keyof Narrowed ? Narrowed[K] : DomainError) => RpcError | undefined;
+
+/**
+ * A domain error that reaches no method: it belongs to `init`, `import`, the follower or the store's
+ * opening, which report it in their own terms. Should one reach a handler, that is a bug: the
+ * dispatcher logs it and answers -32603, as for any error it does not know.
+ */
+const INTERNAL = (): undefined => undefined;
+
+/** -32000 with the error's own text. */
+const server = (err: DomainError): RpcError => new ServerError(err.message);
+
+/**
+ * Every domain error's wire answer, by its name: the compiler refuses this table if a name of
+ * {@link DomainErrorName} is missing, so a new domain error cannot fall through to "internal
+ * error" unnoticed.
+ */
+const WIRE: { readonly [K in DomainErrorName]: WireOf<K> } = {
+  // Call engine (`execution/`) → geth's eth_call / eth_estimateGas / debug_trace* errors.
+  ExecutionFailedError: (err) => failedRunError(err.result),
+  SimulateError: (err) => new RpcError(SIMULATE_ERROR_CODES[err.kind], err.message),
+  CallError: server,
+  MessageError: server,
+  CallTimeoutError: server,
+  TraceTimeoutError: server,
+  // A trace over `tracing.debugMaxResultBytes` (`tracing/debug/run.ts` words it for the client first).
+  TraceTooLargeError: server,
   // EVM workers' admission (`workers/pool.ts`): the queue is full → -32005, as a rate limit is;
   // a lost worker, shutdown or a gone client → -32000 with the reason.
-  if (err instanceof PoolBusyError) return new LimitExceededError(err.message);
-  if (err instanceof WorkerCrashedError || err instanceof PoolClosedError || err instanceof JobAbortedError) return new ServerError(err.message);
+  PoolBusyError: (err) => new LimitExceededError(err.message),
+  WorkerCrashedError: server,
+  PoolClosedError: server,
+  JobAbortedError: server,
   // An archive that starts at block N (`chain/archiveStart.ts`, `state/stateSource.ts`): below N,
   // geth's texts for pruned state (-32000 `missing trie node`) and pruned history (4444); state
   // the followed node could not give now → -32002 (retry later), state it no longer has → -32000.
-  if (err instanceof BeforeArchiveStartError) return beforeStartError(err);
-  if (err instanceof RemoteStateError) {
-    return err.retryable ? new ResourceUnavailableError(err.message, { retryable: true }) : new ServerError(err.message);
-  }
-  if (err instanceof MissingTrieNodeError || err instanceof MissingCodeError) return new ServerError(err.message);
+  BeforeArchiveStartError: beforeStartError,
+  RemoteStateError: remoteStateError,
+  SiblingSearchError: remoteStateError,
+  MissingTrieNodeError: server,
+  MissingCodeError: server,
   // Starknet store and event query (`starknet/errors.ts`) → Starknet spec errors.
-  if (err instanceof starknet.BlockNotFoundError) return new StarknetBlockNotFoundError();
-  if (err instanceof starknet.PageSizeTooBigError) return new StarknetPageSizeTooBigError();
-  if (err instanceof starknet.NoBlocksError) return new StarknetNoBlocksError();
-  if (err instanceof starknet.InvalidContinuationTokenError) return new StarknetInvalidContinuationTokenError();
-  if (err instanceof starknet.TooManyKeysInFilterError) return new StarknetTooManyKeysInFilterError();
-  if (err instanceof starknet.TransactionNotFoundError) return new StarknetTxnHashNotFoundError();
-  if (err instanceof starknet.InvalidTransactionIndexError) return new StarknetInvalidTxnIndexError();
-  if (err instanceof starknet.ContractNotFoundError) return new StarknetContractNotFoundError();
-  if (err instanceof starknet.ClassHashNotFoundError) return new StarknetClassHashNotFoundError();
+  BlockNotFoundError: () => new StarknetBlockNotFoundError(),
+  PageSizeTooBigError: () => new StarknetPageSizeTooBigError(),
+  NoBlocksError: () => new StarknetNoBlocksError(),
+  InvalidContinuationTokenError: () => new StarknetInvalidContinuationTokenError(),
+  TooManyKeysInFilterError: () => new StarknetTooManyKeysInFilterError(),
+  TransactionNotFoundError: () => new StarknetTxnHashNotFoundError(),
+  InvalidTransactionIndexError: () => new StarknetInvalidTxnIndexError(),
+  ContractNotFoundError: () => new StarknetContractNotFoundError(),
+  ClassHashNotFoundError: () => new StarknetClassHashNotFoundError(),
   // What the store does not hold (and no upstream can give), or the upstream failing to give it → -32000 saying which.
-  if (err instanceof starknet.NotHeldError || err instanceof starknet.StateSourceError) return new ServerError(err.message);
+  NotHeldError: server,
+  StateSourceError: server,
+  // A felt the params' schemas did not catch (they turn FeltError into -32602 themselves).
+  FeltError: (err) => new InvalidParamsError(err.message),
   // Subscriptions and filters (`live/errors.ts`): a cap reached → -32005, Infura's limit code (on
-  // both network kinds); a filter refused → -32000 with geth's text. NoPendingTransactionsError is
-  // mapped where it is caught (`eth/_shared/pendingRefusal.ts`): its text names the method.
-  if (err instanceof live.TooManySubscriptionsError || err instanceof live.TooManyFiltersError) return new LimitExceededError(err.message);
-  if (
-    err instanceof live.FilterNotFoundError ||
-    err instanceof live.FilterStoreUnavailableError ||
-    err instanceof live.FilterContendedError ||
-    err instanceof live.NoHeadYetError
-  ) {
-    return new ServerError(err.message);
-  }
-  return undefined;
+  // both network kinds); a filter refused → -32000 with geth's text.
+  TooManySubscriptionsError: (err) => new LimitExceededError(err.message),
+  TooManyFiltersError: (err) => new LimitExceededError(err.message),
+  FilterNotFoundError: server,
+  FilterStoreUnavailableError: server,
+  FilterContendedError: server,
+  NoHeadYetError: server,
+  // Mapped where it is caught (`eth/_shared/pendingRefusal.ts`): its text names the method.
+  NoPendingTransactionsError: INTERNAL,
+  // A block breaking a system call's rules is refused by import and the follower, before it is
+  // stored: no stored block can raise it.
+  SystemCallError: INTERNAL,
+  // The datadir, import and follower (`db/`, `chain/open.ts`, `import/`, `follow/`, the Starknet
+  // importer): they stop the command or retry, and are reported in logs and on stderr.
+  SchemaError: INTERNAL,
+  SnapshotError: INTERNAL,
+  NotInitialisedError: INTERNAL,
+  DatadirKindError: INTERNAL,
+  StarknetImportError: INTERNAL,
+  InvalidBlockError: INTERNAL,
+  UpstreamError: INTERNAL,
+  UpstreamRpcError: INTERNAL,
+  BlockFromRpcError: INTERNAL,
+  GenesisAnchorError: INTERNAL,
+  FollowStoppedError: INTERNAL,
+};
+
+/** State that is not held locally and could not be fetched: -32002 (retry later) when asking again may help, else -32000. */
+function remoteStateError(err: RemoteStateError): RpcError {
+  return err.retryable ? new ResourceUnavailableError(err.message, { retryable: true }) : new ServerError(err.message);
 }
 
 /** A block below an archive's start: its state (-32000, geth's `missing trie node`) or its history (4444, geth's `pruned history unavailable`). */

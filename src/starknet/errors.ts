@@ -1,3 +1,4 @@
+import { DomainError } from '../errors/domainError.js';
 /**
  * Errors of the Starknet store and its event query: plain domain errors that say what went wrong
  * in the store's terms, with no JSON-RPC code. `methods/errors.ts` (`toRpcError`) is the one place
@@ -6,7 +7,7 @@
  */
 
 /** A block named by number, hash or tag is not stored (or the tag names no block yet). */
-export class BlockNotFoundError extends Error {
+export class BlockNotFoundError extends DomainError {
   override readonly name = 'BlockNotFoundError';
   /** The block as asked for, e.g. `number 1000`, `hash 0x…`, `tag l1_accepted`. */
   readonly block: string;
@@ -17,7 +18,7 @@ export class BlockNotFoundError extends Error {
 }
 
 /** The store holds no block at all (the latest block was asked for). */
-export class NoBlocksError extends Error {
+export class NoBlocksError extends DomainError {
   override readonly name = 'NoBlocksError';
   constructor() {
     super('the store holds no blocks');
@@ -25,7 +26,7 @@ export class NoBlocksError extends Error {
 }
 
 /** A page of events larger than the store serves was asked for. */
-export class PageSizeTooBigError extends Error {
+export class PageSizeTooBigError extends DomainError {
   override readonly name = 'PageSizeTooBigError';
   readonly requested: number;
   readonly limit: number;
@@ -37,7 +38,7 @@ export class PageSizeTooBigError extends Error {
 }
 
 /** An event filter with more key positions than the store matches. */
-export class TooManyKeysInFilterError extends Error {
+export class TooManyKeysInFilterError extends DomainError {
   override readonly name = 'TooManyKeysInFilterError';
   readonly requested: number;
   readonly limit: number;
@@ -52,7 +53,7 @@ export class TooManyKeysInFilterError extends Error {
  * A continuation token that cannot be resumed from: unparsable, or not a position this filter's
  * pages could reach (another filter's or another range's token, or a made-up one).
  */
-export class InvalidContinuationTokenError extends Error {
+export class InvalidContinuationTokenError extends DomainError {
   override readonly name = 'InvalidContinuationTokenError';
   /** Why, for the log: the client always sees the same fixed message. */
   readonly reason: string;
@@ -63,7 +64,7 @@ export class InvalidContinuationTokenError extends Error {
 }
 
 /** No stored transaction has this hash. */
-export class TransactionNotFoundError extends Error {
+export class TransactionNotFoundError extends DomainError {
   override readonly name = 'TransactionNotFoundError';
   constructor(hash: string) {
     super(`transaction ${hash} is not stored`);
@@ -71,7 +72,7 @@ export class TransactionNotFoundError extends Error {
 }
 
 /** A stored block has no transaction at this index. */
-export class InvalidTransactionIndexError extends Error {
+export class InvalidTransactionIndexError extends DomainError {
   override readonly name = 'InvalidTransactionIndexError';
   constructor(block: string, index: number) {
     super(`block ${block} has no transaction ${index}`);
@@ -79,7 +80,7 @@ export class InvalidTransactionIndexError extends Error {
 }
 
 /** No contract is deployed at this address at the block asked for. */
-export class ContractNotFoundError extends Error {
+export class ContractNotFoundError extends DomainError {
   override readonly name = 'ContractNotFoundError';
   constructor(address: string, block: number) {
     super(`no contract at ${address} at block ${block}`);
@@ -87,7 +88,7 @@ export class ContractNotFoundError extends Error {
 }
 
 /** No class with this hash is declared at the block asked for. */
-export class ClassHashNotFoundError extends Error {
+export class ClassHashNotFoundError extends DomainError {
   override readonly name = 'ClassHashNotFoundError';
   constructor(classHash: string, block: number) {
     super(`class ${classHash} is not declared at block ${block}`);
@@ -100,11 +101,11 @@ export class ClassHashNotFoundError extends Error {
  * state or a class definition when no upstream is followed to ask, or the chain id of an
  * imported datadir. The message says which, and what would give it.
  */
-export class NotHeldError extends Error {
+export class NotHeldError extends DomainError {
   override readonly name = 'NotHeldError';
 }
 
 /** The followed upstream did not give a value the store needed (unreachable, slow, malformed). */
-export class StateSourceError extends Error {
+export class StateSourceError extends DomainError {
   override readonly name = 'StateSourceError';
 }

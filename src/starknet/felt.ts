@@ -1,4 +1,5 @@
 import { quoteString } from '../codec/quote.js';
+import { DomainError } from '../errors/domainError.js';
 
 /**
  * Starknet field elements ("felts"): parsing, normalisation and numeric comparison.
@@ -22,7 +23,7 @@ const PRIME_HEX64 = FELT_PRIME.toString(16).padStart(64, '0');
 const FELT_SYNTAX = /^0x[0-9a-fA-F]{1,64}$/;
 
 /** A string that is not a felt; the message says why (it becomes a -32602 detail). */
-export class FeltError extends Error {
+export class FeltError extends DomainError {
   override readonly name = 'FeltError';
 }
 

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { DomainError } from '../errors/domainError.js';
 import {
   type BlockStatus,
   type HeaderFields,
@@ -25,7 +26,7 @@ import type { StarknetStore } from './store.js';
  */
 
 /** A line that is not a valid block. The import stops there; nothing of that block is written. */
-export class StarknetImportError extends Error {
+export class StarknetImportError extends DomainError {
   override readonly name = 'StarknetImportError';
   constructor(
     readonly line: number,

@@ -1,5 +1,6 @@
 import { type BatchOp, type Level, openDatabase } from '../db/database.js';
 import { META } from '../db/keys.js';
+import { DomainError } from '../errors/domainError.js';
 import { MAX_BLOCK_NUMBER, type StarknetBlockHeader, type StarknetBlockInput } from './block.js';
 import { type BlockRecord, headerFieldsOf, type PreparedBlock, prepareBlock, removalOps } from './blockOps.js';
 import { readBlockTransactionHashes, readBlockTransactions, readTransaction, type StoredTransaction, transactionPosition } from './bodies.js';
@@ -45,7 +46,7 @@ export type ImportBlockResult =
   | { status: 'skipped'; reason: 'present' | 'number taken' | 'hash taken'; storedHash?: string };
 
 /** A datadir that is not (or not yet) a Starknet datadir of this schema. */
-export class DatadirKindError extends Error {
+export class DatadirKindError extends DomainError {
   override readonly name = 'DatadirKindError';
 }
 

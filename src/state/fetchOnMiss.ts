@@ -41,6 +41,7 @@ import { childPrefix, type KeyWalk, keyUnderPrefix, walkKey } from './trieWalk.j
 
 /** A collapsed branch's sibling lies deeper than the search for a key under it goes. */
 export class SiblingSearchError extends RemoteStateError {
+  override readonly name = 'SiblingSearchError';
   constructor(message: string) {
     super('unavailable', message);
   }

@@ -1,4 +1,5 @@
 import { bytesToHex } from '@ethereumjs/util';
+import { DomainError } from '../errors/domainError.js';
 
 /**
  * Where an archive that starts at block N (`chain/archiveStart.ts`) finds the state it does not
@@ -13,7 +14,7 @@ import { bytesToHex } from '@ethereumjs/util';
  * message is never @ethereumjs/mpt's 'Missing node in DB', which `findPath` takes for an absent
  * key: a node not held locally must never read as an absent account or slot.
  */
-export class MissingTrieNodeError extends Error {
+export class MissingTrieNodeError extends DomainError {
   override readonly name = 'MissingTrieNodeError';
   constructor(readonly hash: Uint8Array) {
     super(`missing trie node ${bytesToHex(hash)}`);
@@ -21,7 +22,7 @@ export class MissingTrieNodeError extends Error {
 }
 
 /** Contract code the datadir does not hold, read by its hash in an archive that starts at block N. */
-export class MissingCodeError extends Error {
+export class MissingCodeError extends DomainError {
   override readonly name = 'MissingCodeError';
   constructor(readonly codeHash: Uint8Array) {
     super(`missing code ${bytesToHex(codeHash)}`);
@@ -41,8 +42,8 @@ export class MissingCodeError extends Error {
 export type RemoteStateFailure = 'unreachable' | 'invalid' | 'unavailable' | 'noSource';
 
 /** State not held locally could not be fetched; `methods/errors.ts` gives each {@link RemoteStateFailure} its wire error. */
-export class RemoteStateError extends Error {
-  override readonly name = 'RemoteStateError';
+export class RemoteStateError extends DomainError {
+  override readonly name: 'RemoteStateError' | 'SiblingSearchError' = 'RemoteStateError';
   constructor(
     readonly kind: RemoteStateFailure,
     message: string,

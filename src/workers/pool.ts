@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { DomainError } from '../errors/domainError.js';
 
 /**
  * A pool of worker threads behind one bounded queue: the admission control of EVM work.
@@ -37,22 +38,22 @@ import { Worker } from 'node:worker_threads';
  */
 
 /** The queue is full: the node is busy. */
-export class PoolBusyError extends Error {
+export class PoolBusyError extends DomainError {
   override readonly name = 'PoolBusyError';
 }
 
 /** The job's worker died (a crash in native code, out of memory…). */
-export class WorkerCrashedError extends Error {
+export class WorkerCrashedError extends DomainError {
   override readonly name = 'WorkerCrashedError';
 }
 
 /** The pool is closing: no new work. */
-export class PoolClosedError extends Error {
+export class PoolClosedError extends DomainError {
   override readonly name = 'PoolClosedError';
 }
 
 /** The caller went away before its job started. */
-export class JobAbortedError extends Error {
+export class JobAbortedError extends DomainError {
   override readonly name = 'JobAbortedError';
 }
 

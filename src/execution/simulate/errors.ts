@@ -1,3 +1,4 @@
+import { DomainError } from '../../errors/domainError.js';
 /**
  * Why an eth_simulateV1 request fails as a whole, in the cases geth gives a code of their own
  * (ethereum/go-ethereum `internal/ethapi/errors.go`: `txValidationError`, `errCode*`); `methods/`
@@ -24,7 +25,7 @@ export type SimulateErrorKind =
   | 'tooManyBlocks';
 
 /** An eth_simulateV1 request geth refuses, with geth's text. */
-export class SimulateError extends Error {
+export class SimulateError extends DomainError {
   override readonly name = 'SimulateError';
   constructor(
     readonly kind: SimulateErrorKind,

@@ -21,7 +21,7 @@ const JUMPS = [0x56, 0x57];
 
 /** geth's error when a trace runs past its timeout. */
 export class TraceTimeoutError extends CallError {
-  override readonly name = 'CallError';
+  override readonly name = 'TraceTimeoutError';
   constructor() {
     super('execution timeout');
   }

@@ -1,5 +1,6 @@
 import { EVMError, type EVMResult, type InterpreterStep, type Message } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
+import { DomainError } from '../../errors/domainError.js';
 import { memoryBytes } from '../../execution/ethereumjsInternals.js';
 import { type FailedFrame, gethErrorText, opcodeName } from '../../execution/evmErrors.js';
 import { FRAME_OPCODES, type FrameType } from '../frameOpcodes.js';
@@ -30,8 +31,11 @@ const CALLS: ReadonlySet<number> = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
 const EMPTY = new Uint8Array(0);
 
 /** The struct logs outgrew the answer's bound (the runner names the setting in its error). */
-export class TraceTooLargeError extends Error {
+export class TraceTooLargeError extends DomainError {
   override readonly name = 'TraceTooLargeError';
+  constructor() {
+    super('trace result too large');
+  }
 }
 
 /** One struct log entry in geth's JSON. */
