@@ -8,13 +8,15 @@ import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { runCli } from '../helpers/cli.js';
 import { connect, rawHttp, type StartedServer, startServer, TEST_API_KEY, TRANSPORTS } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { within } from '../helpers/until.js';
 
 /**
  * A property-based sweep of bad input (fast-check, seeded): random envelopes, and random arguments
  * for every method the Ethereum network (the execution-apis chain) and the Starknet network (the
- * sepolia-integration blocks) serve, over HTTP and WebSocket. Every answer must be a valid JSON-RPC body carrying the request's id, an error of the
- * class the input deserves (never -32603, which means the node failed), a message shorter than
- * 512 characters, and come within the call deadline; the server must still answer afterwards.
+ * sepolia-integration blocks) serve, over HTTP and WebSocket. Every answer must come (no hang),
+ * be a valid JSON-RPC body carrying the request's id, an error of the class the input deserves
+ * (never -32603, which means the node failed), with a message shorter than 512 characters; the
+ * server must still answer afterwards.
  * `TRACENODE_FUZZ_RUNS` runs longer (the default keeps the suite under a minute).
  */
 
@@ -24,8 +26,8 @@ const NETWORKS = [
   { name: 'ethereum', host: undefined, methods: [...ethereumMethods.keys()].sort() },
   { name: 'starknet', host: 'starknet-sepolia.localhost', methods: [...starknetMethods.keys()].sort() },
 ] as const;
-/** The longest a bad request may take: the 5 s call deadline and a margin. */
-const MAX_MS = 6000;
+/** A ceiling on each answer, far above the 5 s call deadline a bad request may run into: past it, a hang. */
+const HANG_MS = 30_000;
 
 const tmp = tempDir();
 let opened: Network[] = [];
@@ -105,8 +107,7 @@ const envelopeBody = fc.oneof(
     .map((o): Body => ({ text: JSON.stringify(o), id: undefined })),
 );
 
-function checkAnswer(body: Body, text: string, ms: number, allowed = ALLOWED): void {
-  expect(ms, body.text.slice(0, 200)).toBeLessThan(MAX_MS);
+function checkAnswer(body: Body, text: string, allowed = ALLOWED): void {
   if (text === '') return; // a notification, or a batch of them
   const answer = JSON.parse(text) as unknown;
   for (const a of Array.isArray(answer) ? answer : [answer]) {
@@ -134,9 +135,8 @@ for (const transport of TRANSPORTS) {
       it(`every method with random arguments (${RUNS} runs a method, seed ${SEED})`, async () => {
         await fc.assert(
           fc.asyncProperty(callBody(network.methods, network.name === 'starknet' ? starknetArgument : argument), async (body) => {
-            const t0 = performance.now();
-            const reply = await client.send(body.text);
-            checkAnswer(body, reply.text, performance.now() - t0, network.name === 'starknet' ? ALLOWED_STARKNET : ALLOWED);
+            const reply = await within(body.text.slice(0, 200), client.send(body.text), HANG_MS);
+            checkAnswer(body, reply.text, network.name === 'starknet' ? ALLOWED_STARKNET : ALLOWED);
           }),
           { numRuns: RUNS * network.methods.length, seed: SEED, endOnFailure: true },
         );
@@ -145,9 +145,8 @@ for (const transport of TRANSPORTS) {
       it(`random envelopes (${RUNS * 5} runs, seed ${SEED})`, async () => {
         await fc.assert(
           fc.asyncProperty(envelopeBody, async (body) => {
-            const t0 = performance.now();
-            const reply = await client.send(body.text);
-            checkAnswer(body, reply.text, performance.now() - t0);
+            const reply = await within(body.text.slice(0, 200), client.send(body.text), HANG_MS);
+            checkAnswer(body, reply.text);
           }),
           { numRuns: RUNS * 5, seed: SEED, endOnFailure: true },
         );

@@ -34,13 +34,11 @@ describe('serve on a port in use', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as { port: number }).port;
     try {
-      const t0 = Date.now();
+      // Exits by itself (it used to listen nowhere and run on until the test's timeout).
       const { code, stderr } = await runCli(['serve', '--datadir', datadir, '--port', String(port), '--api-keys', 'k1']);
       expect(code).toBe(1);
       expect(stderr).toContain(`tracenode serve: cannot listen on 127.0.0.1:${port}: the port is in use`);
       expect(stderr).toContain('choose another port with --port');
-      // Exited by itself, well before any test timeout (it used to listen nowhere and run on).
-      expect(Date.now() - t0).toBeLessThan(50_000);
     } finally {
       holder.close();
     }

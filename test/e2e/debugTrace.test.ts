@@ -173,14 +173,12 @@ describe('debug_traceCall', () => {
   });
 
   it('timeout: a loop is stopped with geth’s error', async () => {
-    const started = performance.now();
     const answer = await call('debug_traceCall', [
       { to: TARGET },
       'latest',
       { tracer: 'callTracer', timeout: '100ms', stateOverrides: { [TARGET]: { code: LOOP } } },
     ]);
     expect(answer.error).toEqual({ code: -32000, message: 'execution timeout' });
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('prestateTracer diffMode of a paying call: the sender pays gas used × price, the coinbase gets the tip above the base fee', async () => {

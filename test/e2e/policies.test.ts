@@ -11,6 +11,7 @@ import { createMethodTable, type MethodDefinition } from '../../src/rpc/method.j
 import { tempDir } from '../helpers/chains.js';
 import { connect, rawHttp, type StartedServer, startServer, TRANSPORTS, WsUpgradeError } from '../helpers/rpcClient.js';
 import { toyNetwork } from '../helpers/toyMethods.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Per-key policies through the one pipeline, over HTTP and WebSocket, from one table of cases: a
@@ -386,7 +387,7 @@ describe('limits over HTTP: status and headers', () => {
 });
 
 describe('keys file hot reload', () => {
-  it('a key removed stops working within a second; a malformed or empty file changes nothing', async () => {
+  it('a key removed stops working once the file changes; a malformed or empty file changes nothing', async () => {
     const dir = tempDir('tracenode-reload-');
     const path = join(dir.dir, 'keys.yaml');
     writeFileSync(path, 'keys:\n  - key: stays\n  - key: goes\n');
@@ -403,21 +404,27 @@ describe('keys file hot reload', () => {
     try {
       expect([await status('stays'), await status('goes')]).toEqual([200, 200]);
       writeFileSync(path, 'keys:\n  - key: stays\n');
-      const t0 = Date.now();
-      while ((await status('goes')) !== 401) {
-        expect(Date.now() - t0).toBeLessThan(1000);
-        await sleep(20);
-      }
+      await until(
+        'the removed key refused',
+        () => status('goes'),
+        (code) => code === 401,
+      );
       expect(await status('stays')).toBe(200);
       writeFileSync(path, 'keys:\n  - key: stays\n    unknownField: 1\n');
-      await sleep(300);
-      expect(lines.some((l) => l.startsWith('keys file not reloaded') && l.includes('unknownField'))).toBe(true);
+      await until(
+        'the malformed file refused',
+        () => lines,
+        (l) => l.some((x) => x.startsWith('keys file not reloaded') && x.includes('unknownField')),
+      );
       expect([await status('stays'), await status('goes')]).toEqual([200, 401]);
       // Truncated (a write in progress, as `>` or writeFileSync does first): nothing changes.
       writeFileSync(path, '');
       expect(watcher.reload()).toBe(false);
-      await sleep(300);
-      expect(lines.some((l) => l.startsWith('keys file not reloaded') && l.includes('the file is empty'))).toBe(true);
+      await until(
+        'the empty file refused',
+        () => lines,
+        (l) => l.some((x) => x.startsWith('keys file not reloaded') && x.includes('the file is empty')),
+      );
       expect([await status('stays'), await status('goes')]).toEqual([200, 401]);
     } finally {
       watcher.close();

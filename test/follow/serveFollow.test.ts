@@ -99,8 +99,9 @@ describe('serve --follow', () => {
     expect((await health(base)).body).toMatchObject({ ok: true, head: { number: target + 1, hash: anvilLatest.hash } });
   });
 
-  it('a ws:// upstream pushes new heads: a mined block is followed long before the 10 s poll', async () => {
-    const base = await serveFollowing('ws', built.anvil!.url.replace('http://', 'ws://'), ['--follow.poll-interval-ms', '10000']);
+  it('a ws:// upstream pushes new heads: a mined block is followed with the hourly poll far off', async () => {
+    // Polled once an hour: a block followed within the test can only have come by the subscription.
+    const base = await serveFollowing('ws', built.anvil!.url.replace('http://', 'ws://'), ['--follow.poll-interval-ms', '3600000']);
     await until(
       'caught up',
       () => health(base),
@@ -108,15 +109,12 @@ describe('serve --follow', () => {
       30_000,
     );
     const before = (await health(base)).body.head as { number: number };
-    const t0 = Date.now();
     await rawResult(built.anvil!.url, 'evm_mine', []);
     const h = await until(
       'new head',
       () => health(base),
       (r) => (r.body.head as { number: number }).number === before.number + 1,
-      5_000,
     );
-    expect(Date.now() - t0).toBeLessThan(5_000);
     expect(h.body).toMatchObject({ ok: true, upstream: new URL(built.anvil!.url.replace('http://', 'ws://')).origin, lagBlocks: 0 });
     // A burst: blocks mined in one second share its timestamp; each is followed and counted.
     for (let i = 0; i < 3; i++) await rawResult(built.anvil!.url, 'evm_mine', []);
@@ -125,7 +123,6 @@ describe('serve --follow', () => {
       'burst followed',
       () => health(base),
       (r) => (r.body.head as { number: number }).number === head,
-      5_000,
     );
     let repeated = 0;
     let parent = -1n;

@@ -17,3 +17,20 @@ export async function until<T>(what: string, read: () => T | Promise<T>, ok: (v:
     await sleep(25);
   }
 }
+
+/**
+ * `promise`'s value; past `timeoutMs` a failure naming `what`. A ceiling on a wait for something
+ * that must happen (an answer, an exit), set far above what it takes on a busy machine: a hang
+ * fails the test, a slow machine does not. Not a figure to assert: timings belong to the bench.
+ */
+export async function within<T>(what: string, promise: Promise<T>, timeoutMs = 30_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const ceiling = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, ceiling]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -130,14 +130,12 @@ describe('trace_call limits: eth_call’s gas cap and deadline', () => {
   });
 
   it('a call past the deadline fails as eth_call does (CallTimeoutError → -32000 execution aborted)', async () => {
-    const started = performance.now();
     await expect(call(ctx, 'trace_call', [{ to: '0x00000000000000000000000000000000000000c0' }, ['trace'], 'latest', LOOP])).rejects.toThrow(
       'execution aborted (timeout = 0.3s)',
     );
     await expect(call(ctx, 'eth_call', [{ to: '0x00000000000000000000000000000000000000c0' }, 'latest', LOOP])).rejects.toThrow(
       'execution aborted (timeout = 0.3s)',
     );
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 
