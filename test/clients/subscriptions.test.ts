@@ -411,7 +411,6 @@ describe('subscriptions and filters', () => {
         'both refused',
         () => seen.length,
         (n) => n >= 2,
-        5_000,
       );
       for (const u of unwatch) u();
       await closeViem(viemWs);
