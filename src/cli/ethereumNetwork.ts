@@ -77,7 +77,12 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
     evmStats: () => context.evm.stats(),
     subscriptionStats: () => ({ subscriptions: context.events.subscriptions.size, filters: context.events.filters.size }),
     headerDeviations: () => opts.follower?.status().headerDeviations ?? {},
-    cacheStats: () => ({ ...chain.store.cacheStats(), state_reads: context.state.reads.cacheStats(), trie_nodes: context.state.db.cacheStats() }),
+    cacheStats: () => ({
+      ...chain.store.cacheStats(),
+      state_reads: context.state.reads.cacheStats(),
+      trie_nodes: context.state.db.cacheStats(),
+      call_results: context.execution.cacheStats(),
+    }),
     remoteState: chain.start === undefined ? undefined : () => remoteStateStats(context, opts.stateSource, opts.follower?.status().stateFetch),
   });
   return {

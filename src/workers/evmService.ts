@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { CacheStats } from '../chain/lru.js';
 import type { EthereumChain } from '../chain/open.js';
 import type { Config } from '../config/settings.js';
 import type { AccessListResult } from '../execution/accessList.js';
@@ -11,6 +12,7 @@ import type { SimulateRequest } from '../execution/simulate/simulate.js';
 import type { StateSource } from '../state/stateSource.js';
 import type { ReplayedTx, TraceCallItem, TracedRun } from '../tracing/adHoc.js';
 import type { TxCallTree } from '../tracing/callTree.js';
+import { type CallJob, cachedCalls } from './callCache.js';
 import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
@@ -30,7 +32,10 @@ import { type WitnessRunner, witnessRunner } from './witnessJobs.js';
 export interface CallRunner {
   /** The gas cap at a block: the default and the maximum gas of a call there. */
   gasCap(header: BlockHeader): bigint;
-  call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<CallResult>;
+  /** eth_call; answers are kept per block and call (`callCache.ts`) unless `job.cache` is false. */
+  call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: CallJob): Promise<CallResult>;
+  /** The call result cache's lookups and entries (the metrics' `call_results` cache). */
+  cacheStats(): CacheStats;
   estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
   /** eth_createAccessList; `request` carries geth's fee defaults. */
   createAccessList(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<AccessListResult>;
@@ -110,12 +115,17 @@ export function createEvmService(
   });
   const replayWatchdogMs = config.tracing.replayTimeoutMs;
   const capFactor = BigInt(settings.gasCapFactor);
+  const calls = cachedCalls(
+    (header, request, overrides, job) =>
+      pool.run({ kind: 'call', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<CallResult>,
+    settings.callCacheBytes,
+  );
 
   return {
     calls: {
       gasCap: (header) => header.gasLimit * capFactor,
-      call: (header, request, overrides = {}, job = {}) =>
-        pool.run({ kind: 'call', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<CallResult>,
+      call: (header, request, overrides, job) => calls.call(header, request, overrides, job),
+      cacheStats: () => calls.stats(),
       estimateGas: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
       createAccessList: (header, request, overrides = {}, job = {}) =>

@@ -49,7 +49,10 @@ async function serve(
   execution: Partial<Config['execution']>,
   clientTimeoutMs = 10_000,
 ): Promise<{ server: StartedServer; ctx: EthContext; client: RpcClient }> {
-  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'test', config: testConfig({ execution }) });
+  // These tests are about the workers and their queue: every call runs (the result cache, which
+  // would answer repeated calls without a worker, is off; test/follow/callCacheReorg.test.ts has it on).
+  const config = testConfig({ execution: { callCacheBytes: 0, ...execution } });
+  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'test', config });
   const server = await startServer({ networks: [network.handle], logger: false });
   const ctx = network.context;
   const client = httpClient(server.url, server.key, { timeoutMs: clientTimeoutMs });

@@ -21,7 +21,9 @@ export const call = defineMethod({
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
     const header = await resolveBlock(ctx, block, req);
-    const result = await ctx.execution.call(header, request, { state, block: blockOverrides }, evmRequest(req));
+    // `pending` is run each time (a node with a pool would answer it from a block that changes).
+    const cache = !(block?.kind === 'tag' && block.tag === 'pending');
+    const result = await ctx.execution.call(header, request, { state, block: blockOverrides }, { ...evmRequest(req), cache });
     if (result.failure) throw failedRunError(result);
     return bytesToData(result.returnValue);
   },

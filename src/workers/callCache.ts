@@ -1,0 +1,91 @@
+import type { BlockHeader } from '@ethereumjs/block';
+import { bytesToHex } from '@ethereumjs/util';
+import { type CacheStats, LruCache } from '../chain/lru.js';
+import type { CallRequest } from '../execution/callArgs.js';
+import type { CallOverrides } from '../execution/callEngine.js';
+import type { CallResult } from '../execution/callResult.js';
+import { JobAbortedError, type JobOptions } from './pool.js';
+
+/**
+ * eth_call results by block and call: the dapps and price feeds behind a provider ask the same
+ * views of the same block many times (every wallet open on a token page polls `balanceOf`, every
+ * feed the same `latestRoundData` at each new head). A call's answer depends only on the block's
+ * state, the call and its overrides, and the block is named by its hash, so an answer kept under
+ * that hash is right for as long as it is kept: a reorganisation makes a new block, with a new
+ * hash, and its calls new entries. Reverts and halts are answers too and are kept; an error (a
+ * deadline, a busy node, state an archive from block N could not fetch) is not.
+ *
+ * Identical calls under way share one run, as the trace cache does: a new head makes every poller
+ * ask at once. Entries are bounded by an estimate of their bytes (`execution.callCacheBytes`; 0
+ * turns the cache off). `pending` is never cached: the method asks with `cache: false`.
+ */
+
+/** What a call asks besides the block: the cache's key within a block. */
+export type CallJob = JobOptions & {
+  /** false: run it whatever the cache holds, and keep nothing (a `pending` call). */
+  cache?: boolean;
+};
+
+type RunCall = (header: BlockHeader, request: CallRequest, overrides: CallOverrides, job: JobOptions) => Promise<CallResult>;
+
+export interface CachedCalls {
+  call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: CallJob): Promise<CallResult>;
+  /** Lookups that found an answer, lookups that did not, answers held (the `call_results` cache of the metrics). */
+  stats(): CacheStats;
+}
+
+/** Estimated bytes of an entry besides its key and return data: the result object, its bigints, the map's slots. */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+/** Values as text for the key: bytes in hex, bigints in hex with a mark (so that 1n and '0x1' differ). */
+function keyPart(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return bytesToHex(value);
+  if (typeof value === 'bigint') return `n${value.toString(16)}`;
+  return value;
+}
+
+/** The key of a call at a block: the block's hash, the call object and both overrides, each field as the decoder gave it. */
+export function callKey(header: BlockHeader, request: CallRequest, overrides: CallOverrides): string {
+  return `${bytesToHex(header.hash())}|${JSON.stringify([request, overrides.state ?? null, overrides.block ?? null], keyPart)}`;
+}
+
+export function cachedCalls(run: RunCall, maxBytes: number): CachedCalls {
+  const results = new LruCache<string, { result: CallResult; bytes: number }>(Number.MAX_SAFE_INTEGER, {
+    maxWeight: Math.max(1, maxBytes),
+    weigh: (entry) => entry.bytes,
+  });
+  const inFlight = new Map<string, Promise<CallResult>>();
+  const off = maxBytes <= 0;
+
+  return {
+    async call(header, request, overrides = {}, job = {}) {
+      const { cache = true, ...options } = job;
+      if (off || !cache) return run(header, request, overrides, options);
+      const key = callKey(header, request, overrides);
+      const hit = results.get(key);
+      if (hit) return hit.result;
+      let promise = inFlight.get(key);
+      const shared = promise !== undefined;
+      if (promise === undefined) {
+        promise = run(header, request, overrides, options);
+        inFlight.set(key, promise);
+        promise.then(
+          (result) => {
+            inFlight.delete(key);
+            const bytes = key.length * 2 + result.returnValue.length + ENTRY_OVERHEAD_BYTES;
+            if (bytes <= maxBytes / 2) results.set(key, { result, bytes });
+          },
+          () => inFlight.delete(key),
+        );
+      }
+      try {
+        return await promise;
+      } catch (err) {
+        // The client whose call was running went away before it started; this one still waits.
+        if (shared && err instanceof JobAbortedError && !options.signal?.aborted) return run(header, request, overrides, options);
+        throw err;
+      }
+    },
+    stats: () => results.stats(),
+  };
+}
