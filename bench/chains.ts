@@ -32,7 +32,7 @@ const Call = z.object({ to: Hex, data: Hex, note: z.string() });
 const BenchChainSchema = z.object({
   head: z.object({ number: z.number(), hash: Hex }),
   txCount: z.number(),
-  contracts: z.object({ tokenB: Hex, factory: Hex }),
+  contracts: z.object({ tokenA: Hex, tokenB: Hex, pair: Hex, nft: Hex, heavy: Hex, factory: Hex }),
   rareAddress: Hex,
   rareBlocks: z.array(z.number()),
   bench: z.object({

@@ -97,6 +97,9 @@ async function startTracenode(datadir: string, workers: number | undefined) {
       '0',
       '--log-level',
       'warn',
+      // The same calls over and over: every one runs on a worker (the result cache would answer them).
+      '--execution.call-cache-bytes',
+      '0',
       ...(workers === undefined ? [] : ['--execution.evm-workers', String(workers)]),
     ),
     /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,

@@ -38,10 +38,38 @@ export function httpLoad(o: {
   warmupS?: number;
   /** The server's CPU clock, read at the window's ends. */
   cpu?: CpuClock;
+  /**
+   * A request of its own for each one sent (a traffic mix), with its verifier; `body` and
+   * `verify` are then the first request's, unused.
+   */
+  pick?: () => { body: string; verify: Verify };
 }): Promise<LoadResult> {
   const samples = new Samples();
   const cpu: { start?: number; end?: number } = {};
   let firstMismatch: string | undefined;
+  let pickedMismatches = 0;
+  const pick = o.pick;
+  // With `pick`, each request is built as it is sent and checked by the verifier it was sent with.
+  const mixed =
+    pick === undefined
+      ? {}
+      : {
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (req: Record<string, unknown>, context: { verify?: Verify }) => {
+                const next = pick();
+                context.verify = next.verify;
+                return { ...req, body: next.body };
+              },
+              onResponse: (_status: number, body: string, context: { verify?: Verify }) => {
+                if (context.verify?.(body) !== false) return;
+                pickedMismatches++;
+                firstMismatch ??= body.slice(0, 300);
+              },
+            },
+          ],
+        };
   const warmupMs = (o.warmupS ?? 0) * 1000;
   return new Promise((resolveLoad, reject) => {
     const t0 = performance.now();
@@ -62,11 +90,15 @@ export function httpLoad(o: {
         duration: warmupMs / 1000 + o.durationS,
         timeout: 30,
         sampleInt: 100, // autocannon notices the end of the run at its next sample tick
-        verifyBody: (text: string) => {
-          const ok = o.verify(text);
-          if (!ok) firstMismatch ??= text.slice(0, 300);
-          return ok;
-        },
+        ...(pick === undefined
+          ? {
+              verifyBody: (text: string) => {
+                const ok = o.verify(text);
+                if (!ok) firstMismatch ??= text.slice(0, 300);
+                return ok;
+              },
+            }
+          : mixed),
       },
       (err, res) => {
         if (err) return reject(err);
@@ -81,7 +113,7 @@ export function httpLoad(o: {
           mean,
           errors: res.errors - res.timeouts,
           timeouts: res.timeouts,
-          mismatches: res.mismatches,
+          mismatches: res.mismatches + pickedMismatches,
           non2xx: res.non2xx,
           ...(firstMismatch !== undefined ? { firstMismatch } : {}),
           ...cpuPerRequest(cpu.start, cpu.end, samples.n),

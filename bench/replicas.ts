@@ -102,7 +102,21 @@ export async function measureReplicas(o: ReplicasInputs): Promise<ReplicasReport
     const keysFile = join(work, 'keys.yaml');
     writeFileSync(keysFile, `keys:\n  - key: ${API_KEY}\n  - key: ${LIMITED_KEY}\n    rateLimit: { perSecond: 1000000000, burst: 1000000000 }\n`);
     const serve = async (dir: string, shared: boolean) => {
-      const args = ['serve', '--datadir', join(work, dir), '--keys-file', keysFile, '--port', '0', '--log-level', 'warn', '--execution.evm-workers', '1'];
+      const args = [
+        'serve',
+        '--datadir',
+        join(work, dir),
+        '--keys-file',
+        keysFile,
+        '--port',
+        '0',
+        '--log-level',
+        'warn',
+        '--execution.evm-workers',
+        '1',
+        '--execution.call-cache-bytes',
+        '0',
+      ];
       const s = await startServer(
         `tracenode ${dir}`,
         tracenodeArgs(...args, ...(shared ? ['--redis', redis.url] : [])),

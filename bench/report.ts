@@ -8,6 +8,7 @@ import { renderRealBlocks } from './realBlocks.js';
 import type { ReplicasReport } from './replicas.js';
 import { type BenchReport, badCount, type CaseResult, SERVERS, type ServerName, type Transport } from './results.js';
 import type { SubscriptionsReport } from './subscriptions.js';
+import { renderTrafficMix } from './trafficMix.js';
 import { renderWalletWait } from './walletWait.js';
 import type { LoadResult } from './wsLoad.js';
 
@@ -266,6 +267,7 @@ export function renderTables(rep: BenchReport): string {
   }
   if (rep.realBlocks) parts.push(renderRealBlocks(rep.realBlocks, mdTable));
   if (rep.walletWait) parts.push(renderWalletWait(rep.walletWait, mdTable));
+  if (rep.trafficMix) parts.push(renderTrafficMix(rep.trafficMix, mdTable));
   if (rep.subscriptions) {
     const sub = rep.subscriptions;
     const row = (kind: string, x: SubscriptionsReport['newHeads']) => [
@@ -300,7 +302,7 @@ export function renderTables(rep: BenchReport): string {
     );
   }
   parts.push(
-    '### Targets (issues 3, 4, 5, 7, 14, 15, 16, 18, 26, 31)\n\n' +
+    '### Targets (issues 3, 4, 5, 7, 14, 15, 16, 18, 26, 31, 39)\n\n' +
       mdTable(
         ['issue', 'target', 'measured', 'met'],
         rep.targets.map((t) => [`#${t.issue}`, t.target, t.measured + (t.note ? ` — ${t.note}` : ''), t.met === null ? '–' : t.met ? 'yes' : 'NO']),
@@ -324,7 +326,7 @@ Produced by \`npm run bench\` (bench/run.ts) on ${rep.date.slice(0, 16).replace(
 
 **Chain:** the \`bench\` scenario of \`scripts/anvilChain.ts\`: ${rep.chain.head} blocks, ${rep.chain.transactions} transactions (ERC-20 and ERC-721 transfers, AMM swaps, deployments, reverting transactions), mined on anvil and imported into tracenode. anvil: ${rep.chain.anvilBoot}. Heaviest block ${rep.chain.heaviestBlock} (${rep.chain.heaviestBlockGasUsed} gas); rare address in blocks ${rep.chain.rareBlocks.join(', ')}.
 
-**Method:** every case runs against tracenode (built \`dist/cli.js\`, as \`npm start\` runs it, at the default log level info: one access line per request; the \`controlled\` network's key has every per-key control on), anvil (same chain) and the floor (\`bench/floor.ts\`: a bare Fastify app that parses the JSON-RPC envelope and answers a constant), in turn; the transport-bound cases (eth_blockNumber, eth_getStorageAt at latest) also against the node floor (\`bench/floor.ts --node\`: the same answers from Node's HTTP server with no framework, HTTP only), because tracenode answers well-formed HTTP requests before Fastify's router (src/transport/fastPath.ts) and so can go below the Fastify floor; both ratios are reported, on 127.0.0.1, with the load generator on the same machine: over HTTP keep-alive with autocannon (${s.connections} connections) and over WebSocket (\`bench/wsLoad.ts\`: ${s.connections} sockets, one request in flight each), ${s.durationS} s measured after a ${s.warmupS} s warm-up; then ${s.probeS} s over one HTTP connection for the unloaded latency (the latency targets use this one: under ${s.connections} connections, a single-threaded server's latency is mostly queueing). Every answer is checked during the run: tracenode's and anvil's against tracenode's answer fetched before the run (cross-checked against anvil's first; a difference is reported under Problems and anvil is then held to its own first answer), the floor's against its constant. A wrong answer counts as an error. Import: \`tracenode import\` on the whole chain vs \`bench/rawExecution.ts\` (@ethereumjs/vm \`runBlock\` on the same blocks, state in memory, no database), measured one after the other when the cache is built. The Starknet cases use the chain of \`bench/starknetEvents.ts\` (its in-process table below), served by the same tracenode process as a second network.
+**Method:** every case runs against tracenode (built \`dist/cli.js\`, as \`npm start\` runs it, at the default log level info: one access line per request; the \`controlled\` network's key has every per-key control on; the eth_call result cache off, \`--execution.call-cache-bytes 0\`, since each case repeats one request: the cases measure each call's own run, the traffic mix section the cache), anvil (same chain) and the floor (\`bench/floor.ts\`: a bare Fastify app that parses the JSON-RPC envelope and answers a constant), in turn; the transport-bound cases (eth_blockNumber, eth_getStorageAt at latest) also against the node floor (\`bench/floor.ts --node\`: the same answers from Node's HTTP server with no framework, HTTP only), because tracenode answers well-formed HTTP requests before Fastify's router (src/transport/fastPath.ts) and so can go below the Fastify floor; both ratios are reported, on 127.0.0.1, with the load generator on the same machine: over HTTP keep-alive with autocannon (${s.connections} connections) and over WebSocket (\`bench/wsLoad.ts\`: ${s.connections} sockets, one request in flight each), ${s.durationS} s measured after a ${s.warmupS} s warm-up; then ${s.probeS} s over one HTTP connection for the unloaded latency (the latency targets use this one: under ${s.connections} connections, a single-threaded server's latency is mostly queueing). Every answer is checked during the run: tracenode's and anvil's against tracenode's answer fetched before the run (cross-checked against anvil's first; a difference is reported under Problems and anvil is then held to its own first answer), the floor's against its constant. A wrong answer counts as an error. Import: \`tracenode import\` on the whole chain vs \`bench/rawExecution.ts\` (@ethereumjs/vm \`runBlock\` on the same blocks, state in memory, no database), measured one after the other when the cache is built. The Starknet cases use the chain of \`bench/starknetEvents.ts\` (its in-process table below), served by the same tracenode process as a second network.
 
 ## How to reproduce
 

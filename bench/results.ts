@@ -16,6 +16,7 @@ import type { PipelineCost } from './pipelineCosts.js';
 import type { RealBlocksReport } from './realBlocks.js';
 import type { ReplicasReport } from './replicas.js';
 import type { SubscriptionsReport } from './subscriptions.js';
+import type { TrafficMixReport } from './trafficMix.js';
 import type { TransferFloor } from './transferFloor.js';
 import type { WaitRow } from './walletWait.js';
 import type { LoadResult } from './wsLoad.js';
@@ -123,6 +124,8 @@ export interface BenchReport {
   realBlocks?: RealBlocksReport;
   /** A wallet's send and wait, through tracenode and straight to anvil (bench/walletWait.ts). */
   walletWait?: WaitRow[];
+  /** A provider's traffic mix on tracenode (cache off and on) and anvil (bench/trafficMix.ts, #39). */
+  trafficMix?: TrafficMixReport;
   /** The heavy loop's bytecode on plain @ethereumjs/evm (bench/heavyLoopFloor.ts). */
   heavyLoopFloor?: HeavyLoopFloor;
   /** The ERC-20 transfer run once by plain @ethereumjs/evm (bench/transferFloor.ts). */

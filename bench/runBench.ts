@@ -28,6 +28,7 @@ import { fmtMs, fmtRps } from './report.js';
 import { type BenchReport, badCount, type CaseResult, round, SERVERS, type ServerName } from './results.js';
 import { measureSubscriptions } from './subscriptions.js';
 import { evaluateTargets } from './targets.js';
+import { benchTrafficMix } from './trafficMix.js';
 import { measureTransferFloor } from './transferFloor.js';
 import { checkAnswers } from './verify.js';
 import { benchWalletWait } from './walletWait.js';
@@ -135,11 +136,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const wantFollowFrom = settings.only.length === 0 || settings.only.some((s) => 'from block n'.includes(s.toLowerCase()));
   const wantRealBlocks = settings.only.length === 0 || settings.only.some((s) => 'real blocks'.includes(s.toLowerCase()));
   const wantWalletWait = settings.only.length === 0 || settings.only.some((s) => 'wallet waits'.includes(s.toLowerCase()));
+  const wantMix = settings.only.length === 0 || settings.only.some((s) => 'traffic mix'.includes(s.toLowerCase()));
   // The subscriptions section (bench/subscriptions.ts, an anvil of its own), with --only subscriptions.
   const wantSubscriptions = settings.only.length === 0 || settings.only.some((s) => 'subscriptions'.includes(s.toLowerCase()));
   // The replicas section (bench/replicas.ts: Redis and HAProxy from Debian's packages), with --only replicas.
   const wantReplicas = settings.only.length === 0 || settings.only.some((s) => 'replicas'.includes(s.toLowerCase()));
-  if (names.size === 0 && !wantPool && !wantFollow && !wantFollowFrom && !wantRealBlocks && !wantWalletWait && !wantSubscriptions && !wantReplicas)
+  if (names.size === 0 && !wantPool && !wantFollow && !wantFollowFrom && !wantRealBlocks && !wantWalletWait && !wantMix && !wantSubscriptions && !wantReplicas)
     throw new Error(`--only ${settings.only.join(',')}: no case matches (cases: ${CASE_NAMES.join('; ')})`);
   const wantDemo = [...names].some((n) => n.includes('demo chain'));
   const wantStarknet = [...names].some((n) => n.startsWith('starknet'));
@@ -311,6 +313,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         log,
       });
     }
+    // The traffic mix starts tracenode itself, with the call cache off and on.
+    let trafficMix: BenchReport['trafficMix'];
+    if (wantMix) {
+      await tracenode.stop();
+      log("traffic mix: a provider's mix of the ten most asked methods on anvil, tracenode with the call cache off and on…");
+      trafficMix = await benchTrafficMix({
+        datadir: chain.datadir,
+        anvilUrl: chain.anvil.url,
+        anvilCpu: chain.anvil.cpuSeconds,
+        chain: e,
+        durationS: settings.durationS,
+        probeS: settings.probeS,
+        log,
+      });
+    }
     let followFrom: BenchReport['followFrom'];
     if (wantFollowFrom) {
       await tracenode.stop();
@@ -406,6 +423,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(followFrom ? { followFrom } : {}),
       ...(realBlocks ? { realBlocks } : {}),
       ...(walletWait ? { walletWait } : {}),
+      ...(trafficMix ? { trafficMix } : {}),
       ...(heavyLoopFloor ? { heavyLoopFloor } : {}),
       ...(transferFloor ? { transferFloor } : {}),
       ...(subscriptions ? { subscriptions } : {}),

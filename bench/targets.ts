@@ -7,6 +7,7 @@
 import { cpuTargets } from './cpuTargets.js';
 import { fmtMs, fmtRps } from './report.js';
 import type { BenchReport, ServerName, Target } from './results.js';
+import { trafficMixTargets } from './trafficMix.js';
 
 /** The targets table of a report. */
 export function evaluateTargets(rep: BenchReport): Target[] {
@@ -205,6 +206,7 @@ export function evaluateTargets(rep: BenchReport): Target[] {
     });
   } else notRun(26, 'an archive from block N: start, catch-up, first reads, bytes per block');
   out.push(...cpuTargets(rep));
+  out.push(...trafficMixTargets(rep));
   const rows = rep.starknetBench?.rows ?? [];
   const row = (q: string) => rows.find((r) => r.query.startsWith(q));
   const sel = row('selective: address + keys[0], whole range');

@@ -259,7 +259,7 @@ export const SETTINGS = {
     gasCapFactor: setting(positiveInt, 10, "eth_call gas defaults to, and is capped at, this many times the block's gas limit (Infura's documented cap)."),
     callTimeoutMs: setting(positiveInt, 5000, "geth's `--rpc.evmtimeout`: one call holds the EVM at most this long."),
     callCacheBytes: setting(
-      bytes,
+      nonNegativeInt,
       16 * MiB,
       'eth_call answers kept per block hash and call, by estimated size (0: off): dapps and price feeds ask the same views of each block many times; never `pending`.',
     ),
