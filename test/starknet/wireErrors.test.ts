@@ -28,7 +28,6 @@ import {
   TooManyKeysInFilterError,
   TransactionNotFoundError,
 } from '../../src/starknet/errors.js';
-import { FeltError } from '../../src/starknet/felt.js';
 
 /**
  * Starknet domain errors on the wire: `toRpcError` gives each the code and message of
@@ -94,7 +93,6 @@ describe('toRpcError: Starknet domain errors', () => {
   it.each([
     ['a plain Error', new Error('boom')],
     ['a wire error', new ServerError('custom')],
-    ['another domain error', new FeltError('invalid felt')],
     ['a string', 'boom'],
     ['undefined', undefined],
   ])('%s is not mapped', (_name, err) => {
