@@ -8,6 +8,7 @@ import type { NetworkHandle } from '../../src/transport/networks.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { httpClient, type StartedServer, startServer, TEST_API_KEY } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * What handlers get of their request: one head snapshot, read once whatever the calls of the
@@ -83,7 +84,11 @@ it('a trace_filter whose client goes away stops replaying blocks', async () => {
   const req = httpRequest(`${server.url}/v3/${TEST_API_KEY}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
   req.on('error', () => {});
   req.end('{"jsonrpc":"2.0","id":1,"method":"trace_filter","params":[{"fromBlock":"0x1","toBlock":"0x36"}]}');
-  await sleep(400);
+  await until(
+    'the scan replaying blocks',
+    () => replayed,
+    (n) => n >= 2,
+  );
   req.destroy(); // the client goes away mid-scan
   const atAbort = replayed;
   await sleep(1500);

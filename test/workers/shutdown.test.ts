@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { openChain } from '../../src/chain/open.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { startServeCli } from '../helpers/cli.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * SIGTERM while EVM work runs (issue 15): `tracenode serve` with one worker gets an endless-loop
@@ -36,6 +36,7 @@ it('SIGTERM: running and queued EVM calls are answered, then the workers and the
   ]);
   const { child, exited } = serve;
   const rpc = `${serve.base}/v3/shutdown-key`;
+  // Two different calls (their gas differs): identical ones would share one job (the call cache).
   const loop = (id: number) =>
     rawHttp(rpc, {
       headers: { 'content-type': 'application/json' },
@@ -44,16 +45,26 @@ it('SIGTERM: running and queued EVM calls are answered, then the workers and the
         id,
         method: 'eth_call',
         params: [
-          { to: '0x00000000000000000000000000000000000100a0', gas: '0x3b9aca00' },
+          { to: '0x00000000000000000000000000000000000100a0', gas: `0x${(1_000_000_000 + id).toString(16)}` },
           'latest',
           { '0x00000000000000000000000000000000000100a0': { code: '0x5b600056' } },
         ],
       }),
     });
+  const gauge = async (name: string) =>
+    Number(new RegExp(`^${name}\\{network="mainnet"\\} (\\d+)$`, 'm').exec((await rawHttp(`${serve.base}/metrics`, { method: 'GET' })).text)?.[1] ?? -1);
   const running = loop(1);
-  await sleep(300);
+  await until(
+    'the first call running',
+    () => gauge('tracenode_evm_workers_busy'),
+    (n) => n === 1,
+  );
   const queued = loop(2);
-  await sleep(200);
+  await until(
+    'the second call queued',
+    () => gauge('tracenode_evm_queue_length'),
+    (n) => n === 1,
+  );
   child.kill('SIGTERM');
   const answers = await Promise.all([running, queued]);
   for (const [i, a] of answers.entries()) {
