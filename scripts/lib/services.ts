@@ -35,9 +35,22 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-/** Starts redis-server; with `password`, clients must authenticate (the URL carries it). */
+/**
+ * Starts redis-server; with `password`, clients must authenticate (the URL carries it). Its port
+ * is one found free just before (redis-server takes no port 0): if another process took it in
+ * between, Redis exits at once and another port is tried, three in all.
+ */
 export async function startRedis(password?: string): Promise<RedisProcess> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisOn(await freePort(), password);
+    } catch (err) {
+      if (attempt === 3 || !String(err).includes('Address already in use')) throw err;
+    }
+  }
+}
+
+async function startRedisOn(port: number, password: string | undefined): Promise<RedisProcess> {
   let child: ChildProcess | undefined;
   const args = [
     '--port',
@@ -60,16 +73,25 @@ export async function startRedis(password?: string): Promise<RedisProcess> {
       c.stdout?.on('data', (d) => {
         out += d;
       });
+      c.stderr?.on('data', (d) => {
+        out += d;
+      });
       // A missing program (ENOENT) is an error event: say so instead of crashing the process.
       c.on('error', (err) => {
         out += `cannot start redis-server: ${err.message}`;
       });
+      let exited = false;
+      c.once('exit', () => {
+        exited = true;
+      });
+      // Ready, or gone (a port taken meanwhile: "Address already in use"), whichever comes first.
       await waitFor(
         'redis-server',
         () => out,
-        (o) => o.includes('Ready to accept connections'),
+        (o) => o.includes('Ready to accept connections') || exited,
         10_000,
       );
+      if (exited) throw new Error(`redis-server exited: ${out.slice(-500)}`);
     },
     async stop() {
       const c = child;

@@ -176,8 +176,9 @@ async function cuttableProxy(target: URL): Promise<CuttableProxy> {
     }
     client.pipe(upstream).pipe(client);
   });
-  const port = await freePort();
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  // Port 0: the kernel's choice, held from the start (a number found free earlier may be taken by then).
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}`,
     cut() {

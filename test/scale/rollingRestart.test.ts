@@ -55,12 +55,27 @@ const ports: number[] = [];
 const replicas: ServeCli[] = [];
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
-function serveReplica(i: number): Promise<ServeCli> {
-  return startServeCli([
-    ...['--datadir', dirs[i], '--port', String(ports[i]), '--api-keys', KEY, '--log-level', 'warn'],
+/**
+ * Replica `i`: the first start listens on a port the kernel picks (port 0); a restart takes the
+ * same port again (HAProxy's configuration names it), and tries again, a few times, if another
+ * process took it meanwhile (serve exits at once saying the port is in use).
+ */
+async function serveReplica(i: number): Promise<ServeCli> {
+  const args = (port: number) => [
+    ...['--datadir', dirs[i], '--port', String(port), '--api-keys', KEY, '--log-level', 'warn'],
     ...['--follow', anvil.url, '--follow.poll-interval-ms', '100', '--follow.health-max-lag-blocks', '2'],
     ...['--redis', redis.url, '--redis.command-timeout-ms', '2000', '--execution.evm-workers', '1'],
-  ]);
+  ];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const serve = await startServeCli(args(ports[i] ?? 0));
+      ports[i] = Number(new URL(serve.base).port);
+      return serve;
+    } catch (err) {
+      if (ports[i] === undefined || attempt === 5 || !String(err).includes('the port is in use')) throw err;
+      await sleep(200 * attempt);
+    }
+  }
 }
 
 async function health(base: string): Promise<number> {
@@ -100,7 +115,6 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
     ticker = ((await anvil.call('eth_getTransactionReceipt', [deploy])) as { contractAddress: string }).contractAddress;
     await anvil.mine();
     redis = await startRedis();
-    ports.push(await freePort(), await freePort());
     await initDatadir(dirs[0], readFileSync(anvil.genesisPath, 'utf8'), testConfig());
     replicas.push(await serveReplica(0));
     await until(
