@@ -8,21 +8,27 @@ import { unsupported } from './ethereumjsInternals.js';
  * than carry on with every EIP off.
  */
 
+/** Common's own `isActivatedEIP` (the prototype's method, whatever an instance was given). Throws if it is no longer one. */
+function prototypeLookup(common: Common, use: string): (this: Common, eip: number) => boolean {
+  const proto = Object.getPrototypeOf(common) as { isActivatedEIP?: unknown };
+  if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', use);
+  return proto.isActivatedEIP as (this: Common, eip: number) => boolean;
+}
+
 /**
  * The interpreter asks `isActivatedEIP` several times per opcode, and @ethereumjs/common answers
  * with a linear search of its private `_activatedEIPsCache` array (a quarter of the time of a
- * compute-heavy call). For a Common that stays on one hardfork, answer from a Set of that array
- * instead, rebuilt on `hardforkChanged`. Throws if the array is missing, so that a renamed field
- * cannot turn every EIP off.
+ * compute-heavy call). `common` answers from a Set of that array instead, less the EIPs in
+ * `hidden`, rebuilt on `hardforkChanged`. Throws if the array is missing or stale (EIP-1, on every
+ * fork, checked against Common's own answer), so that a renamed field cannot turn every EIP off.
  */
-export function fastEipLookup(common: Common): void {
-  const original = common.isActivatedEIP.bind(common);
+function answerFromSet(common: Common, hidden: ReadonlySet<number>): void {
+  const activated = prototypeLookup(common, 'the EIPs isActivatedEIP searches');
   const read = (): Set<number> => {
     const cache = (common as unknown as { _activatedEIPsCache?: unknown })._activatedEIPsCache;
     if (!Array.isArray(cache)) throw unsupported('@ethereumjs/common', 'Common._activatedEIPsCache', 'the EIPs isActivatedEIP searches');
-    const active = new Set<number>(cache);
-    // EIP-1 (chainstart) is active on every fork: a stale array left behind a rename shows here.
-    if (active.has(1) !== original(1)) throw unsupported('@ethereumjs/common', 'Common._activatedEIPsCache', 'the EIPs isActivatedEIP searches');
+    const active = new Set<number>(cache.filter((eip: number) => !hidden.has(eip)));
+    if (active.has(1) !== activated.call(common, 1)) throw unsupported('@ethereumjs/common', 'Common._activatedEIPsCache', 'the EIPs isActivatedEIP searches');
     return active;
   };
   let active = read();
@@ -30,6 +36,13 @@ export function fastEipLookup(common: Common): void {
     active = read();
   });
   common.isActivatedEIP = (eip: number) => active.has(eip);
+}
+
+const NO_EIPS: ReadonlySet<number> = new Set();
+
+/** `common` (one that stays on a hardfork, or follows it with setHardfork) answers `isActivatedEIP` from a Set: {@link answerFromSet}. */
+export function fastEipLookup(common: Common): void {
+  answerFromSet(common, NO_EIPS);
 }
 
 /** EIP-4788 (beacon roots) and EIP-2935 (block-hash history): the system writes runBlock makes before a block's transactions. */
@@ -42,29 +55,12 @@ const REQUEST_CALL_EIPS: ReadonlySet<number> = new Set([7002, 7251]);
 const hidingRequestCalls = new WeakSet<Common>();
 
 /**
- * A copy of `common` that answers false for the EIPs in `hidden` and what the prototype answers
- * (its own hardfork's EIPs, kept current by setHardforkBy) for every other EIP. Throws if
- * `isActivatedEIP` is no longer a method of Common's prototype.
+ * A copy of `common` that answers false for the EIPs in `hidden` and, for every other EIP, what
+ * its hardfork activates (kept current by setHardforkBy), from a Set ({@link answerFromSet}).
  */
 function withoutEips(common: Common, hidden: ReadonlySet<number>): Common {
   const copy = common.copy();
-  const proto = Object.getPrototypeOf(copy) as { isActivatedEIP?: unknown };
-  if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', 'the EIPs runBlock asks about');
-  const activated = proto.isActivatedEIP as (this: Common, eip: number) => boolean;
-  // The interpreter asks several times an opcode: answered from a set of the hardfork's EIPs, made
-  // again when the hardfork changes (as fastEipLookup does), rather than by Common's linear search.
-  const read = (): Set<number> => {
-    const cache = (copy as unknown as { _activatedEIPsCache?: unknown })._activatedEIPsCache;
-    if (!Array.isArray(cache)) throw unsupported('@ethereumjs/common', 'Common._activatedEIPsCache', 'the EIPs isActivatedEIP searches');
-    const active = new Set<number>(cache.filter((eip: number) => !hidden.has(eip)));
-    if (active.has(1) !== activated.call(copy, 1)) throw unsupported('@ethereumjs/common', 'Common._activatedEIPsCache', 'the EIPs isActivatedEIP searches');
-    return active;
-  };
-  let active = read();
-  copy.events.on('hardforkChanged', () => {
-    active = read();
-  });
-  copy.isActivatedEIP = (eip: number) => active.has(eip);
+  answerFromSet(copy, hidden);
   return copy;
 }
 
@@ -99,9 +95,7 @@ export function withoutRequestCalls(common: Common): Common {
  * above hide (a block made with such a copy carries it) is answered too.
  */
 export function eipActive(common: Common, eip: number): boolean {
-  const proto = Object.getPrototypeOf(common) as { isActivatedEIP?: unknown };
-  if (typeof proto.isActivatedEIP !== 'function') throw unsupported('@ethereumjs/common', 'Common.prototype.isActivatedEIP', 'the EIPs a block runs with');
-  return (proto.isActivatedEIP as (this: Common, eip: number) => boolean).call(common, eip);
+  return prototypeLookup(common, 'the EIPs a block runs with').call(common, eip);
 }
 
 /** Whether `common` was made by {@link withoutRequestCalls}: its blocks' request calls are the caller's to make. */

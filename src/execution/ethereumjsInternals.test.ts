@@ -61,10 +61,14 @@ describe('@ethereumjs internals', () => {
   });
 
   it('error: fastEipLookup refuses a _activatedEIPsCache that is no longer what isActivatedEIP reads', () => {
-    const common = new Common({ chain: Mainnet, hardfork: 'cancun' });
     // As if a release kept the field but moved the method to another one: EIP-1 missing here.
+    class Moved extends Common {
+      override isActivatedEIP(_eip: number): boolean {
+        return true;
+      }
+    }
+    const common = new Moved({ chain: Mainnet, hardfork: 'cancun' });
     (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache = [];
-    common.isActivatedEIP = () => true;
     expect(() => fastEipLookup(common)).toThrow(/Common\._activatedEIPsCache/);
   });
 
