@@ -1,5 +1,6 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
+import { blockSize } from '../../../chain/store.js';
 import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
 import { formatBlockTransaction, type RpcTransaction } from './formatTransaction.js';
 
@@ -84,22 +85,6 @@ export function formatHeader(header: BlockHeader): RpcHeader {
 }
 
 /**
- * The length of each block's RLP encoding, by block object: the store hands out the same object
- * for a block while its cache holds it, and encoding the whole block again (every transaction)
- * was ~40 % of eth_getBlockByNumber's CPU.
- */
-const sizes = new WeakMap<Block, number>();
-
-function sizeOf(block: Block): number {
-  let size = sizes.get(block);
-  if (size === undefined) {
-    size = block.serialize().length;
-    sizes.set(block, size);
-  }
-  return size;
-}
-
-/**
  * Renders a block. `fullTx` false lists transaction hashes; true renders each transaction with
  * its position. `size` is the length of the block's RLP encoding, as geth's `Block.Size()`.
  */
@@ -109,7 +94,7 @@ export function formatBlock(block: Block, fullTx: boolean): RpcBlock {
     : block.transactions.map((tx) => bytesToData(tx.hash()));
   const out: RpcBlock = {
     ...formatHeader(block.header),
-    size: bigIntToQuantity(sizeOf(block)),
+    size: bigIntToQuantity(blockSize(block)),
     transactions,
     uncles: block.uncleHeaders.map((uncle) => bytesToData(uncle.hash())),
   };
