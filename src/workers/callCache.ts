@@ -44,49 +44,12 @@ function keyPart(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** The call object's scalar fields, in a fixed order; the lists (access list, blobs, authorizations) go through JSON. */
-const SCALAR_FIELDS = [
-  'from',
-  'to',
-  'gas',
-  'gasPrice',
-  'maxFeePerGas',
-  'maxPriorityFeePerGas',
-  'maxFeePerBlobGas',
-  'value',
-  'nonce',
-  'data',
-  'chainId',
-  'type',
-] as const;
-
-/** Hex hashes of the headers asked about: the store hands out one header object while its cache holds it. */
-const headerKeys = new WeakMap<BlockHeader, string>();
-
 /**
- * The key of a call at a block: the block's hash, the call object and both overrides, each field
- * as the decoder gave it (a field left undefined is a field left out). Built by hand for the
- * scalar fields: JSON.stringify with a replacer was half the cost of a cache hit.
+ * The key of a call at a block: the block's hash, then the call object and both overrides, each
+ * field as the decoder gave it (a field left undefined is a field left out).
  */
 export function callKey(header: BlockHeader, request: CallRequest, overrides: CallOverrides): string {
-  let key = headerKeys.get(header);
-  if (key === undefined) {
-    key = bytesToHex(header.hash());
-    headerKeys.set(header, key);
-  }
-  for (const name of SCALAR_FIELDS) {
-    const value = request[name];
-    if (value === undefined) continue;
-    key += `|${name}=${typeof value === 'bigint' ? value.toString(16) : bytesToHex(value)}`;
-  }
-  const { accessList, blobVersionedHashes, authorizationList } = request;
-  if (accessList !== undefined || blobVersionedHashes !== undefined || authorizationList !== undefined) {
-    key += `|lists=${JSON.stringify([accessList ?? null, blobVersionedHashes ?? null, authorizationList ?? null], keyPart)}`;
-  }
-  if (overrides.state !== undefined || overrides.block !== undefined) {
-    key += `|overrides=${JSON.stringify([overrides.state ?? null, overrides.block ?? null], keyPart)}`;
-  }
-  return key;
+  return `${bytesToHex(header.hash())}|${JSON.stringify([request, overrides.state ?? null, overrides.block ?? null], keyPart)}`;
 }
 
 export function cachedCalls(run: RunCall, maxBytes: number): CachedCalls {

@@ -124,8 +124,8 @@ export function createEvmService(
   return {
     calls: {
       gasCap: (header) => header.gasLimit * capFactor,
-      call: (header, request, overrides, job) => calls.call(header, request, overrides, job),
-      cacheStats: () => calls.stats(),
+      call: calls.call,
+      cacheStats: calls.stats,
       estimateGas: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
       createAccessList: (header, request, overrides = {}, job = {}) =>
