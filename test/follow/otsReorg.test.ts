@@ -1,23 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { type Hex, parseGwei } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { hexToBytes } from '@ethereumjs/util';
+import type { Hex } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BuiltChain, buildAnvilChain } from '../../scripts/anvil/buildAnvilChain.js';
 import { accountFor } from '../../scripts/anvil/chainParams.js';
-import { type EthereumChain, openChain } from '../../src/chain/open.js';
-import { Follower } from '../../src/follow/follower.js';
-import { Upstream } from '../../src/follow/upstream.js';
-import { initDatadir } from '../../src/import/init.js';
-import { createEthContext, type EthContext } from '../../src/methods/context.js';
-import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { HISTORY_PREFIX, NONCE_PREFIX, readHistoryHead } from '../../src/tracing/addressHistory.js';
-import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
+import { type FollowedAnvil, followAnvil } from '../helpers/followedAnvil.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
-import { testConfig } from '../helpers/testConfig.js';
 
 /**
  * The Otterscan address history through anvil's reorganisations: a follower writes a block's
@@ -30,69 +18,25 @@ import { testConfig } from '../helpers/testConfig.js';
  */
 const describe = describeWithFoundry(['anvil'], 'the address history through reorganisations');
 const tmp = tempDir('tracenode-ots-reorg-');
-let built: BuiltChain;
-let chain: EthereumChain;
-let ctx: EthContext;
-let follower: Follower;
+let f: FollowedAnvil;
 
 const alice = accountFor('alice');
-const signer = privateKeyToAccount(alice.privateKey);
 /** Fresh recipients: each branch pays its own, so a dropped branch leaves a recipient with no history. */
 const recipient = (name: string) => accountFor(`ots-reorg-${name}`).address.toLowerCase() as Hex;
 
 beforeAll(async () => {
-  built = await buildAnvilChain({ outDir: join(tmp.dir, 'anvil'), scenario: 'state', keepRunning: true });
-  const config = testConfig({ follow: { pollIntervalMs: 50, batchBlocks: 8 } });
-  const datadir = join(tmp.dir, 'data');
-  await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), config);
-  chain = await openChain(datadir, config.caches);
-  ctx = await createEthContext(chain, 'test', config);
-  const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
-  follower = new Follower(chain, new Upstream(built.anvil!.url, { requestTimeoutMs: 10_000 }), { settings: config.follow, importSettings: config.import, log });
-  follower.start();
-  await caughtUp();
+  f = await followAnvil(tmp.dir);
 }, 180_000);
 
 afterAll(async () => {
-  await follower?.stop();
-  await ctx?.evm.close();
-  await chain?.close();
-  await built?.anvil?.stop();
+  await f?.close();
   tmp.cleanup();
 });
 
-const anvil = (method: string, params: unknown[] = []) => rawResult(built.anvil!.url, method, params);
-const ours = (method: string, params: unknown[]) => ethereumMethods.get(method)!.call(ctx, params);
-
-async function caughtUp(): Promise<void> {
-  const t0 = Date.now();
-  for (;;) {
-    const target = BigInt((await anvil('eth_blockNumber')) as string);
-    const theirs = ((await anvil('eth_getBlockByNumber', [`0x${target.toString(16)}`, false])) as { hash: string }).hash;
-    const head = await chain.store.head();
-    if (head && head.number === target && bytesToHex(head.hash) === theirs) return;
-    if (Date.now() - t0 > 20_000) throw new Error(`not caught up: head ${head?.number}, anvil ${target}`);
-    await sleep(50);
-  }
-}
-
-/** Sends `value` wei from alice to `to` and mines it in its own block. */
-async function pay(to: Hex, value: bigint): Promise<Hex> {
-  const nonce = Number(BigInt((await anvil('eth_getTransactionCount', [alice.address, 'pending'])) as string));
-  const raw = await signer.signTransaction({
-    chainId: built.chainId,
-    type: 'eip1559',
-    nonce,
-    to,
-    value,
-    gas: 21_000n,
-    maxFeePerGas: parseGwei('100'),
-    maxPriorityFeePerGas: parseGwei('1'),
-  });
-  const hash = (await anvil('eth_sendRawTransaction', [raw])) as Hex;
-  await anvil('evm_mine');
-  return hash;
-}
+const anvil = (method: string, params: unknown[] = []) => f.anvil(method, params);
+const ours = (method: string, params: unknown[]) => f.ours(method, params);
+const caughtUp = () => f.caughtUp();
+const pay = (to: Hex, value: bigint) => f.pay(to, value);
 
 type Page = { txs: Array<{ hash: string }>; firstPage: boolean; lastPage: boolean };
 const history = async (address: string): Promise<string[]> => ((await ours('ots_searchTransactionsBefore', [address, 0, 25])) as Page).txs.map((t) => t.hash);
@@ -106,7 +50,7 @@ async function keysOf(address: string): Promise<number> {
   for (const prefix of [HISTORY_PREFIX, NONCE_PREFIX]) {
     const from = Uint8Array.of(prefix, ...bytes);
     const to = Uint8Array.of(prefix, ...bytes, 0xff);
-    for await (const _ of chain.level.keys({ gte: from, lt: to })) n++;
+    for await (const _ of f.chain.level.keys({ gte: from, lt: to })) n++;
   }
   return n;
 }
@@ -137,7 +81,7 @@ describe('Otterscan address history and reorganisations', () => {
     expect(await ours('ots_getTransactionBySenderAndNonce', [alice.address, nonceOfFirst])).toBe(kept[0]);
     // The dropped blocks' heights were written again by the new branch: their keys are gone.
     expect(await keysOf(x)).toBe(0);
-    expect(await readHistoryHead(chain.level)).toBe((await chain.store.head())!.number);
+    expect(await readHistoryHead(f.chain.level)).toBe((await f.chain.store.head())!.number);
   });
 
   it('anvil_rollback: the rolled-back blocks’ transactions leave the history at once, their keys when the heights are written again', async () => {
