@@ -40,7 +40,7 @@ export function toRpcError(err: unknown): RpcError | undefined {
   return (WIRE[err.name] as (e: DomainError) => RpcError | undefined)(err);
 }
 
-/** The classes whose wire error reads their fields, by the name they give themselves (the repository test holds each name to its class). */
+/** The classes whose wire error reads their fields, by the name they give themselves (`errors.test.ts` holds each name to its class). */
 interface Narrowed {
   ExecutionFailedError: ExecutionFailedError;
   SimulateError: SimulateError;
