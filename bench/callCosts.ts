@@ -162,7 +162,8 @@ export async function measureCallCosts(opts: CallCostOptions = {}): Promise<Call
     }
     if (opts.workers) {
       // The server's path: one job at a time through the worker pool (a thread round trip each).
-      const ctx = await createEthContext(chain, 'bench', config);
+      // The result cache off: each call must run, as a distinct call would.
+      const ctx = await createEthContext(chain, 'bench', { ...config, execution: { ...config.execution, callCacheBytes: 0 } });
       try {
         const name = 'eth_call balanceOf (view) through the EVM workers';
         const t = await timeIt(calls, rounds, () => ctx.execution.call(header, request, {}));
