@@ -10,6 +10,7 @@ import { blockContext } from './blockContext.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
 import { INTRINSIC_GAS_TOO_LOW, searchGasLimit } from './estimate.js';
+import { ESTIMATE_EVMS, type EstimateProbe, resetProbe } from './estimateProbe.js';
 import { type EvmFlavour, EvmPool } from './evmPool.js';
 import { Forks } from './forks.js';
 import { callMessage } from './message.js';
@@ -116,56 +117,69 @@ export class CallEngine {
 
   /**
    * The smallest gas limit (within `execution.estimateErrorRatio`, geth's 1.5 %) with which the call succeeds, found by
-   * geth's binary search (`estimate.ts`). Throws {@link ExecutionFailedError} when the call fails
-   * for a reason other than gas, and {@link CallError} with geth's texts otherwise.
+   * geth's binary search (`estimate.ts`), which asks a call whose path cannot depend on its limit
+   * its threshold instead of the EVM (`search.threshold: false` runs every step on the EVM, as the
+   * tests compare). Throws {@link ExecutionFailedError} when the call fails for a reason other than
+   * gas, and {@link CallError} with geth's texts otherwise.
    */
-  async estimateGas(header: BlockHeader, request: CallRequest, overrides: CallOverrides = {}): Promise<bigint> {
+  async estimateGas(header: BlockHeader, request: CallRequest, overrides: CallOverrides = {}, search: { threshold?: boolean } = {}): Promise<bigint> {
     // geth: a missing gas becomes 0 here, so that the cap is not taken as the caller's own limit.
     const prepared = this.prepare(header, { ...request, gas: request.gas ?? 0n }, overrides);
     const { msg, ctx } = prepared;
     const { params } = ctx.fork;
-    return this.evms.withEvm(ctx.fork.common, prepared.precompileEdits, async (evm) => {
-      // The upper bound: the caller's gas (else the block's), EIP-7825's cap, what the sender's
-      // balance can pay for at the fee cap, and the engine's cap.
-      let hi = msg.gasLimit >= params.txGas ? msg.gasLimit : ctx.gasLimit;
-      if (params.maxTransactionGasLimit !== undefined && hi > params.maxTransactionGasLimit) hi = params.maxTransactionGasLimit;
-      if (msg.feeCap !== 0n) {
-        const sm = await overriddenState(this.reads, ctx.header.stateRoot, prepared.state);
-        let available = (await sm.getAccount(new Address(msg.from)))?.balance ?? 0n;
-        if (msg.value >= available) throw new CallError('insufficient funds for transfer');
-        available -= msg.value;
-        if (params.blobGasPerBlob !== 0n && msg.blobHashes && msg.blobHashes.length > 0) {
-          const blobCost = BigInt(msg.blobHashes.length) * params.blobGasPerBlob * (msg.blobFeeCap ?? 0n);
-          if (blobCost >= available) throw new CallError('insufficient funds for gas * price + value');
-          available -= blobCost;
-        }
-        const allowance = available / msg.feeCap;
-        if (allowance < 1n << 64n && hi > allowance) hi = allowance;
-      }
-      const cap = this.gasCap(header);
-      if (hi > cap) hi = cap;
-
-      // Runs at `gas`; a gas limit below the intrinsic gas is a failure more gas may fix.
-      const attempt = async (gas: bigint): Promise<CallResult> => {
-        try {
-          return await runMessage(evm, this.store, this.reads, prepared, gas);
-        } catch (err) {
-          if (err instanceof MessageError) {
-            if (err.reason.startsWith('intrinsic gas too low')) return INTRINSIC_GAS_TOO_LOW;
-            throw new CallError(`failed with ${gas} gas: ${err.reason}`);
+    return this.evms.withEvm(
+      ctx.fork.common,
+      prepared.precompileEdits,
+      async (evm) => {
+        // The upper bound: the caller's gas (else the block's), EIP-7825's cap, what the sender's
+        // balance can pay for at the fee cap, and the engine's cap.
+        let hi = msg.gasLimit >= params.txGas ? msg.gasLimit : ctx.gasLimit;
+        if (params.maxTransactionGasLimit !== undefined && hi > params.maxTransactionGasLimit) hi = params.maxTransactionGasLimit;
+        if (msg.feeCap !== 0n) {
+          const sm = await overriddenState(this.reads, ctx.header.stateRoot, prepared.state);
+          let available = (await sm.getAccount(new Address(msg.from)))?.balance ?? 0n;
+          if (msg.value >= available) throw new CallError('insufficient funds for transfer');
+          available -= msg.value;
+          if (params.blobGasPerBlob !== 0n && msg.blobHashes && msg.blobHashes.length > 0) {
+            const blobCost = BigInt(msg.blobHashes.length) * params.blobGasPerBlob * (msg.blobFeeCap ?? 0n);
+            if (blobCost >= available) throw new CallError('insufficient funds for gas * price + value');
+            available -= blobCost;
           }
-          throw err;
+          const allowance = available / msg.feeCap;
+          if (allowance < 1n << 64n && hi > allowance) hi = allowance;
         }
-      };
+        const cap = this.gasCap(header);
+        if (hi > cap) hi = cap;
 
-      // A plain transfer to an account without code: the search tries the minimum first.
-      let transferGas: bigint | undefined;
-      if (msg.data.length === 0 && msg.to !== undefined) {
-        const sm = await overriddenState(this.reads, ctx.header.stateRoot, prepared.state);
-        if ((await sm.getCode(new Address(msg.to))).length === 0) transferGas = params.txGas;
-      }
-      return searchGasLimit(attempt, hi, this.errorRatio, transferGas);
-    });
+        // Runs at `gas`; a gas limit below the intrinsic gas is a failure more gas may fix.
+        let probe: EstimateProbe | undefined;
+        const attempt = async (gas: bigint): Promise<CallResult> => {
+          probe = resetProbe(evm);
+          try {
+            return await runMessage(evm, this.store, this.reads, prepared, gas);
+          } catch (err) {
+            if (err instanceof MessageError) {
+              if (err.reason.startsWith('intrinsic gas too low')) return INTRINSIC_GAS_TOO_LOW;
+              throw new CallError(`failed with ${gas} gas: ${err.reason}`);
+            }
+            throw err;
+          }
+        };
+
+        // A plain transfer to an account without code: the search tries the minimum first.
+        let transferGas: bigint | undefined;
+        if (msg.data.length === 0 && msg.to !== undefined) {
+          const sm = await overriddenState(this.reads, ctx.header.stateRoot, prepared.state);
+          if ((await sm.getCode(new Address(msg.to))).length === 0) transferGas = params.txGas;
+        }
+        // The run at the cap could not have taken another path with another limit (`estimate.ts`):
+        // no inner message, no GAS, and no fee for the sender's balance to show.
+        const noFee = msg.feeCap === 0n && (msg.blobHashes === undefined || msg.blobHashes.length === 0);
+        const sameRunAbove = () => noFee && probe !== undefined && probe.innerMessages === 0 && probe.gasReads === 0;
+        return searchGasLimit(attempt, hi, this.errorRatio, transferGas, search.threshold === false ? undefined : sameRunAbove);
+      },
+      ESTIMATE_EVMS,
+    );
   }
 
   /**
