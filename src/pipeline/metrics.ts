@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { performance } from 'node:perf_hooks';
 
 /**
  * The operator's view of the node, in Prometheus text format (prom-client): requests by network,
@@ -95,6 +96,8 @@ export interface EvmPoolStats {
   busy: number;
   queued: number;
   jobs: Record<'answered' | 'busy' | 'aborted' | 'crashed' | 'stuck', number>;
+  /** Seconds the workers' event loops were busy (`workers/pool.ts` PoolStats.busySeconds). */
+  busySeconds?: number;
 }
 
 /** The node's metrics and the per-key usage of the current day. */
@@ -337,6 +340,22 @@ function networkMetrics(sources: MetricSources, register: (m: ReturnType<typeof 
       'EVM jobs (eth_call, eth_estimateGas, trace replays) by network and outcome: answered by a worker, refused as the queue was full (busy), dropped from the queue as the client went away (aborted), lost with a crashed worker (crashed), or lost with a worker replaced past its deadline (stuck)',
       'counter',
       () => workers().flatMap((w) => Object.entries(w.jobs).map(([outcome, value]) => ({ labels: { network: w.network, outcome }, value }))),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_evm_worker_busy_seconds_total',
+      "Seconds the network's EVM worker threads were busy (their event loops' active time, about their CPU time): with tracenode_serving_thread_busy_seconds_total, where a process's CPU goes",
+      'counter',
+      () => workers().flatMap((w) => (w.busySeconds === undefined ? [] : [{ labels: { network: w.network }, value: w.busySeconds }])),
+    ),
+  );
+  register(
+    collected(
+      'tracenode_serving_thread_busy_seconds_total',
+      "Seconds the thread that serves clients was busy (its event loop's active time, about its CPU time): near the seconds elapsed, that thread is what limits the node",
+      'counter',
+      () => [{ labels: {}, value: performance.eventLoopUtilization().active / 1000 }],
     ),
   );
   register(

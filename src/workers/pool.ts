@@ -116,6 +116,11 @@ export interface PoolStats {
   waiting: number;
   /** Jobs since start by how they ended (a worker's answer, value or error, is `answered`). */
   jobs: { answered: number; busy: number; aborted: number; crashed: number; stuck: number };
+  /**
+   * Seconds the workers' event loops were busy since start (their event-loop utilization's active
+   * time, replaced workers included): about the CPU time the workers' own threads spent.
+   */
+  busySeconds: number;
 }
 
 interface QueuedJob {
@@ -143,6 +148,8 @@ interface PoolWorker {
   watchdog: NodeJS.Timeout | undefined;
   /** Set once it is being replaced: late messages and events are ignored. */
   gone: boolean;
+  /** Its busy milliseconds at the last reading (kept: a thread that has exited reads 0). */
+  busyMs: number;
 }
 
 type Reply =
@@ -164,6 +171,8 @@ export class WorkerPool<Job, Result> {
   private nextId = 1;
   private closing = false;
   private failedStarts = 0;
+  /** Busy milliseconds of the workers retired so far (`busySeconds`). */
+  private retiredBusyMs = 0;
   private startError: { err: Error; at: number } | undefined;
   private readonly idleWaiters: Array<() => void> = [];
   private readonly counts = { answered: 0, busy: 0, aborted: 0, crashed: 0, stuck: 0 };
@@ -235,6 +244,7 @@ export class WorkerPool<Job, Result> {
       queued: this.queue.length,
       waiting: this.workers.reduce((n, w) => n + Math.max(0, w.jobs.length - 1), 0),
       jobs: { ...this.counts },
+      busySeconds: (this.retiredBusyMs + this.workers.reduce((ms, w) => ms + busyMs(w), 0)) / 1000,
     };
   }
 
@@ -295,7 +305,7 @@ export class WorkerPool<Job, Result> {
   private spawn(): PoolWorker {
     const resourceLimits = this.o.youngGenerationMb === undefined ? undefined : { maxYoungGenerationSizeMb: this.o.youngGenerationMb };
     const thread = new Worker(this.o.script, { workerData: this.o.workerData, execArgv: this.o.execArgv, resourceLimits });
-    const worker: PoolWorker = { thread, jobs: [], ready: false, startTimer: undefined, answers: 0, watchdog: undefined, gone: false };
+    const worker: PoolWorker = { thread, jobs: [], ready: false, startTimer: undefined, answers: 0, watchdog: undefined, gone: false, busyMs: 0 };
     thread.unref();
     worker.startTimer = setTimeout(
       () => this.fail(worker, new WorkerCrashedError(`EVM worker not ready after ${this.o.startTimeoutMs} ms`), 'did not start in time'),
@@ -323,6 +333,7 @@ export class WorkerPool<Job, Result> {
     if (worker.gone || queued === undefined || queued.id !== reply.id) return;
     this.failedStarts = 0;
     worker.answers++;
+    busyMs(worker);
     this.finish(worker);
     // A withdrawn job's caller was answered when it went away (and counted as aborted).
     if (!queued.cancelled) {
@@ -391,8 +402,19 @@ export class WorkerPool<Job, Result> {
   }
 
   private async retire(worker: PoolWorker): Promise<void> {
+    this.retiredBusyMs += busyMs(worker);
     worker.gone = true;
     clearTimeout(worker.startTimer);
     await worker.thread.terminate().catch(() => undefined);
   }
+}
+
+/**
+ * A worker's busy milliseconds since it started (its event loop's active time, seen from this
+ * thread), read now and kept: once the thread has exited it reads 0, and its last reading stands.
+ */
+function busyMs(worker: PoolWorker): number {
+  const active = worker.thread.performance.eventLoopUtilization().active;
+  if (active > worker.busyMs) worker.busyMs = active;
+  return worker.busyMs;
 }

@@ -250,6 +250,20 @@ describe('EVM worker pool', () => {
     expect(pool.stats()).toMatchObject({ workers: 0, busy: 0, queued: 0, waiting: 0 });
   });
 
+  it('busySeconds: a job that holds its thread 300 ms adds at least 0.3 s; the count outlives a replaced worker', async () => {
+    const { pool } = makePool({ size: 1 });
+    expect(pool.stats().busySeconds).toBe(0); // no worker yet
+    await pool.run({ kind: 'sleep', tag: 1, ms: 300 });
+    const afterSleep = pool.stats().busySeconds;
+    await pool.run({ kind: 'busy', tag: 2, ms: 300 });
+    const afterBusy = pool.stats().busySeconds;
+    // The worker's event loop was active the whole 300 ms it held the thread, whatever else the machine ran.
+    expect(afterBusy - afterSleep).toBeGreaterThanOrEqual(0.3);
+    await expect(pool.run({ kind: 'exit', tag: 3 })).rejects.toThrow(WorkerCrashedError);
+    await pool.run({ kind: 'echo', tag: 4 });
+    expect(pool.stats().busySeconds).toBeGreaterThanOrEqual(afterBusy);
+  });
+
   it('youngGenerationMb sets each worker’s V8 young generation', async () => {
     const { pool } = makePool({ size: 1, youngGenerationMb: 64 });
     await expect(pool.run({ kind: 'limits', tag: 1 })).resolves.toMatchObject({ youngGenerationMb: 64 });
