@@ -196,8 +196,22 @@ export interface MixServer {
   runs: MixRun[];
   /** Hits over lookups of the call result cache during the runs (tracenode). */
   hitRate?: number;
-  /** Each method's requests of the mix alone, at 32 connections: CPU µs per request (anvil, tracenode with the cache on). */
-  byMethod?: Array<{ method: string; share: number; cpuUsPerRequest?: number }>;
+  /**
+   * Each method's requests of the mix alone, at 32 connections: CPU µs per request (anvil, tracenode
+   * with the cache on; with it off, eth_call alone), and for tracenode where it went.
+   */
+  byMethod?: Array<{ method: string; share: number; cpuUsPerRequest?: number; threads?: ThreadShares }>;
+}
+
+/**
+ * A tracenode request's CPU by thread, in µs: the serving thread and the EVM workers (their
+ * CPU-seconds metrics), and the rest of the process (V8's garbage-collection and compiler
+ * threads, LevelDB's reads).
+ */
+export interface ThreadShares {
+  servingUs: number;
+  workersUs: number;
+  otherUs: number;
 }
 
 export interface TrafficMixReport {
@@ -237,6 +251,34 @@ async function runMix(
   };
 }
 
+/** The CPU seconds of tracenode's serving thread and EVM workers, from /metrics, with the process's. */
+async function threadClock(base: string, pid: number | undefined): Promise<{ serving: number; workers: number; process: number } | undefined> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const serving = /^tracenode_serving_thread_cpu_seconds_total (\S+)$/m.exec(text)?.[1];
+  const workers = /^tracenode_evm_worker_cpu_seconds_total\{network="mainnet"\} (\S+)$/m.exec(text)?.[1];
+  const process = processCpuSeconds(pid);
+  if (serving === undefined || workers === undefined || process === undefined) return undefined;
+  return { serving: Number(serving), workers: Number(workers), process };
+}
+
+/** `cpuUsPerRequest` split by the threads' shares of the process's CPU between two readings. */
+function threadShares(
+  before: Awaited<ReturnType<typeof threadClock>>,
+  after: Awaited<ReturnType<typeof threadClock>>,
+  cpuUsPerRequest: number | undefined,
+): ThreadShares | undefined {
+  if (before === undefined || after === undefined || cpuUsPerRequest === undefined) return undefined;
+  const total = after.process - before.process;
+  if (!(total > 0)) return undefined;
+  const serving = Math.min(1, (after.serving - before.serving) / total);
+  const workers = Math.min(1 - serving, (after.workers - before.workers) / total);
+  return {
+    servingUs: round(cpuUsPerRequest * serving, 1),
+    workersUs: round(cpuUsPerRequest * workers, 1),
+    otherUs: round(cpuUsPerRequest * (1 - serving - workers), 1),
+  };
+}
+
 /** The call result cache's hits and misses from tracenode's /metrics. */
 async function callCacheCounts(base: string): Promise<{ hits: number; misses: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -263,15 +305,25 @@ export async function benchTrafficMix(o: {
     await runMix(url, entries, expected, cpu, 32, o.durationS),
     await runMix(url, entries, expected, cpu, 1, o.probeS),
   ];
-  // What each method of the mix costs on its own (the profile of the mix's CPU).
-  const byMethod = async (url: string, expected: string[], cpu: CpuClock) => {
+  // What each method of the mix costs on its own (the profile of the mix's CPU); on tracenode
+  // (`threads`: its base URL and pid), by thread too.
+  const byMethod = async (
+    url: string,
+    expected: string[],
+    cpu: CpuClock,
+    methods = new Set(entries.map((e) => e.method)),
+    threads?: { base: string; pid?: number },
+  ) => {
     const out: NonNullable<MixServer['byMethod']> = [];
-    for (const method of new Set(entries.map((e) => e.method))) {
+    for (const method of methods) {
       const share = round(
         entries.filter((e) => e.method === method).reduce((sum, e) => sum + e.p, 0),
         3,
       );
-      out.push({ method, share, cpuUsPerRequest: (await runMix(url, entries, expected, cpu, 32, o.probeS, method)).cpuUsPerRequest });
+      const before = threads && (await threadClock(threads.base, threads.pid));
+      const { cpuUsPerRequest } = await runMix(url, entries, expected, cpu, 32, o.probeS, method);
+      const split = threads && threadShares(before, await threadClock(threads.base, threads.pid), cpuUsPerRequest);
+      out.push({ method, share, cpuUsPerRequest, ...(split ? { threads: split } : {}) });
     }
     return out;
   };
@@ -316,7 +368,7 @@ export async function benchTrafficMix(o: {
         server: label,
         runs,
         ...(lookups > 0 ? { hitRate: round((after.hits - before.hits) / lookups, 4) } : {}),
-        ...(cacheOn ? { byMethod: await byMethod(url, ours, () => processCpuSeconds(tn.proc.pid)) } : {}),
+        byMethod: await byMethod(url, ours, () => processCpuSeconds(tn.proc.pid), cacheOn ? undefined : new Set(['eth_call']), { base, pid: tn.proc.pid }),
       });
     } finally {
       await tn.stop();
@@ -351,24 +403,36 @@ export function renderTrafficMix(rep: TrafficMixReport, mdTable: (head: string[]
     rows,
   );
   const tnMethods = rep.servers.find((s) => s.server === 'tracenode, cache on')?.byMethod ?? [];
+  const offMethods = (rep.servers.find((s) => s.server === 'tracenode, cache off')?.byMethod ?? []).map((m) => ({ ...m, method: `${m.method} (cache off)` }));
   const anvilMethods = new Map((anvil?.byMethod ?? []).map((m) => [m.method, m.cpuUsPerRequest]));
   const profile = mdTable(
-    ['method', 'share of the mix', 'tracenode CPU µs per request (cache on)', "anvil's", 'tracenode ÷ anvil', "µs of the mix's average"],
-    tnMethods.map((m) => {
-      const a = anvilMethods.get(m.method);
+    [
+      'method',
+      'share of the mix',
+      'tracenode CPU µs per request (cache on)',
+      'of which serving thread / EVM workers / other threads',
+      "anvil's",
+      'tracenode ÷ anvil',
+      "µs of the mix's average",
+    ],
+    [...tnMethods, ...offMethods].map((m) => {
+      const a = anvilMethods.get(m.method.replace(' (cache off)', ''));
       const us = m.cpuUsPerRequest;
+      const t = m.threads;
+      const inMix = !m.method.endsWith('(cache off)');
       return [
         m.method,
-        `${round(m.share * 100, 1)} %`,
+        inMix ? `${round(m.share * 100, 1)} %` : '–',
         us !== undefined ? String(us) : '–',
+        t ? `${t.servingUs} / ${t.workersUs} / ${t.otherUs}` : '–',
         a !== undefined ? String(a) : '–',
         us !== undefined && a !== undefined ? `${round(us / a, 2)}×` : '–',
-        us !== undefined ? String(round(us * m.share, 1)) : '–',
+        us !== undefined && inMix ? String(round(us * m.share, 1)) : '–',
       ];
     }),
   );
   const diffs = rep.differences.length > 0 ? `\n\nDifferences from anvil's answers:\n${rep.differences.map((d) => `- ${d}`).join('\n')}` : '';
-  return `### A provider's traffic mix (bench/trafficMix.ts; ${rep.distinct} distinct requests, shares and draw in its header)\n\n${table}\n\nEach method's requests of the mix alone, 32 connections (what the mix's CPU is made of):\n\n${profile}${diffs}`;
+  return `### A provider's traffic mix (bench/trafficMix.ts; ${rep.distinct} distinct requests, shares and draw in its header)\n\n${table}\n\nEach method's requests of the mix alone, 32 connections (what the mix's CPU is made of), and where tracenode's CPU went: its serving thread and EVM workers (their CPU-seconds metrics, as shares of the process's CPU over the run), and the rest of the process (V8's garbage-collection and compiler threads, LevelDB's reads):\n\n${profile}${diffs}`;
 }
 
 /** Issue 39's targets: the eth_call view case (the run's tracenode has the cache off) and the mix. */

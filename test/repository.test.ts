@@ -85,12 +85,14 @@ const LAYERS: Record<string, readonly string[]> = {
   config: [],
   // The domain errors' base and their closed set of names (`errors/domainError.ts`).
   errors: [],
+  // Facts of this process read from the operating system (`proc/threadCpu.ts`).
+  proc: [],
   db: ['errors', 'codec', 'config'],
   chain: ['db', 'errors', 'codec', 'config'],
   state: ['chain', 'db', 'errors', 'codec', 'config'],
   execution: ['state', 'chain', 'db', 'errors', 'codec', 'config'],
   tracing: ['execution', 'state', 'chain', 'db', 'errors', 'codec', 'config'],
-  workers: ['tracing', 'execution', 'state', 'chain', 'db', 'errors', 'codec', 'config'],
+  workers: ['tracing', 'execution', 'state', 'chain', 'db', 'errors', 'proc', 'codec', 'config'],
   starknet: ['db', 'errors', 'codec', 'config'],
   import: ['tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'errors', 'codec', 'log', 'config'],
   // Following an upstream: the importer's execute-and-verify on blocks fetched from another node.
@@ -99,7 +101,7 @@ const LAYERS: Record<string, readonly string[]> = {
   // their lifecycle only. Renderings, notification envelopes and wire errors are given or mapped by `methods`.
   live: ['chain', 'starknet', 'db', 'errors', 'codec', 'config'],
   rpc: ['codec', 'log', 'config'],
-  pipeline: ['rpc', 'codec', 'log', 'config'],
+  pipeline: ['rpc', 'proc', 'codec', 'log', 'config'],
   transport: ['pipeline', 'rpc', 'codec', 'log', 'config'],
   methods: ['live', 'workers', 'tracing', 'execution', 'state', 'chain', 'starknet', 'db', 'errors', 'codec', 'config', 'rpc/errors.ts', 'rpc/method.ts'],
   cli: ['*'],

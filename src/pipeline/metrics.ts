@@ -1,5 +1,6 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { performance } from 'node:perf_hooks';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { threadCpuSeconds } from '../proc/threadCpu.js';
 
 /**
  * The operator's view of the node, in Prometheus text format (prom-client): requests by network,
@@ -96,8 +97,8 @@ export interface EvmPoolStats {
   busy: number;
   queued: number;
   jobs: Record<'answered' | 'busy' | 'aborted' | 'crashed' | 'stuck', number>;
-  /** Seconds the workers' event loops were busy (`workers/pool.ts` PoolStats.busySeconds). */
-  busySeconds?: number;
+  /** CPU seconds of the workers' threads (`workers/pool.ts` PoolStats.cpuSeconds). */
+  cpuSeconds?: number;
 }
 
 /** The node's metrics and the per-key usage of the current day. */
@@ -344,18 +345,18 @@ function networkMetrics(sources: MetricSources, register: (m: ReturnType<typeof 
   );
   register(
     collected(
-      'tracenode_evm_worker_busy_seconds_total',
-      "Seconds the network's EVM worker threads were busy (their event loops' active time, about their CPU time): with tracenode_serving_thread_busy_seconds_total, where a process's CPU goes",
+      'tracenode_evm_worker_cpu_seconds_total',
+      "CPU seconds of the network's EVM worker threads (Linux's /proc; elsewhere their event loops' active time): with tracenode_serving_thread_cpu_seconds_total and tracenode_process_cpu_seconds_total, where the process's CPU goes",
       'counter',
-      () => workers().flatMap((w) => (w.busySeconds === undefined ? [] : [{ labels: { network: w.network }, value: w.busySeconds }])),
+      () => workers().flatMap((w) => (w.cpuSeconds === undefined ? [] : [{ labels: { network: w.network }, value: w.cpuSeconds }])),
     ),
   );
   register(
     collected(
-      'tracenode_serving_thread_busy_seconds_total',
-      "Seconds the thread that serves clients was busy (its event loop's active time, about its CPU time): near the seconds elapsed, that thread is what limits the node",
+      'tracenode_serving_thread_cpu_seconds_total',
+      "CPU seconds of the thread that serves clients (Linux's /proc; elsewhere its event loop's active time): near one a second, that thread is what limits the node",
       'counter',
-      () => [{ labels: {}, value: performance.eventLoopUtilization().active / 1000 }],
+      () => [{ labels: {}, value: threadCpuSeconds() ?? performance.eventLoopUtilization().active / 1000 }],
     ),
   );
   register(

@@ -1,4 +1,5 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import { ownThreadId } from '../proc/threadCpu.js';
 
 /**
  * The worker's side of the pool's protocol (`pool.ts`): jobs run one at a time, in the order they
@@ -65,5 +66,6 @@ export function serveJobs(port: MessagePort, run: (job: unknown) => Promise<unkn
     take(message);
     if (!busy) next();
   });
-  port.postMessage({ ready: true });
+  // Its thread id lets the pool read the thread's CPU time (`proc/threadCpu.ts`).
+  port.postMessage({ ready: true, thread: ownThreadId() });
 }

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { DomainError } from '../errors/domainError.js';
+import { threadCpuSeconds } from '../proc/threadCpu.js';
 
 /**
  * A pool of worker threads behind one bounded queue: the admission control of EVM work.
@@ -117,10 +118,10 @@ export interface PoolStats {
   /** Jobs since start by how they ended (a worker's answer, value or error, is `answered`). */
   jobs: { answered: number; busy: number; aborted: number; crashed: number; stuck: number };
   /**
-   * Seconds the workers' event loops were busy since start (their event-loop utilization's active
-   * time, replaced workers included): about the CPU time the workers' own threads spent.
+   * CPU seconds of the workers' threads since start, replaced workers included (Linux's /proc;
+   * elsewhere their event loops' active time, a wall-clock figure).
    */
-  busySeconds: number;
+  cpuSeconds: number;
 }
 
 interface QueuedJob {
@@ -148,7 +149,9 @@ interface PoolWorker {
   watchdog: NodeJS.Timeout | undefined;
   /** Set once it is being replaced: late messages and events are ignored. */
   gone: boolean;
-  /** Its busy milliseconds at the last reading (kept: a thread that has exited reads 0). */
+  /** Its thread's id in /proc, once it is ready (Linux). */
+  tid: number | undefined;
+  /** Its CPU (or busy) milliseconds at the last reading, kept: a thread that has exited reads nothing. */
   busyMs: number;
 }
 
@@ -156,7 +159,7 @@ type Reply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: unknown }
   | { id: number; cancelled: true; ok?: undefined }
-  | { ready: true; id?: undefined };
+  | { ready: true; id?: undefined; thread?: number };
 
 /** Workers that died before answering anything, in a row, before the pool stops starting them. */
 const MAX_FAILED_STARTS = 3;
@@ -171,7 +174,7 @@ export class WorkerPool<Job, Result> {
   private nextId = 1;
   private closing = false;
   private failedStarts = 0;
-  /** Busy milliseconds of the workers retired so far (`busySeconds`). */
+  /** CPU milliseconds of the workers retired so far (`cpuSeconds`). */
   private retiredBusyMs = 0;
   private startError: { err: Error; at: number } | undefined;
   private readonly idleWaiters: Array<() => void> = [];
@@ -244,7 +247,7 @@ export class WorkerPool<Job, Result> {
       queued: this.queue.length,
       waiting: this.workers.reduce((n, w) => n + Math.max(0, w.jobs.length - 1), 0),
       jobs: { ...this.counts },
-      busySeconds: (this.retiredBusyMs + this.workers.reduce((ms, w) => ms + busyMs(w), 0)) / 1000,
+      cpuSeconds: (this.retiredBusyMs + this.workers.reduce((ms, w) => ms + busyMs(w), 0)) / 1000,
     };
   }
 
@@ -305,7 +308,17 @@ export class WorkerPool<Job, Result> {
   private spawn(): PoolWorker {
     const resourceLimits = this.o.youngGenerationMb === undefined ? undefined : { maxYoungGenerationSizeMb: this.o.youngGenerationMb };
     const thread = new Worker(this.o.script, { workerData: this.o.workerData, execArgv: this.o.execArgv, resourceLimits });
-    const worker: PoolWorker = { thread, jobs: [], ready: false, startTimer: undefined, answers: 0, watchdog: undefined, gone: false, busyMs: 0 };
+    const worker: PoolWorker = {
+      thread,
+      jobs: [],
+      ready: false,
+      startTimer: undefined,
+      answers: 0,
+      watchdog: undefined,
+      gone: false,
+      tid: undefined,
+      busyMs: 0,
+    };
     thread.unref();
     worker.startTimer = setTimeout(
       () => this.fail(worker, new WorkerCrashedError(`EVM worker not ready after ${this.o.startTimeoutMs} ms`), 'did not start in time'),
@@ -325,6 +338,7 @@ export class WorkerPool<Job, Result> {
     if (reply.id === undefined) {
       if (worker.gone) return;
       worker.ready = true;
+      worker.tid = reply.thread;
       clearTimeout(worker.startTimer);
       if (worker.jobs.length > 0) this.arm(worker, worker.jobs[0]);
       return;
@@ -410,11 +424,13 @@ export class WorkerPool<Job, Result> {
 }
 
 /**
- * A worker's busy milliseconds since it started (its event loop's active time, seen from this
- * thread), read now and kept: once the thread has exited it reads 0, and its last reading stands.
+ * A worker's CPU milliseconds since it started (its thread's, from /proc; without /proc its event
+ * loop's active time), read now and kept: once the thread has exited it reads nothing, and its
+ * last reading stands.
  */
 function busyMs(worker: PoolWorker): number {
-  const active = worker.thread.performance.eventLoopUtilization().active;
+  const cpu = worker.tid === undefined ? undefined : threadCpuSeconds(worker.tid);
+  const active = cpu !== undefined ? cpu * 1000 : worker.tid === undefined ? worker.thread.performance.eventLoopUtilization().active : 0;
   if (active > worker.busyMs) worker.busyMs = active;
   return worker.busyMs;
 }

@@ -4,9 +4,10 @@
 // workerData: { log: SharedArrayBuffer } — each job's tag is appended there when it starts, so
 // the test sees which jobs ran and in what order, whatever thread ran them.
 import { parentPort, resourceLimits, threadId, workerData } from 'node:worker_threads';
+import { threadCpuSeconds } from '../../src/proc/threadCpu.js';
 import { serveJobs } from '../../src/workers/jobLoop.js';
 
-type Job = { kind: 'echo' | 'sleep' | 'busy' | 'spin' | 'exit' | 'exitAfter' | 'fail' | 'limits'; tag: number; ms?: number };
+type Job = { kind: 'echo' | 'sleep' | 'busy' | 'cpu' | 'spin' | 'exit' | 'exitAfter' | 'fail' | 'limits'; tag: number; ms?: number };
 
 const data = workerData as { log: SharedArrayBuffer; failToStart: boolean; neverReady: boolean };
 const log = new Int32Array(data.log);
@@ -34,6 +35,15 @@ async function run(job: Job): Promise<unknown> {
       const until = performance.now() + (job.ms ?? 0);
       while (performance.now() < until);
       return { tag: job.tag, threadId };
+    }
+    case 'cpu': {
+      // Spins until its own thread has used `ms` of CPU (however long a busy machine makes that take); answers the thread's CPU seconds.
+      let used = threadCpuSeconds() ?? 0;
+      while (used < (job.ms ?? 0) / 1000) {
+        for (let i = 0; i < 100_000; i++);
+        used = threadCpuSeconds() ?? Number.POSITIVE_INFINITY;
+      }
+      return { tag: job.tag, threadId, cpuSeconds: used };
     }
     case 'limits':
       return { tag: job.tag, threadId, youngGenerationMb: resourceLimits.maxYoungGenerationSizeMb };
