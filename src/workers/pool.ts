@@ -347,7 +347,6 @@ export class WorkerPool<Job, Result> {
     if (worker.gone || queued === undefined || queued.id !== reply.id) return;
     this.failedStarts = 0;
     worker.answers++;
-    busyMs(worker);
     this.finish(worker);
     // A withdrawn job's caller was answered when it went away (and counted as aborted).
     if (!queued.cancelled) {
@@ -426,7 +425,8 @@ export class WorkerPool<Job, Result> {
 /**
  * A worker's CPU milliseconds since it started (its thread's, from /proc; without /proc its event
  * loop's active time), read now and kept: once the thread has exited it reads nothing, and its
- * last reading stands.
+ * last reading stands (a file read: taken when the metrics ask and when the worker is retired,
+ * not at each job).
  */
 function busyMs(worker: PoolWorker): number {
   const cpu = worker.tid === undefined ? undefined : threadCpuSeconds(worker.tid);
