@@ -8,7 +8,7 @@ import { renderRealBlocks } from './realBlocks.js';
 import type { ReplicasReport } from './replicas.js';
 import { type BenchReport, badCount, type CaseResult, SERVERS, type ServerName, type Transport } from './results.js';
 import type { SubscriptionsReport } from './subscriptions.js';
-import { renderTrafficMix } from './trafficMix.js';
+import { renderTrafficMix } from './trafficMixReport.js';
 import { renderWalletWait } from './walletWait.js';
 import type { LoadResult } from './wsLoad.js';
 

@@ -7,7 +7,7 @@
 import { cpuTargets } from './cpuTargets.js';
 import { fmtMs, fmtRps } from './report.js';
 import type { BenchReport, ServerName, Target } from './results.js';
-import { trafficMixTargets } from './trafficMix.js';
+import { trafficMixTargets } from './trafficMixReport.js';
 
 /** The targets table of a report. */
 export function evaluateTargets(rep: BenchReport): Target[] {
