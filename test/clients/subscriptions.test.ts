@@ -39,6 +39,30 @@ const ws_ = () => `${serve.base.replace('http://', 'ws://')}/ws/v3/${KEY_A}`;
 const ours = (method: string, params: unknown[] = [], key = KEY_A) => rawCall(`${serve.base}/v3/${key}`, method, params);
 
 /** Waits until tracenode's latest block is anvil's. */
+/** The server's live subscriptions and installed filters (its /metrics gauges, all networks). */
+async function liveCounts(): Promise<{ subscriptions: number; filters: number }> {
+  const text = (await rawHttp(`${serve.base}/metrics`, { method: 'GET' })).text;
+  const sum = (kind: string) =>
+    [...text.matchAll(new RegExp(`^tracenode_subscriptions\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)$`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+  return { subscriptions: sum('subscription'), filters: sum('filter') };
+}
+
+/**
+ * Waits until the server counts `more` subscriptions and filters than `before`: the clients'
+ * set-up is done (instead of sleeping for it). Each test starts once the previous one's sockets
+ * are closed ({@link untilNoSubscriptions}), so `before` is what stays.
+ */
+async function untilSubscribed(before: { subscriptions: number; filters: number }, more: { subscriptions: number; filters: number }): Promise<void> {
+  await until(
+    `${more.subscriptions} more subscriptions and ${more.filters} more filters than ${JSON.stringify(before)}`,
+    liveCounts,
+    (now) => now.subscriptions >= before.subscriptions + more.subscriptions && now.filters >= before.filters + more.filters,
+  );
+}
+
+/** Waits until the server has dropped every subscription of the sockets a test closed. */
+const untilNoSubscriptions = () => until('the closed sockets’ subscriptions dropped', liveCounts, (now) => now.subscriptions === 0);
+
 const caughtUp = () => untilCaughtUp(anvil.url, http_(), () => `serve said: ${serve.output().slice(-1500)}`);
 
 /** Sends `Tick(id, value)` from alice (mined with the next block); resolves its hash. */
@@ -188,6 +212,7 @@ afterAll(async () => {
 
 describe('subscriptions and filters', () => {
   it('ethers and viem, over WebSocket and HTTP: exactly anvil’s blocks and logs, in order, and the removed logs after a reorganisation', async () => {
+    const before = await liveCounts();
     // ethers v6: WebSocketProvider (eth_subscribe) and JsonRpcProvider (eth_newFilter + eth_getFilterChanges).
     const ethersWs = new WebSocketProvider(ws_());
     const ethersHttp = new JsonRpcProvider(http_(), undefined, { staticNetwork: true, pollingInterval: 100 });
@@ -221,7 +246,9 @@ describe('subscriptions and filters', () => {
     // A raw block filter, polled at the end.
     const blockFilter = (await ours('eth_newBlockFilter')).result as string;
     expect(blockFilter).toMatch(/^0x[1-9a-f][0-9a-f]{0,31}$/);
-    await sleep(1500); // subscriptions answered, first filter polls made
+    // Every client has subscribed (ethers: newHeads, logs; viem: newHeads twice, logs; the raw
+    // socket: both) or made its filter (ethers and viem over HTTP, the raw block filter).
+    await untilSubscribed(before, { subscriptions: 7, filters: 3 });
 
     // Branch A: Tick 1 in one block, Ticks 2 and 3 in the next.
     const snapshot = await anvil.call('evm_snapshot');
@@ -309,9 +336,11 @@ describe('subscriptions and filters', () => {
     await ethersWs.destroy();
     ethersHttp.destroy();
     await closeViem(viemWs);
+    await untilNoSubscriptions();
   }, 60_000);
 
   it("pending transactions relayed from anvil’s pool: ethers on('pending'), viem over WebSocket and HTTP (filter), a raw subscriber", async () => {
+    const before = await liveCounts();
     const ethersWs = new WebSocketProvider(ws_());
     const viemWs = createPublicClient({ transport: webSocket(ws_()) });
     const viemHttp = createPublicClient({ transport: http(http_()), pollingInterval: 100 });
@@ -327,7 +356,8 @@ describe('subscriptions and filters', () => {
     expect(await raw.call('eth_subscribe', ['newPendingTransactions', true])).toEqual({
       error: { code: -32602, message: 'invalid argument 1: only transaction hashes are relayed (fullTx must be false or absent)' },
     });
-    await sleep(1000); // every watcher subscribed or made its filter
+    // ethers, viem over WebSocket and the raw socket subscribed; viem over HTTP made its filter.
+    await untilSubscribed(before, { subscriptions: 3, filters: 1 });
     const hash = await tick(9n, 109n); // in anvil's pool until the next block
     expect(((await anvil.call('eth_getTransactionByHash', [hash])) as { blockHash: string | null }).blockHash).toBeNull();
     await until(
@@ -345,9 +375,11 @@ describe('subscriptions and filters', () => {
     await closeViem(viemWs);
     await anvil.mine();
     await caughtUp();
+    await untilNoSubscriptions();
   });
 
   it('cast logs --subscribe streams the Tick logs anvil mines, exactly as anvil reports them', async () => {
+    const before = await liveCounts();
     const child = spawn(CAST_BIN, ['logs', '--subscribe', '--rpc-url', ws_(), '--address', ticker, TICK_TOPIC], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -356,7 +388,7 @@ describe('subscriptions and filters', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     try {
-      await sleep(1500); // subscribed
+      await untilSubscribed(before, { subscriptions: 1, filters: 0 });
       const hashes = [await tick(21n, 121n), await tick(22n, 122n)];
       await anvil.mine();
       const expected = await Promise.all(hashes.map(anvilLog));
