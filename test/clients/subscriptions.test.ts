@@ -13,6 +13,7 @@ import { rawCall, untilCaughtUp } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
+import { liveCounts, untilNoSubscriptions, untilSubscribed } from '../helpers/liveCounts.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { until } from '../helpers/until.js';
@@ -39,30 +40,6 @@ const ws_ = () => `${serve.base.replace('http://', 'ws://')}/ws/v3/${KEY_A}`;
 const ours = (method: string, params: unknown[] = [], key = KEY_A) => rawCall(`${serve.base}/v3/${key}`, method, params);
 
 /** Waits until tracenode's latest block is anvil's. */
-/** The server's live subscriptions and installed filters (its /metrics gauges, all networks). */
-async function liveCounts(): Promise<{ subscriptions: number; filters: number }> {
-  const text = (await rawHttp(`${serve.base}/metrics`, { method: 'GET' })).text;
-  const sum = (kind: string) =>
-    [...text.matchAll(new RegExp(`^tracenode_subscriptions\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)$`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
-  return { subscriptions: sum('subscription'), filters: sum('filter') };
-}
-
-/**
- * Waits until the server counts `more` subscriptions and filters than `before`: the clients'
- * set-up is done (instead of sleeping for it). Each test starts once the previous one's sockets
- * are closed ({@link untilNoSubscriptions}), so `before` is what stays.
- */
-async function untilSubscribed(before: { subscriptions: number; filters: number }, more: { subscriptions: number; filters: number }): Promise<void> {
-  await until(
-    `${more.subscriptions} more subscriptions and ${more.filters} more filters than ${JSON.stringify(before)}`,
-    liveCounts,
-    (now) => now.subscriptions >= before.subscriptions + more.subscriptions && now.filters >= before.filters + more.filters,
-  );
-}
-
-/** Waits until the server has dropped every subscription of the sockets a test closed. */
-const untilNoSubscriptions = () => until('the closed sockets’ subscriptions dropped', liveCounts, (now) => now.subscriptions === 0);
-
 const caughtUp = () => untilCaughtUp(anvil.url, http_(), () => `serve said: ${serve.output().slice(-1500)}`);
 
 /** Sends `Tick(id, value)` from alice (mined with the next block); resolves its hash. */
@@ -212,7 +189,7 @@ afterAll(async () => {
 
 describe('subscriptions and filters', () => {
   it('ethers and viem, over WebSocket and HTTP: exactly anvil’s blocks and logs, in order, and the removed logs after a reorganisation', async () => {
-    const before = await liveCounts();
+    const before = await liveCounts(serve.base);
     // ethers v6: WebSocketProvider (eth_subscribe) and JsonRpcProvider (eth_newFilter + eth_getFilterChanges).
     const ethersWs = new WebSocketProvider(ws_());
     const ethersHttp = new JsonRpcProvider(http_(), undefined, { staticNetwork: true, pollingInterval: 100 });
@@ -248,7 +225,7 @@ describe('subscriptions and filters', () => {
     expect(blockFilter).toMatch(/^0x[1-9a-f][0-9a-f]{0,31}$/);
     // Every client has subscribed (ethers: newHeads, logs; viem: newHeads twice, logs; the raw
     // socket: both) or made its filter (ethers and viem over HTTP, the raw block filter).
-    await untilSubscribed(before, { subscriptions: 7, filters: 3 });
+    await untilSubscribed(serve.base, before, { subscriptions: 7, filters: 3 });
 
     // Branch A: Tick 1 in one block, Ticks 2 and 3 in the next.
     const snapshot = await anvil.call('evm_snapshot');
@@ -336,11 +313,11 @@ describe('subscriptions and filters', () => {
     await ethersWs.destroy();
     ethersHttp.destroy();
     await closeViem(viemWs);
-    await untilNoSubscriptions();
+    await untilNoSubscriptions(serve.base);
   }, 60_000);
 
   it("pending transactions relayed from anvil’s pool: ethers on('pending'), viem over WebSocket and HTTP (filter), a raw subscriber", async () => {
-    const before = await liveCounts();
+    const before = await liveCounts(serve.base);
     const ethersWs = new WebSocketProvider(ws_());
     const viemWs = createPublicClient({ transport: webSocket(ws_()) });
     const viemHttp = createPublicClient({ transport: http(http_()), pollingInterval: 100 });
@@ -357,7 +334,7 @@ describe('subscriptions and filters', () => {
       error: { code: -32602, message: 'invalid argument 1: only transaction hashes are relayed (fullTx must be false or absent)' },
     });
     // ethers, viem over WebSocket and the raw socket subscribed; viem over HTTP made its filter.
-    await untilSubscribed(before, { subscriptions: 3, filters: 1 });
+    await untilSubscribed(serve.base, before, { subscriptions: 3, filters: 1 });
     const hash = await tick(9n, 109n); // in anvil's pool until the next block
     expect(((await anvil.call('eth_getTransactionByHash', [hash])) as { blockHash: string | null }).blockHash).toBeNull();
     await until(
@@ -375,11 +352,11 @@ describe('subscriptions and filters', () => {
     await closeViem(viemWs);
     await anvil.mine();
     await caughtUp();
-    await untilNoSubscriptions();
+    await untilNoSubscriptions(serve.base);
   });
 
   it('cast logs --subscribe streams the Tick logs anvil mines, exactly as anvil reports them', async () => {
-    const before = await liveCounts();
+    const before = await liveCounts(serve.base);
     const child = spawn(CAST_BIN, ['logs', '--subscribe', '--rpc-url', ws_(), '--address', ticker, TICK_TOPIC], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -388,7 +365,7 @@ describe('subscriptions and filters', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     try {
-      await untilSubscribed(before, { subscriptions: 1, filters: 0 });
+      await untilSubscribed(serve.base, before, { subscriptions: 1, filters: 0 });
       const hashes = [await tick(21n, 121n), await tick(22n, 122n)];
       await anvil.mine();
       const expected = await Promise.all(hashes.map(anvilLog));

@@ -28,7 +28,9 @@ import { type RawAnswer, rawCall, untilCaughtUp } from '../helpers/anvilPeer.js'
 import { tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
+import { liveCounts, untilSubscribed } from '../helpers/liveCounts.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * A wallet's day through tracenode only (issue 27): `tracenode serve --follow ws://anvil` beside an
@@ -161,9 +163,11 @@ describe('wallets through tracenode', () => {
         expect(ours[field], field).toBe(theirs[field]);
       expect((await rawCall(url(), 'eth_getRawTransactionByHash', [hash])).result).toBe(raw);
       expect((await rawCall(url(), 'eth_getTransactionReceipt', [hash])).result).toBeNull();
-      const t0 = Date.now();
-      while (!notified.includes(hash) && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
-      expect(notified).toContain(hash);
+      await until(
+        'the pending hash notified',
+        () => notified,
+        (n) => n.includes(hash),
+      );
       // Mined: the block's view replaces the pool's.
       await rawCall(anvil.url, 'evm_mine', []);
       await untilCaughtUp(anvil.url, url());
@@ -227,15 +231,18 @@ describe('wallets through tracenode', () => {
     const watcher = createPublicClient({ chain: CHAIN, transport: webSocket(wsUrl()) });
     const seen: Log[] = [];
     const errors: unknown[] = [];
-    const subscribed = new Promise<void>((resolve) => setTimeout(resolve, 300));
+    const before = await liveCounts(serve.base);
     const unwatch = watcher.watchContractEvent({ address: ticker, abi: TICK_ABI, onLogs: (logs) => seen.push(...logs), onError: (e) => errors.push(e) });
-    await subscribed;
+    await untilSubscribed(serve.base, before, { subscriptions: 1, filters: 0 });
     const hash = await wallet.sendTransaction({ to: ticker, data: encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [7n, 42n]), gas: 100_000n });
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     const theirs = await anvilReceipt(hash);
     expect([receipt.blockHash, receipt.logs.length]).toEqual([theirs.blockHash, 1]);
-    const t0 = Date.now();
-    while (seen.length === 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    await until(
+      'the watcher saw the log',
+      () => seen.length,
+      (n) => n > 0,
+    );
     unwatch();
     expect(errors).toEqual([]);
     expect(seen.map((l) => [l.transactionHash, l.blockHash, (l as unknown as { args: unknown }).args])).toEqual([
