@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { spawnCli } from '../helpers/cli.js';
@@ -42,11 +41,12 @@ beforeAll(async () => {
   child.stdout!.on('data', (d) => {
     stdout += d;
   });
-  const t0 = Date.now();
-  while (!/serve: metrics/.test(stdout)) {
-    if (Date.now() - t0 > 60_000) throw new Error(`serve did not start: ${stdout}`);
-    await sleep(50);
-  }
+  await until(
+    'serve started',
+    () => stdout,
+    (out) => /serve: metrics/.test(out),
+    60_000,
+  );
   rpc = /JSON-RPC\s+(http:\/\/\S+)\/v3\//.exec(stdout)![1];
   metrics = /serve: metrics\s+(http:\/\/\S+)\/metrics/.exec(stdout)![1];
 }, 90_000);

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex } from '@ethereumjs/util';
 import { runBlock } from '@ethereumjs/vm';
 import { encodeAbiParameters, type Hex, parseGwei } from 'viem';
@@ -25,6 +24,7 @@ import { runCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { describeWithHardhat, startHardhatNode } from '../helpers/hardhatPeer.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Following a development node from its genesis, as users run it (issue 27): a plain `anvil` (no
@@ -110,12 +110,12 @@ async function startFollowing(dir: string, url: string, call: Call): Promise<Fol
 
 /** A transaction's receipt: the node mines it at once, but may take a moment to serve its receipt. */
 async function receiptOf(call: Call, hash: Hex): Promise<{ contractAddress: Hex; blockNumber: Hex; status: Hex }> {
-  for (let tries = 0; ; tries++) {
-    const receipt = (await call('eth_getTransactionReceipt', [hash])) as { contractAddress: Hex; blockNumber: Hex; status: Hex } | null;
-    if (receipt !== null) return receipt;
-    if (tries === 250) throw new Error(`no receipt of ${hash}`);
-    await sleep(20);
-  }
+  const receipt = await until(
+    `the receipt of ${hash}`,
+    () => call('eth_getTransactionReceipt', [hash]) as Promise<{ contractAddress: Hex; blockNumber: Hex; status: Hex } | null>,
+    (r) => r !== null,
+  );
+  return receipt!;
 }
 
 /** Inits a datadir from the node at `url`, follows it, and drives the scenario; `burst` mines the node's burst. */
@@ -132,16 +132,19 @@ async function followFromGenesis(dir: string, url: string, call: Call, burst: ()
 }
 
 /** Waits until our head is the node's head block. */
-async function caughtUp(f: Following, timeoutMs = 15_000): Promise<bigint> {
-  const t0 = Date.now();
-  for (;;) {
-    const theirs = (await f.call('eth_getBlockByNumber', ['latest', false])) as { number: Hex; hash: Hex };
-    const head = await f.chain.store.head();
-    if (head && bytesToHex(head.hash) === theirs.hash) return head.number;
-    if (Date.now() - t0 > timeoutMs)
-      throw new Error(`not caught up: head ${head?.number}, node ${BigInt(theirs.number)}; log: ${f.lines.slice(-3).join(' | ')}`);
-    await sleep(50);
-  }
+async function caughtUp(f: Following, timeoutMs = 30_000): Promise<bigint> {
+  const read = async () => ({
+    theirs: (await f.call('eth_getBlockByNumber', ['latest', false])) as { number: Hex; hash: Hex },
+    head: await f.chain.store.head(),
+  });
+  const { head } = await until(
+    'caught up with the node',
+    read,
+    ({ theirs, head }) => head !== undefined && bytesToHex(head.hash) === theirs.hash,
+    timeoutMs,
+    () => f.lines.slice(-3).join(' | '),
+  );
+  return head!.number;
 }
 
 /** Every canonical hash from 0 to the node's head is the node's; returns the head. */

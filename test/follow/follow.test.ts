@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex } from '@ethereumjs/util';
 import { type Hex, keccak256, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -17,6 +16,7 @@ import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Following anvil (issues 16 and 27): a datadir with only the genesis follows an anvil that mined
@@ -83,22 +83,24 @@ const mine = () => anvil('evm_mine');
 const anvilHead = async () => BigInt((await anvil('eth_blockNumber')) as string);
 
 /** Waits until our head is anvil's head block (number and hash). */
-async function caughtUp(timeoutMs = 15_000): Promise<bigint> {
-  const t0 = Date.now();
-  for (;;) {
+async function caughtUp(timeoutMs = 30_000): Promise<bigint> {
+  const read = async () => {
     const target = await anvilHead();
     const theirs = ((await anvil('eth_getBlockByNumber', [`0x${target.toString(16)}`, false])) as { hash: string }).hash;
-    const head = await chain.store.head();
-    if (head && head.number === target && bytesToHex(head.hash) === theirs) return target;
-    if (Date.now() - t0 > timeoutMs)
-      throw new Error(
-        `not caught up: head ${head?.number}, anvil ${target}; log: ${lines
-          .filter((l) => l.includes('retrying'))
-          .slice(-2)
-          .join(' | ')}`,
-      );
-    await sleep(50);
-  }
+    return { target, theirs, head: await chain.store.head() };
+  };
+  const { target } = await until(
+    'caught up with anvil',
+    read,
+    ({ target, theirs, head }) => head?.number === target && bytesToHex(head.hash) === theirs,
+    timeoutMs,
+    () =>
+      lines
+        .filter((l) => l.includes('retrying'))
+        .slice(-2)
+        .join(' | '),
+  );
+  return target;
 }
 
 /** Every canonical hash from 0 to anvil's head equals anvil's. */
@@ -182,8 +184,7 @@ describe('following anvil', () => {
       const hashes: Hex[] = [];
       for (let i = 0; i < 3; i++) hashes.push(await sendTransfer(BigInt(500 + i)));
       // anvil answers the send before its miner task has mined the block: wait for the third.
-      const t0 = Date.now();
-      while ((await anvilHead()) < from + 2n && Date.now() - t0 < 5000) await sleep(10);
+      await until('anvil mined the third block', anvilHead, (h) => h >= from + 2n);
       expect(await anvilHead()).toBe(from + 2n);
       await expectSameChain();
       for (const hash of hashes) expect(((await ethGetTx(hash)) as { hash: string }).hash).toBe(hash);
