@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { until } from '../../test/helpers/until.js';
 import { defaultConfig } from '../config/settings.js';
 import { FollowLoop } from './followLoop.js';
 import type { Upstream } from './upstream.js';
@@ -29,8 +30,11 @@ describe('FollowLoop', () => {
     const upstream = { shownUrl: 'ws://upstream', isWebSocket: true, close() {} } as unknown as Upstream;
     const loop = new PushDuringRound(upstream, { settings, log: quiet });
     loop.start();
-    const t0 = Date.now();
-    while (loop.rounds < 2 && Date.now() - t0 < 3_000) await new Promise((r) => setTimeout(r, 10));
+    await until(
+      'a second round',
+      () => loop.rounds,
+      (n) => n >= 2,
+    );
     await loop.stop();
     expect(loop.rounds).toBe(2);
     expect(loop.status().state).toBe('following');

@@ -96,14 +96,17 @@ afterAll(async () => {
 const anvil = (method: string, params: unknown[] = []) => rawResult(built.anvil!.url, method, params);
 
 async function caughtUp(): Promise<void> {
-  const t0 = Date.now();
-  for (;;) {
-    const latest = (await anvil('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
-    const head = await chain.store.head();
-    if (head && head.number === BigInt(latest.number) && bytesToHex(head.hash) === latest.hash) return;
-    if (Date.now() - t0 > 20_000) throw new Error(`not caught up: ${head?.number} vs ${latest.number}; ${warnings.slice(-2).join(' | ')}`);
-    await sleep(50);
-  }
+  const read = async () => ({
+    latest: (await anvil('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string },
+    head: await chain.store.head(),
+  });
+  await until(
+    'caught up with anvil',
+    read,
+    ({ latest, head }) => head !== undefined && head.number === BigInt(latest.number) && bytesToHex(head.hash) === latest.hash,
+    30_000,
+    () => warnings.slice(-2).join(' | '),
+  );
 }
 
 const alice = accountFor('alice');
