@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { statCpuSeconds } from '../src/proc/threadCpu.js';
 import type { Network, ServerName } from './names.js';
 import type { CpuClock } from './wsLoad.js';
 
@@ -234,18 +235,8 @@ export interface Servers {
 
 /** A process's CPU seconds so far, user + system of all its threads (/proc/PID/stat, Linux); undefined elsewhere or once it is gone. */
 export function processCpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
+  return pid === undefined ? undefined : statCpuSeconds(`/proc/${pid}/stat`);
 }
-
-/** USER_HZ: the unit of /proc's CPU times (100 on Linux). */
-const CLOCK_TICKS = 100;
 
 const FLOOR_READY = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
 

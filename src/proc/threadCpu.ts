@@ -23,8 +23,13 @@ export function ownThreadId(): number | undefined {
 
 /** User + system CPU seconds of thread `tid` of this process (the calling thread when omitted), or undefined without /proc or once it has exited. */
 export function threadCpuSeconds(tid?: number): number | undefined {
+  return statCpuSeconds(tid === undefined ? '/proc/thread-self/stat' : `/proc/self/task/${tid}/stat`);
+}
+
+/** User + system CPU seconds from a /proc `stat` file (a process's or a thread's), or undefined when it cannot be read. */
+export function statCpuSeconds(path: string): number | undefined {
   try {
-    const stat = readFileSync(tid === undefined ? '/proc/thread-self/stat' : `/proc/self/task/${tid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // Fields after the command name (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const seconds = (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;

@@ -151,8 +151,8 @@ interface PoolWorker {
   gone: boolean;
   /** Its thread's id in /proc, once it is ready (Linux). */
   tid: number | undefined;
-  /** Its CPU (or busy) milliseconds at the last reading, kept: a thread that has exited reads nothing. */
-  busyMs: number;
+  /** Its CPU milliseconds at the last reading (`readCpuMs`), kept: a thread that has exited reads nothing. */
+  cpuMs: number;
 }
 
 type Reply =
@@ -175,7 +175,7 @@ export class WorkerPool<Job, Result> {
   private closing = false;
   private failedStarts = 0;
   /** CPU milliseconds of the workers retired so far (`cpuSeconds`). */
-  private retiredBusyMs = 0;
+  private retiredCpuMs = 0;
   private startError: { err: Error; at: number } | undefined;
   private readonly idleWaiters: Array<() => void> = [];
   private readonly counts = { answered: 0, busy: 0, aborted: 0, crashed: 0, stuck: 0 };
@@ -247,7 +247,7 @@ export class WorkerPool<Job, Result> {
       queued: this.queue.length,
       waiting: this.workers.reduce((n, w) => n + Math.max(0, w.jobs.length - 1), 0),
       jobs: { ...this.counts },
-      cpuSeconds: (this.retiredBusyMs + this.workers.reduce((ms, w) => ms + busyMs(w), 0)) / 1000,
+      cpuSeconds: (this.retiredCpuMs + this.workers.reduce((ms, w) => ms + readCpuMs(w), 0)) / 1000,
     };
   }
 
@@ -317,7 +317,7 @@ export class WorkerPool<Job, Result> {
       watchdog: undefined,
       gone: false,
       tid: undefined,
-      busyMs: 0,
+      cpuMs: 0,
     };
     thread.unref();
     worker.startTimer = setTimeout(
@@ -415,7 +415,7 @@ export class WorkerPool<Job, Result> {
   }
 
   private async retire(worker: PoolWorker): Promise<void> {
-    this.retiredBusyMs += busyMs(worker);
+    this.retiredCpuMs += readCpuMs(worker);
     worker.gone = true;
     clearTimeout(worker.startTimer);
     await worker.thread.terminate().catch(() => undefined);
@@ -428,9 +428,8 @@ export class WorkerPool<Job, Result> {
  * last reading stands (a file read: taken when the metrics ask and when the worker is retired,
  * not at each job).
  */
-function busyMs(worker: PoolWorker): number {
-  const cpu = worker.tid === undefined ? undefined : threadCpuSeconds(worker.tid);
-  const active = cpu !== undefined ? cpu * 1000 : worker.tid === undefined ? worker.thread.performance.eventLoopUtilization().active : 0;
-  if (active > worker.busyMs) worker.busyMs = active;
-  return worker.busyMs;
+function readCpuMs(worker: PoolWorker): number {
+  const ms = worker.tid === undefined ? worker.thread.performance.eventLoopUtilization().active : (threadCpuSeconds(worker.tid) ?? 0) * 1000;
+  if (ms > worker.cpuMs) worker.cpuMs = ms;
+  return worker.cpuMs;
 }
