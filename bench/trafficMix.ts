@@ -289,6 +289,14 @@ function threadShares(
   };
 }
 
+/** `run`, with its CPU per request split by thread when `threads` names a tracenode (its base URL and pid). */
+async function splitByThread(threads: { base: string; pid?: number } | undefined, run: () => Promise<MixRun>): Promise<MixRun> {
+  const before = threads && (await threadClock(threads.base, threads.pid));
+  const r = await run();
+  const split = threads && threadShares(before, await threadClock(threads.base, threads.pid), r.cpuUsPerRequest);
+  return split ? { ...r, threads: split } : r;
+}
+
 /** The call result cache's hits and misses from tracenode's /metrics. */
 async function callCacheCounts(base: string): Promise<{ hits: number; misses: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -317,10 +325,7 @@ export async function benchTrafficMix(o: {
       [32, o.durationS, MIX_WARMUP_S],
       [1, o.probeS, 1],
     ] as const) {
-      const before = threads && (await threadClock(threads.base, threads.pid));
-      const run = await runMix(url, entries, expected, cpu, connections, seconds, undefined, warmupS);
-      const split = threads && threadShares(before, await threadClock(threads.base, threads.pid), run.cpuUsPerRequest);
-      runs.push({ ...run, ...(split ? { threads: split } : {}) });
+      runs.push(await splitByThread(threads, () => runMix(url, entries, expected, cpu, connections, seconds, undefined, warmupS)));
     }
     return runs;
   };
@@ -339,9 +344,7 @@ export async function benchTrafficMix(o: {
         entries.filter((e) => e.method === method).reduce((sum, e) => sum + e.p, 0),
         3,
       );
-      const before = threads && (await threadClock(threads.base, threads.pid));
-      const { cpuUsPerRequest } = await runMix(url, entries, expected, cpu, 32, o.probeS, method);
-      const split = threads && threadShares(before, await threadClock(threads.base, threads.pid), cpuUsPerRequest);
+      const { cpuUsPerRequest, threads: split } = await splitByThread(threads, () => runMix(url, entries, expected, cpu, 32, o.probeS, method));
       out.push({ method, share, cpuUsPerRequest, ...(split ? { threads: split } : {}) });
     }
     return out;
