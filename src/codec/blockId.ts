@@ -1,6 +1,6 @@
 import { fixedDataToBytes, HexError, quantityToBigInt } from './hex.js';
 import { quoteString } from './quote.js';
-import { decoderSchema, jsonType } from './schemas.js';
+import { decoderSchema, type HexString, jsonType, wire } from './schemas.js';
 
 /** Block tags. An imported chain has no pending block and no consensus client: see README. */
 export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
@@ -41,11 +41,14 @@ function decode(value: unknown, allowHash: boolean): BlockId {
   throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type rpc.BlockNumber${allowHash ? 'OrHash' : ''}`);
 }
 
+/** A block parameter on the wire: a tag, a number or (where a hash is allowed) a hash or an EIP-1898 object. */
+export type BlockParam = BlockTag | HexString | { blockHash?: HexString; blockNumber?: BlockTag | HexString; requireCanonical?: boolean };
+
 function schema(allowHash: boolean) {
   return decoderSchema((value) => decode(value, allowHash));
 }
 
 /** Block number, tag, 32-byte hash, or EIP-1898 object: the state methods' block parameter. */
-export const BlockNumberOrHash = schema(true);
+export const BlockNumberOrHash = wire<BlockParam>()(schema(true));
 /** Block number or tag only (uncle getters, trace_block…). */
-export const BlockNumberOrTag = schema(false);
+export const BlockNumberOrTag = wire<BlockTag | HexString>()(schema(false));

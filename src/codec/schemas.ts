@@ -6,6 +6,21 @@ import { dataToBytes, fixedDataToBytes, HexError, quantityToBigInt } from './hex
  * Uint8Array, never hex strings. Error texts are geth's (`common/hexutil`).
  */
 
+/**
+ * A schema that names what a client sends for it, in its type only (`'~wire'` is never set): the
+ * wire arguments of a method (`WireParams`, `rpc/method.ts`) are built from it, so a typed client
+ * is checked against what the method decodes. Without it a schema's wire type is zod's input type.
+ */
+export type Wired<S extends z.ZodType, W> = S & { readonly '~wire'?: W };
+
+/** Names the wire type `W` of a schema (types only: returns the schema itself). */
+export function wire<W>(): <S extends z.ZodType>(schema: S) => Wired<S, W> {
+  return (schema) => schema;
+}
+
+/** A `0x`-prefixed hex string on the wire (a quantity, data, an address or a hash). */
+export type HexString = string;
+
 const directDecoders = new WeakMap<z.ZodType, (value: unknown) => unknown>();
 
 /**
@@ -34,10 +49,12 @@ export function directDecoder(schema: z.ZodType): ((value: unknown) => unknown) 
 }
 
 function hexSchema<T>(decode: (s: string) => T, what: string) {
-  return decoderSchema((value): T => {
-    if (typeof value !== 'string') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type ${what}`);
-    return decode(value);
-  });
+  return wire<HexString>()(
+    decoderSchema((value): T => {
+      if (typeof value !== 'string') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type ${what}`);
+      return decode(value);
+    }),
+  );
 }
 
 /** The JSON type name geth's decoder reports (`number`, `object`, …). */
@@ -77,10 +94,12 @@ export const Address = fixedSchema(20, 'common.Address');
 export const Hash = fixedSchema(32, 'common.Hash');
 
 /** A JSON string, left undecoded (for inputs whose errors are not `invalid argument i: …`). */
-export const RawString = decoderSchema((value): string => {
-  if (typeof value !== 'string') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
-  return value;
-});
+export const RawString = wire<string>()(
+  decoderSchema((value): string => {
+    if (typeof value !== 'string') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
+    return value;
+  }),
+);
 
 /** A Parity trace type (OpenEthereum's and reth's `TraceType`). */
 export type TraceTypeName = 'trace' | 'vmTrace' | 'stateDiff';
@@ -90,45 +109,49 @@ const TRACE_TYPES: readonly TraceTypeName[] = ['vmTrace', 'trace', 'stateDiff'];
  * The trace types of ad-hoc Parity tracing: a list of `trace`, `vmTrace`, `stateDiff` (repeats
  * allowed, a set in reth), with serde's texts for anything else as reth answers them.
  */
-export const TraceTypeList = z.unknown().transform((value, ctx): Set<TraceTypeName> => {
-  if (!Array.isArray(value)) {
-    ctx.addIssue({ code: 'custom', message: `invalid type: ${jsonType(value)}, expected a sequence` });
-    return z.NEVER;
-  }
-  const out = new Set<TraceTypeName>();
-  for (const item of value) {
-    if (typeof item !== 'string' || !(TRACE_TYPES as readonly string[]).includes(item)) {
-      const shown = typeof item === 'string' ? `variant \`${item.slice(0, 64)}\`` : `type: ${jsonType(item)}`;
-      ctx.addIssue({ code: 'custom', message: `unknown ${shown}, expected one of ${TRACE_TYPES.map((t) => `\`${t}\``).join(', ')}` });
+export const TraceTypeList = wire<readonly TraceTypeName[]>()(
+  z.unknown().transform((value, ctx): Set<TraceTypeName> => {
+    if (!Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: `invalid type: ${jsonType(value)}, expected a sequence` });
       return z.NEVER;
     }
-    out.add(item as TraceTypeName);
-  }
-  return out;
-});
+    const out = new Set<TraceTypeName>();
+    for (const item of value) {
+      if (typeof item !== 'string' || !(TRACE_TYPES as readonly string[]).includes(item)) {
+        const shown = typeof item === 'string' ? `variant \`${item.slice(0, 64)}\`` : `type: ${jsonType(item)}`;
+        ctx.addIssue({ code: 'custom', message: `unknown ${shown}, expected one of ${TRACE_TYPES.map((t) => `\`${t}\``).join(', ')}` });
+        return z.NEVER;
+      }
+      out.add(item as TraceTypeName);
+    }
+    return out;
+  }),
+);
 
 /** trace_get's trace address: a list of indexes, each a hex quantity or a JSON integer (reth's `Index`). */
-export const TraceIndexList = z.unknown().transform((value, ctx): number[] => {
-  if (!Array.isArray(value)) {
-    ctx.addIssue({ code: 'custom', message: `invalid type: ${jsonType(value)}, expected a sequence` });
-    return z.NEVER;
-  }
-  const out: number[] = [];
-  for (const item of value) {
-    let n: number | undefined;
-    if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) n = item;
-    else if (typeof item === 'string') {
-      const parsed = Quantity64.safeParse(item);
-      if (parsed.success && parsed.data <= BigInt(Number.MAX_SAFE_INTEGER)) n = Number(parsed.data);
-    }
-    if (n === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `invalid index ${typeof item === 'string' ? JSON.stringify(item.slice(0, 66)) : jsonType(item)}: expected a hex quantity or a non-negative integer`,
-      });
+export const TraceIndexList = wire<readonly (HexString | number)[]>()(
+  z.unknown().transform((value, ctx): number[] => {
+    if (!Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: `invalid type: ${jsonType(value)}, expected a sequence` });
       return z.NEVER;
     }
-    out.push(n);
-  }
-  return out;
-});
+    const out: number[] = [];
+    for (const item of value) {
+      let n: number | undefined;
+      if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 0) n = item;
+      else if (typeof item === 'string') {
+        const parsed = Quantity64.safeParse(item);
+        if (parsed.success && parsed.data <= BigInt(Number.MAX_SAFE_INTEGER)) n = Number(parsed.data);
+      }
+      if (n === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `invalid index ${typeof item === 'string' ? JSON.stringify(item.slice(0, 66)) : jsonType(item)}: expected a hex quantity or a non-negative integer`,
+        });
+        return z.NEVER;
+      }
+      out.push(n);
+    }
+    return out;
+  }),
+);

@@ -46,7 +46,7 @@ import { peerCount } from './net/peerCount.js';
  * (relayed to the followed node) and the signing refusals, sorted by wire name; merged into the
  * Ethereum method table.
  */
-export const blockMethods: readonly MethodDefinition<EthContext>[] = [
+export const blockMethods = [
   accounts, // eth_accounts
   blobBaseFee, // eth_blobBaseFee
   coinbase, // eth_coinbase
@@ -87,4 +87,4 @@ export const blockMethods: readonly MethodDefinition<EthContext>[] = [
   syncing, // eth_syncing
   listening, // net_listening
   peerCount, // net_peerCount
-];
+] as const satisfies readonly MethodDefinition<EthContext>[];

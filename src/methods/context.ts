@@ -1,8 +1,10 @@
 import type { EthereumChain } from '../chain/open.js';
+import type { Head } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
 import { type ChainEventsOptions, createChainEvents } from '../live/eth/chainEvents.js';
 import type { PendingSource } from '../live/eth/pendingRelay.js';
 import { RelayedTransactions } from '../live/eth/relayedTransactions.js';
+import type { RequestContext } from '../rpc/method.js';
 import { StateReader } from '../state/stateReader.js';
 import type { StateSource } from '../state/stateSource.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
@@ -44,7 +46,12 @@ export interface EthLimits {
 }
 
 /** What Ethereum method handlers may use. Built once per network by the CLI. */
+/** A request as an Ethereum network's handlers see it: its head is the chain store's. */
+export type EthRequest = RequestContext<Head>;
+
 export interface EthContext {
+  /** Types only, never set: the head a request sees (`RequestContext.head`) is the chain store's. */
+  readonly '~head'?: Head;
   chain: EthereumChain;
   /** Reads archive state at any block. */
   state: StateReader;

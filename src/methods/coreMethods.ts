@@ -9,7 +9,7 @@ import { clientVersion } from './web3/clientVersion.js';
 import { sha3 } from './web3/sha3.js';
 
 /** Chain identity and head, sorted by wire name. */
-export const coreMethods: readonly MethodDefinition<EthContext>[] = [
+export const coreMethods = [
   blockNumber, // eth_blockNumber
   chainId, // eth_chainId
   config, // eth_config
@@ -17,4 +17,4 @@ export const coreMethods: readonly MethodDefinition<EthContext>[] = [
   version, // net_version
   clientVersion, // web3_clientVersion
   sha3, // web3_sha3
-];
+] as const satisfies readonly MethodDefinition<EthContext>[];

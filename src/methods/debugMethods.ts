@@ -11,7 +11,7 @@ import { traceCall } from './debug/traceCall.js';
 import { traceTransaction } from './debug/traceTransaction.js';
 
 /** geth's debug namespace: raw getters (consensus encodings), tracers and block witnesses, sorted by wire name. */
-export const debugMethods: readonly MethodDefinition<EthContext>[] = [
+export const debugMethods = [
   executionWitness, // debug_executionWitness
   getRawBlock, // debug_getRawBlock
   getRawHeader, // debug_getRawHeader
@@ -21,4 +21,4 @@ export const debugMethods: readonly MethodDefinition<EthContext>[] = [
   traceBlockByNumber, // debug_traceBlockByNumber
   traceCall, // debug_traceCall
   traceTransaction, // debug_traceTransaction
-];
+] as const satisfies readonly MethodDefinition<EthContext>[];

@@ -1,34 +1,11 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { plants } from '../../test/helpers/plants.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-// Inside the repository (node_modules/.cache): the plants import src/ from there.
-const DIR = join(ROOT, 'node_modules', '.cache', 'tracenode-plants', String(process.pid));
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-/** The repository's root as the plants name it. */
-const UP = relative(DIR, ROOT).split(sep).join('/');
+const planted = plants('errors');
+const UP = planted.up;
+const compile = planted.compile;
 
-/** Type-checks the planted `files` (name → text) against the real src/; the compiler's error lines. */
-async function compile(files: Record<string, string>): Promise<string[]> {
-  rmSync(DIR, { recursive: true, force: true });
-  mkdirSync(DIR, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(DIR, name), text);
-  const tsconfig = { extends: `${UP}/tsconfig.json`, compilerOptions: { noEmit: true, rootDir: UP }, files: Object.keys(files) };
-  writeFileSync(join(DIR, 'tsconfig.json'), JSON.stringify(tsconfig));
-  const out = await promisify(execFile)(process.execPath, [TSC, '-p', join(DIR, 'tsconfig.json'), '--pretty', 'false']).then(
-    (r) => r.stdout,
-    (err: { stdout?: string }) => err.stdout ?? String(err),
-  );
-  return out
-    .split('\n')
-    .filter((line) => /error TS\d+/.test(line))
-    .map((line) => line.replace(/^.*?(src\/|tracenode-plants\/\d+\/)/, (_, p: string) => (p === 'src/' ? 'src/' : '')));
-}
-
-afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+afterAll(() => planted.remove());
 
 /**
  * #40: the domain → wire contract is checked by the compiler. Each plant is a new domain error a

@@ -1,4 +1,4 @@
-import { createMethodTable, type MethodTable } from '../rpc/method.js';
+import { createMethodTable, type MethodApi, type MethodTable } from '../rpc/method.js';
 import { blockMethods } from './blocks.js';
 import { callMethods } from './callMethods.js';
 import type { EthContext } from './context.js';
@@ -23,7 +23,21 @@ import { traceMethods } from './traceMethods.js';
  * - `subscriptionMethods`: eth_subscribe over WebSocket and the polled filters.
  * Domain errors the handlers' layers throw become wire errors through `toRpcError`.
  */
-export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>(
-  [...coreMethods, ...stateMethods, ...blockMethods, ...callMethods, ...traceMethods, ...debugMethods, ...otsMethods, ...subscriptionMethods],
-  toRpcError,
-);
+export const ethereumDefinitions = [
+  ...coreMethods,
+  ...stateMethods,
+  ...blockMethods,
+  ...callMethods,
+  ...traceMethods,
+  ...debugMethods,
+  ...otsMethods,
+  ...subscriptionMethods,
+] as const;
+
+export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthContext>(ethereumDefinitions, toRpcError);
+
+/**
+ * What an Ethereum network serves, by wire name: each method's wire arguments and result, as the
+ * compiler knows them from the definitions. The tests' typed clients are built from it.
+ */
+export type EthereumApi = MethodApi<typeof ethereumDefinitions>;

@@ -25,7 +25,7 @@ import { otsTraceTransaction } from './ots/traceTransaction.js';
  * - `ots_hasCode`: whether an account holds code at a block;
  * - `ots_searchTransactionsAfter/Before`: an address's transactions, paged, from the address history.
  */
-export const otsMethods: readonly MethodDefinition<EthContext>[] = [
+export const otsMethods = [
   erigonGetHeaderByNumber, // erigon_getHeaderByNumber
   otsGetApiLevel, // ots_getApiLevel
   otsGetBlockDetails, // ots_getBlockDetails
@@ -40,4 +40,4 @@ export const otsMethods: readonly MethodDefinition<EthContext>[] = [
   otsSearchTransactionsAfter, // ots_searchTransactionsAfter
   otsSearchTransactionsBefore, // ots_searchTransactionsBefore
   otsTraceTransaction, // ots_traceTransaction
-];
+] as const satisfies readonly MethodDefinition<EthContext>[];

@@ -1,4 +1,4 @@
-import { createMethodTable, type MethodTable } from '../rpc/method.js';
+import { createMethodTable, type MethodApi, type MethodTable } from '../rpc/method.js';
 import { toRpcError } from './errors.js';
 import { addDeclareTransaction } from './starknet/addDeclareTransaction.js';
 import { addDeployAccountTransaction } from './starknet/addDeployAccountTransaction.js';
@@ -50,43 +50,45 @@ export { STARKNET_SPEC_VERSION } from './starknet/specVersion.js';
  * `forwarded` ones go to the followed upstream (-32601 `not served by this node` without one).
  * Domain errors the handlers let through become Starknet wire errors in `toRpcError` (`errors.ts`).
  */
-export const starknetMethods: MethodTable<StarknetContext> = createMethodTable<StarknetContext>(
-  [
-    addDeclareTransaction, // starknet_addDeclareTransaction (forwarded)
-    addDeployAccountTransaction, // starknet_addDeployAccountTransaction (forwarded)
-    addInvokeTransaction, // starknet_addInvokeTransaction (forwarded)
-    blockHashAndNumber, // starknet_blockHashAndNumber
-    blockNumber, // starknet_blockNumber
-    call, // starknet_call (forwarded)
-    chainId, // starknet_chainId
-    estimateFee, // starknet_estimateFee (forwarded)
-    estimateMessageFee, // starknet_estimateMessageFee (forwarded)
-    getBlockTransactionCount, // starknet_getBlockTransactionCount
-    getBlockWithReceipts, // starknet_getBlockWithReceipts
-    getBlockWithTxHashes, // starknet_getBlockWithTxHashes
-    getBlockWithTxs, // starknet_getBlockWithTxs
-    getClass, // starknet_getClass
-    getClassAt, // starknet_getClassAt
-    getClassHashAt, // starknet_getClassHashAt
-    getCompiledCasm, // starknet_getCompiledCasm (forwarded)
-    getEvents, // starknet_getEvents
-    getMessagesStatus, // starknet_getMessagesStatus (forwarded)
-    getNonce, // starknet_getNonce
-    getStateUpdate, // starknet_getStateUpdate
-    getStorageAt, // starknet_getStorageAt
-    getStorageProof, // starknet_getStorageProof (forwarded)
-    getTransactionByBlockIdAndIndex, // starknet_getTransactionByBlockIdAndIndex
-    getTransactionByHash, // starknet_getTransactionByHash
-    getTransactionReceipt, // starknet_getTransactionReceipt
-    getTransactionStatus, // starknet_getTransactionStatus (a transaction not stored: asked of the upstream)
-    simulateTransactions, // starknet_simulateTransactions (forwarded)
-    specVersion, // starknet_specVersion
-    subscribeEvents, // starknet_subscribeEvents (WebSocket)
-    subscribeNewHeads, // starknet_subscribeNewHeads (WebSocket)
-    syncing, // starknet_syncing
-    traceBlockTransactions, // starknet_traceBlockTransactions (forwarded)
-    traceTransaction, // starknet_traceTransaction (forwarded)
-    unsubscribe, // starknet_unsubscribe (WebSocket)
-  ],
-  toRpcError,
-);
+export const starknetDefinitions = [
+  addDeclareTransaction, // starknet_addDeclareTransaction (forwarded)
+  addDeployAccountTransaction, // starknet_addDeployAccountTransaction (forwarded)
+  addInvokeTransaction, // starknet_addInvokeTransaction (forwarded)
+  blockHashAndNumber, // starknet_blockHashAndNumber
+  blockNumber, // starknet_blockNumber
+  call, // starknet_call (forwarded)
+  chainId, // starknet_chainId
+  estimateFee, // starknet_estimateFee (forwarded)
+  estimateMessageFee, // starknet_estimateMessageFee (forwarded)
+  getBlockTransactionCount, // starknet_getBlockTransactionCount
+  getBlockWithReceipts, // starknet_getBlockWithReceipts
+  getBlockWithTxHashes, // starknet_getBlockWithTxHashes
+  getBlockWithTxs, // starknet_getBlockWithTxs
+  getClass, // starknet_getClass
+  getClassAt, // starknet_getClassAt
+  getClassHashAt, // starknet_getClassHashAt
+  getCompiledCasm, // starknet_getCompiledCasm (forwarded)
+  getEvents, // starknet_getEvents
+  getMessagesStatus, // starknet_getMessagesStatus (forwarded)
+  getNonce, // starknet_getNonce
+  getStateUpdate, // starknet_getStateUpdate
+  getStorageAt, // starknet_getStorageAt
+  getStorageProof, // starknet_getStorageProof (forwarded)
+  getTransactionByBlockIdAndIndex, // starknet_getTransactionByBlockIdAndIndex
+  getTransactionByHash, // starknet_getTransactionByHash
+  getTransactionReceipt, // starknet_getTransactionReceipt
+  getTransactionStatus, // starknet_getTransactionStatus (a transaction not stored: asked of the upstream)
+  simulateTransactions, // starknet_simulateTransactions (forwarded)
+  specVersion, // starknet_specVersion
+  subscribeEvents, // starknet_subscribeEvents (WebSocket)
+  subscribeNewHeads, // starknet_subscribeNewHeads (WebSocket)
+  syncing, // starknet_syncing
+  traceBlockTransactions, // starknet_traceBlockTransactions (forwarded)
+  traceTransaction, // starknet_traceTransaction (forwarded)
+  unsubscribe, // starknet_unsubscribe (WebSocket)
+] as const;
+
+export const starknetMethods: MethodTable<StarknetContext> = createMethodTable<StarknetContext>(starknetDefinitions, toRpcError);
+
+/** What a Starknet network serves, by wire name: each method's wire arguments and result (the tests' typed clients are built from it). */
+export type StarknetApi = MethodApi<typeof starknetDefinitions>;

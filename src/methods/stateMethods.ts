@@ -10,7 +10,7 @@ import { getStorageValues } from './eth/getStorageValues.js';
 import { getTransactionCount } from './eth/getTransactionCount.js';
 
 /** Archive state at any block, sorted by wire name. */
-export const stateMethods: readonly MethodDefinition<EthContext>[] = [
+export const stateMethods = [
   getAccount, // eth_getAccount
   getAccountInfo, // eth_getAccountInfo
   getBalance, // eth_getBalance
@@ -19,4 +19,4 @@ export const stateMethods: readonly MethodDefinition<EthContext>[] = [
   getStorageAt, // eth_getStorageAt
   getStorageValues, // eth_getStorageValues
   getTransactionCount, // eth_getTransactionCount
-];
+] as const satisfies readonly MethodDefinition<EthContext>[];

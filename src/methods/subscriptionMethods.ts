@@ -13,7 +13,7 @@ import { unsubscribe } from './eth/unsubscribe.js';
  * Subscriptions (WebSocket) and polled filters (any transport), fed by the chain events of the
  * network (`live/eth/`), sorted by wire name; merged into the Ethereum method table.
  */
-export const subscriptionMethods: readonly MethodDefinition<EthContext>[] = [
+export const subscriptionMethods = [
   getFilterChanges, // eth_getFilterChanges
   getFilterLogs, // eth_getFilterLogs
   newBlockFilter, // eth_newBlockFilter
@@ -22,4 +22,4 @@ export const subscriptionMethods: readonly MethodDefinition<EthContext>[] = [
   subscribe, // eth_subscribe
   uninstallFilter, // eth_uninstallFilter
   unsubscribe, // eth_unsubscribe
-];
+] as const satisfies readonly MethodDefinition<EthContext>[];

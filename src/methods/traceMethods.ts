@@ -19,7 +19,7 @@ import { traceTransaction } from './trace/transaction.js';
  * - `trace_replayBlockTransactions`, `trace_replayTransaction`: stored transactions replayed (`trace`, `stateDiff`);
  * - `trace_transaction`: every trace of one transaction.
  */
-export const traceMethods: readonly MethodDefinition<EthContext>[] = [
+export const traceMethods = [
   traceBlock, // trace_block
   traceCall, // trace_call
   traceCallMany, // trace_callMany
@@ -29,4 +29,4 @@ export const traceMethods: readonly MethodDefinition<EthContext>[] = [
   traceReplayBlockTransactions, // trace_replayBlockTransactions
   traceReplayTransaction, // trace_replayTransaction
   traceTransaction, // trace_transaction
-];
+] as const satisfies readonly MethodDefinition<EthContext>[];

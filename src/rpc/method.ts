@@ -43,12 +43,13 @@ export interface NotificationChannel {
  * this request sees it — read once, on first use, so that every part of an answer agrees even if
  * the head moves meanwhile.
  */
-export interface RequestContext {
+export interface RequestContext<Head = unknown> {
   readonly session: SessionInfo;
   readonly signal: AbortSignal;
   /** The same event as `signal`, without an AbortController: what the EVM workers' queue listens to. */
   readonly gone: ClientSignal;
-  head(): Promise<unknown>;
+  /** The head of the network's chain as this request sees it; its type is the network's (`NetworkParts`, `transport/networks.ts`). */
+  head(): Promise<Head | undefined>;
 }
 
 /** The client going away, with an AbortSignal's `aborted` and listeners (an AbortSignal fits). */
@@ -92,15 +93,37 @@ export interface MethodDeclaration {
  * that validates the raw `params` and runs the handler. Built with {@link defineMethod} (or
  * written by hand: `cost` and `evm` may be left out, for a cheap method off the EVM). `req` is
  * absent when a method is called outside a request (tests, internal callers).
+ *
+ * Its type carries the contract a caller sees: the wire name `Name`, the wire arguments `Params`
+ * (a tuple, optional ones marked) and the result `Result` before JSON encoding. {@link defineMethod}
+ * infers all three from the spec, so a change to a handler's result changes the type of every
+ * caller that reads it ({@link MethodApi}: the typed clients of the tests are derived from it).
  */
-export interface MethodDefinition<Ctx> {
-  readonly name: string;
+export interface MethodDefinition<Ctx, Name extends string = string, Params extends readonly unknown[] = readonly unknown[], Result = unknown> {
+  readonly name: Name;
   /** The method's cost class (default `cheap`); see {@link MethodCost}. */
   readonly cost?: MethodCost;
   /** Whether it runs on an EVM worker (default false); see {@link MethodDeclaration.evm}. */
   readonly evm?: boolean;
-  call(ctx: Ctx, params: unknown, req?: RequestContext): Promise<unknown>;
+  call(ctx: Ctx, params: unknown, req?: RequestContext<HeadOf<Ctx>>): Promise<Result>;
+  /** Types only, never set: the wire arguments and the result, for {@link MethodApi}. */
+  readonly '~types'?: { readonly params: Params; readonly result: Result };
 }
+
+/**
+ * The head type of a network whose methods take a `Ctx`: a context names it with a `'~head'`
+ * field that exists only in its type, never set (`EthContext` names the chain store's head).
+ * Unknown for a context that names none.
+ */
+export type HeadOf<Ctx> = Ctx extends { readonly '~head'?: infer H } ? H : unknown;
+
+/**
+ * The API a list of definitions serves, by wire name: each method's wire arguments and result.
+ * What typed clients are built from (`MethodApi<typeof ethereumDefinitions>`).
+ */
+export type MethodApi<Defs extends readonly MethodDefinition<never>[]> = {
+  [D in Defs[number] as D['name']]: D extends MethodDefinition<never, string, infer P, infer R> ? { readonly params: P; readonly result: R } : never;
+};
 
 /**
  * A network's served methods, by wire name. A name absent from it is "method not found".
@@ -126,20 +149,36 @@ export function declarationOf(def: Pick<MethodDefinition<never>, 'cost' | 'evm'>
 
 type Outputs<S extends readonly z.ZodType[]> = { -readonly [K in keyof S]: z.output<S[K]> };
 
-export interface MethodSpec<Ctx, S extends readonly z.ZodType[]> {
+/** What a client sends for a schema: the wire type it names (`WireSchema`), else zod's input type. */
+type WireOf<T extends z.ZodType> = T extends { readonly '~wire'?: infer W } ? (unknown extends W ? z.input<T> : W) : z.input<T>;
+
+/**
+ * The wire arguments of schemas `S` of which the first `R` are required: a tuple whose later
+ * elements are optional and may be null, as {@link defineMethod} accepts them.
+ */
+export type WireParams<S extends readonly z.ZodType[], R extends number, Seen extends readonly unknown[] = []> = S extends readonly [
+  infer H extends z.ZodType,
+  ...infer T extends readonly z.ZodType[],
+]
+  ? Seen['length'] extends R
+    ? { -readonly [K in keyof S]?: WireOf<S[K]> | null }
+    : [WireOf<H>, ...WireParams<T, R, [...Seen, H]>]
+  : [];
+
+export interface MethodSpec<Ctx, Name extends string, S extends readonly z.ZodType[], R extends number, Result> {
   /** Wire name, e.g. `eth_getStorageAt`. */
-  name: string;
+  name: Name;
   /** One schema per positional argument; each decodes wire JSON into domain values. */
   params: S;
   /** How many leading arguments are required (default: all). Later ones may be omitted or null. */
-  required?: number;
+  required?: R;
   /** Names of the arguments, so that by-name params (a JSON object) are accepted too. */
   names?: readonly string[];
   /** Cost class (default `cheap`): `heavy` for a method that runs the EVM or scans blocks; see {@link MethodCost}. */
   cost?: MethodCost;
   /** Whether it runs on an EVM worker (default false); see {@link MethodDeclaration.evm}. */
   evm?: boolean;
-  handler: (ctx: Ctx, args: Outputs<S>, req: RequestContext | undefined) => unknown;
+  handler: (ctx: Ctx, args: Outputs<S>, req: RequestContext<HeadOf<Ctx>> | undefined) => Result | PromiseLike<Result>;
 }
 
 /**
@@ -148,14 +187,16 @@ export interface MethodSpec<Ctx, S extends readonly z.ZodType[]> {
  * accepts names; too few is `missing value for required argument <i>`; too many is
  * `too many arguments, want at most <n>`; a bad one is `invalid argument <i>: <detail>`.
  */
-export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(spec: MethodSpec<Ctx, S>): MethodDefinition<Ctx> {
+export function defineMethod<Ctx, const Name extends string, const S extends readonly z.ZodType[], Result, const R extends number = S['length']>(
+  spec: MethodSpec<Ctx, Name, S, R, Result>,
+): MethodDefinition<Ctx, Name, WireParams<S, R>, Awaited<Result>> {
   const required = spec.required ?? spec.params.length;
   const direct = spec.params.map(directDecoder);
   return {
     name: spec.name,
     cost: spec.cost ?? 'cheap',
     evm: spec.evm ?? false,
-    async call(ctx: Ctx, params: unknown, req?: RequestContext): Promise<unknown> {
+    async call(ctx: Ctx, params: unknown, req?: RequestContext<HeadOf<Ctx>>): Promise<Awaited<Result>> {
       const raw = positional(params, spec.names);
       if (raw.length > spec.params.length) {
         throw new InvalidParamsError(`too many arguments, want at most ${spec.params.length}`);
@@ -183,7 +224,7 @@ export function defineMethod<Ctx, const S extends readonly z.ZodType[]>(spec: Me
         if (!parsed.success) throw new InvalidParamsError(`invalid argument ${i}: ${describeZodError(parsed.error)}`);
         args.push(parsed.data);
       }
-      return spec.handler(ctx, args as Outputs<S>, req);
+      return await spec.handler(ctx, args as Outputs<S>, req);
     },
   };
 }

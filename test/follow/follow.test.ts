@@ -11,11 +11,12 @@ import { Follower } from '../../src/follow/follower.js';
 import { Upstream } from '../../src/follow/upstream.js';
 import { initDatadir } from '../../src/import/init.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
-import { ethereumMethods } from '../../src/methods/ethereum.js';
+import { type EthereumApi, ethereumMethods } from '../../src/methods/ethereum.js';
 import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { methodsOf } from '../helpers/typedClient.js';
 import { until } from '../helpers/until.js';
 
 /**
@@ -143,7 +144,8 @@ async function anvilBlocks(from: bigint, to: bigint): Promise<Array<{ hash: stri
 /** Lines of the header rule `rule` reported (once per rule for the follower's life). */
 const reported = (rule: string) => lines.filter((l) => l.startsWith(`warn block breaks the ${rule} header rule`));
 
-const ethGetTx = (hash: string) => ethereumMethods.get('eth_getTransactionByHash')!.call(ctx, [hash]);
+const ours = () => methodsOf<EthereumApi, EthContext>(ethereumMethods, ctx);
+const ethGetTx = (hash: string) => ours().request('eth_getTransactionByHash', [hash]);
 
 describe('following anvil', () => {
   it('catches up from the genesis: every canonical hash equals anvil’s', async () => {
@@ -157,11 +159,10 @@ describe('following anvil', () => {
       const hash = await sendTransfer(BigInt(1000 + i));
       await mine();
       await caughtUp();
-      expect(((await ethGetTx(hash)) as { hash: string }).hash).toBe(hash);
+      expect((await ethGetTx(hash))?.hash).toBe(hash);
     }
     await expectSameChain();
-    const ours = await ethereumMethods.get('eth_getBalance')!.call(ctx, [bob, 'latest']);
-    expect(ours).toBe(await anvil('eth_getBalance', [bob, 'latest']));
+    expect(await ours().request('eth_getBalance', [bob, 'latest'])).toBe(await anvil('eth_getBalance', [bob, 'latest']));
   });
 
   it('a burst of evm_mine calls: blocks that repeat their parent’s timestamp are followed, the rule reported once and counted', async () => {
@@ -187,7 +188,7 @@ describe('following anvil', () => {
       await until('anvil mined the third block', anvilHead, (h) => h >= from + 2n);
       expect(await anvilHead()).toBe(from + 2n);
       await expectSameChain();
-      for (const hash of hashes) expect(((await ethGetTx(hash)) as { hash: string }).hash).toBe(hash);
+      for (const hash of hashes) expect((await ethGetTx(hash))?.hash).toBe(hash);
     } finally {
       await anvil('evm_setAutomine', [false]);
     }
@@ -217,19 +218,16 @@ describe('following anvil', () => {
       // What anvil no longer has, we no longer have; what it has, we have in the same block.
       for (const hash of [...dropped, ...kept]) {
         const theirs = (await anvil('eth_getTransactionByHash', [hash])) as { blockHash: string } | null;
-        const ours = (await ethGetTx(hash)) as { blockHash: string } | null;
-        expect(ours?.blockHash ?? null, hash).toBe(theirs?.blockHash ?? null);
+        const mine = await ethGetTx(hash);
+        expect(mine?.blockHash ?? null, hash).toBe(theirs?.blockHash ?? null);
       }
       expect((await Promise.all(dropped.map(ethGetTx))).filter((t) => t !== null).length).toBe(0);
       // trace_filter over the replaced heights names the new branch's transfers only (the address
       // index still lists the dropped blocks' heights; their canonical blocks no longer match).
       const from = `0x${(forkedAt + 1n).toString(16)}`;
-      const traces = (await ethereumMethods.get('trace_filter')!.call(ctx, [{ fromBlock: from, toBlock: 'latest', toAddress: [bob] }])) as Array<{
-        transactionHash: string;
-      }>;
+      const traces = await ours().request('trace_filter', [{ fromBlock: from, toBlock: 'latest', toAddress: [bob] }]);
       expect(traces.map((t) => t.transactionHash)).toEqual(kept);
-      const ours = await ethereumMethods.get('eth_getBalance')!.call(ctx, [bob, 'latest']);
-      expect(ours).toBe(await anvil('eth_getBalance', [bob, 'latest']));
+      expect(await ours().request('eth_getBalance', [bob, 'latest'])).toBe(await anvil('eth_getBalance', [bob, 'latest']));
     });
   }
 
@@ -246,7 +244,7 @@ describe('following anvil', () => {
     const hash = keccak256(raw);
     const theirs = (await anvil('eth_getTransactionByHash', [hash])) as { blockHash: string; blockNumber: string };
     expect(BigInt(theirs.blockNumber)).toBe(head - 1n);
-    expect(((await ethGetTx(hash)) as { blockHash: string }).blockHash).toBe(theirs.blockHash);
+    expect((await ethGetTx(hash))?.blockHash).toBe(theirs.blockHash);
   });
 
   it('after evm_revert and anvil_reorg anvil mines with a stale base fee: followed, the rule reported once', () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImportStarknet } from '../../src/cli/importStarknet.js';
 import { type Network, openNetwork } from '../../src/cli/networks.js';
 import { SETTINGS } from '../../src/config/settings.js';
-import { closeStarknetContext, createStarknetContext, starknetMethods } from '../../src/methods/starknet.js';
+import { closeStarknetContext, createStarknetContext, type StarknetApi, type StarknetContext, starknetMethods } from '../../src/methods/starknet.js';
 import { STARKNET_SCHEMA_KEY, transactionKey } from '../../src/starknet/keys.js';
 import { openStarknetStore } from '../../src/starknet/store.js';
 import { tempDir } from '../helpers/chains.js';
@@ -12,6 +12,7 @@ import { connect, type StartedServer, startServer, TEST_API_KEY } from '../helpe
 import { type FixtureBlock, fixtureBlocks, STARKNET_FIXTURES, STARKNET_NETWORKS, type StarknetNetwork } from '../helpers/starknetFixtures.js';
 import { felt } from '../helpers/starknetState.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { methodsOf } from '../helpers/typedClient.js';
 import { wireError } from '../helpers/wireError.js';
 
 /**
@@ -280,9 +281,10 @@ describe('a datadir of Starknet schema 1 (kept no transactions nor state)', () =
         expect(await wireError(call(method, [{ block_number: 9703 }])), method).toEqual(notHeld);
       }
       expect(await wireError(call('starknet_getTransactionByBlockIdAndIndex', [{ block_number: 9703 }, 0]))).toEqual(notHeld);
-      expect(await call('starknet_getBlockTransactionCount', [{ block_number: 9703 }])).toBe(4);
+      const typedCalls = methodsOf<StarknetApi, StarknetContext>(starknetMethods, ctx);
+      expect(await typedCalls.request('starknet_getBlockTransactionCount', [{ block_number: 9703 }])).toBe(4);
       expect(((await call('starknet_getEvents', { filter: { chunk_size: 100 } })) as { events: unknown[] }).events).toHaveLength(11);
-      expect(((await call('starknet_getBlockWithTxHashes', [{ block_number: 35748 }])) as { transactions: unknown[] }).transactions).toHaveLength(2);
+      expect((await typedCalls.request('starknet_getBlockWithTxHashes', [{ block_number: 35748 }])).transactions).toHaveLength(2);
     } finally {
       await closeStarknetContext(ctx);
       await store.close();

@@ -3,10 +3,11 @@ import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
-import { ethereumMethods } from '../../src/methods/ethereum.js';
+import { type EthereumApi, ethereumMethods } from '../../src/methods/ethereum.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { type AccountDiff, stateDiffSteps } from '../helpers/stateDiffSteps.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { methodsOf } from '../helpers/typedClient.js';
 import { buildDemoChain } from './demoChain.js';
 
 /**
@@ -27,7 +28,8 @@ interface Replayed {
 }
 
 const q = (n: bigint | number) => `0x${n.toString(16)}`;
-const call = async (ctx: EthContext, method: string, params: unknown[]) => ethereumMethods.get(method)!.call(ctx, params);
+const call = <N extends keyof EthereumApi>(ctx: EthContext, method: N, params: EthereumApi[N]['params']) =>
+  methodsOf<EthereumApi, EthContext>(ethereumMethods, ctx).request(method, params);
 /**
  * The EIP-7002 and EIP-7251 request contracts: a transaction queues a request in their storage,
  * and the block's closing system call takes it out again, so their value at block n is not the
@@ -47,8 +49,8 @@ async function checkChained(ctx: EthContext, chain: EthereumChain, head: number)
     // what the block paid after its transactions: rewards (pre-merge), withdrawals (post-Shanghai)
     const after = new Map<string, bigint>();
     const credit = (address: string, wei: bigint) => after.set(address, (after.get(address) ?? 0n) + wei);
-    for (const t of (await call(ctx, 'trace_block', [q(n)])) as Array<{ type: string; action: { author?: string; value?: string } }>) {
-      if (t.type === 'reward') credit(t.action.author!, BigInt(t.action.value!));
+    for (const t of (await call(ctx, 'trace_block', [q(n)])) ?? []) {
+      if (t.type === 'reward' && 'author' in t.action) credit(t.action.author, BigInt(t.action.value));
     }
     for (const w of block.withdrawals ?? []) credit(w.address.toString(), w.amount * 1_000_000_000n);
 
@@ -60,10 +62,10 @@ async function checkChained(ctx: EthContext, chain: EthereumChain, head: number)
       const [address, field, slot] = key.split(' ') as [string, string, string | undefined];
       const read = async (at: number) => {
         const b = q(at);
-        if (field === 'balance') return BigInt((await call(ctx, 'eth_getBalance', [address, b])) as string);
-        if (field === 'nonce') return (await call(ctx, 'eth_getTransactionCount', [address, b])) as string;
-        if (field === 'code') return (await call(ctx, 'eth_getCode', [address, b])) as string;
-        return (await call(ctx, 'eth_getStorageAt', [address, slot, b])) as string;
+        if (field === 'balance') return BigInt(await call(ctx, 'eth_getBalance', [address, b]));
+        if (field === 'nonce') return await call(ctx, 'eth_getTransactionCount', [address, b]);
+        if (field === 'code') return await call(ctx, 'eth_getCode', [address, b]);
+        return await call(ctx, 'eth_getStorageAt', [address, slot!, b]);
       };
       let pre = await read(n - 1);
       let post = await read(n);

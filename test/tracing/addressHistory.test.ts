@@ -5,12 +5,13 @@ import { type EthereumChain, openChain } from '../../src/chain/open.js';
 import type { BatchOp } from '../../src/db/database.js';
 import { PREFIX } from '../../src/db/keys.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
-import { ethereumMethods } from '../../src/methods/ethereum.js';
+import { type EthereumApi, ethereumMethods } from '../../src/methods/ethereum.js';
 import { historyKey, readHistoryHead } from '../../src/tracing/addressHistory.js';
 import { reindexAddressHistory } from '../../src/tracing/historyReindex.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { runCli } from '../helpers/cli.js';
 import { testConfig } from '../helpers/testConfig.js';
+import { methodsOf } from '../helpers/typedClient.js';
 
 /**
  * The Otterscan address history on the demo chain (fixtures/demo: proof of work with uncles, the
@@ -36,7 +37,8 @@ async function storedHistory(): Promise<Array<[string, string]>> {
   return out;
 }
 
-const call = (method: string, params: unknown[]) => ethereumMethods.get(method)!.call(ctx, params);
+const call = <N extends keyof EthereumApi>(method: N, params: EthereumApi[N]['params']) =>
+  methodsOf<EthereumApi, EthContext>(ethereumMethods, ctx).request(method, params);
 
 beforeAll(async () => {
   chain = await importFixtureChain(join(FIXTURES, 'demo'), join(tmp.dir, 'data'));
@@ -65,7 +67,7 @@ describe('address history on the demo chain', () => {
     const recipient = withWithdrawal.withdrawals![0].address.bytes;
     expect(await has(historyKey(recipient, withWithdrawal.header.number, 0xffffffff))).toBe(true);
     // The search reads transaction entries only: the miner's many block-level entries are not read.
-    const miner = (await call('ots_searchTransactionsBefore', [bytesToHex(withUncle.header.coinbase.bytes), 0, 25])) as { txs: unknown[]; lastPage: boolean };
+    const miner = await call('ots_searchTransactionsBefore', [bytesToHex(withUncle.header.coinbase.bytes), 0, 25]);
     expect(miner.lastPage).toBe(true);
   });
 
@@ -76,7 +78,7 @@ describe('address history on the demo chain', () => {
       for (const tx of block.transactions) {
         const sender = bytesToHex(tx.getSenderAddress().bytes);
         expect(await call('ots_getTransactionBySenderAndNonce', [sender, Number(tx.nonce)])).toBe(bytesToHex(tx.hash()));
-        const page = (await call('ots_searchTransactionsAfter', [sender, Number(n) - 1, 1])) as { txs: Array<{ hash: string }> };
+        const page = await call('ots_searchTransactionsAfter', [sender, Number(n) - 1, 1]);
         expect(page.txs.map((t) => t.hash)).toContain(bytesToHex(tx.hash()));
         txs++;
       }
@@ -89,7 +91,7 @@ describe('address history on the demo chain', () => {
     const ops: BatchOp[] = imported.map(([key]) => ({ type: 'del', key: hexToBytes(key as `0x${string}`) }));
     ops.push({ type: 'del', key: HEAD_KEY });
     await chain.level.batch(ops);
-    const refused = ethereumMethods.get('ots_searchTransactionsBefore')!.call(ctx, ['0x000000000000000000000000000000000000beef', 0, 25]);
+    const refused = call('ots_searchTransactionsBefore', ['0x000000000000000000000000000000000000beef', 0, 25]);
     await expect(refused).rejects.toThrow(`the address history is built up to block 0 of ${head}: run tracenode reindex-traces`);
     expect(await reindexAddressHistory(chain, { trieNodeEntries: testConfig().caches.trieNodeEntries })).toEqual({ indexed: Number(head), head });
     expect(await storedHistory()).toEqual(imported);

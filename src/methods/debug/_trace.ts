@@ -5,9 +5,8 @@ import { quoteString } from '../../codec/quote.js';
 import { decoderSchema, jsonType } from '../../codec/schemas.js';
 import type { AccountOverride, BlockOverrides } from '../../execution/callArgs.js';
 import { ServerError } from '../../rpc/errors.js';
-import type { RequestContext } from '../../rpc/method.js';
 import type { TracerSpec } from '../../tracing/debug/tracer.js';
-import type { EthContext } from '../context.js';
+import type { EthContext, EthRequest } from '../context.js';
 import { BlockOverrideSet, StateOverrideSet } from '../eth/_shared/callArgs.js';
 import { evmRequest } from '../evmRequest.js';
 
@@ -195,7 +194,7 @@ export function requestedTimeout(config: TraceConfig | undefined): number | unde
 }
 
 /** geth's answer for a block: each transaction's trace with its hash. */
-export async function traceWholeBlock(ctx: EthContext, block: Block, config: TraceConfig | undefined, req?: RequestContext): Promise<unknown> {
+export async function traceWholeBlock(ctx: EthContext, block: Block, config: TraceConfig | undefined, req?: EthRequest): Promise<unknown> {
   if (block.header.number === 0n) throw new ServerError('genesis is not traceable');
   const tracer = resolveTracer(config ?? absentTraceConfig());
   const timeoutMs = requestedTimeout(config);

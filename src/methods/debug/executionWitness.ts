@@ -3,8 +3,8 @@ import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { type BlockId, BlockNumberOrHash } from '../../codec/blockId.js';
 import { bigIntToQuantity, bytesToData } from '../../codec/hex.js';
 import { ServerError } from '../../rpc/errors.js';
-import { defineMethod, type RequestContext } from '../../rpc/method.js';
-import type { EthContext } from '../context.js';
+import { defineMethod } from '../../rpc/method.js';
+import type { EthContext, EthRequest } from '../context.js';
 import { formatHeader } from '../eth/_shared/formatBlock.js';
 import { blockNumberOf } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
@@ -41,7 +41,7 @@ export const executionWitness = defineMethod({
 });
 
 /** The stored block `id` names (tags name the head, as everywhere here); undefined when none. */
-async function findBlock(ctx: EthContext, id: BlockId, req?: RequestContext): Promise<Block | undefined> {
+async function findBlock(ctx: EthContext, id: BlockId, req?: EthRequest): Promise<Block | undefined> {
   const store = ctx.chain.store;
   if (id.kind !== 'hash') {
     const hash = await store.canonicalHash(await blockNumberOf(ctx, id, req));

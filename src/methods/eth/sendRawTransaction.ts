@@ -1,7 +1,7 @@
 import { bytesToData } from '../../codec/hex.js';
 import { Data } from '../../codec/schemas.js';
 import { MethodNotSupportedError } from '../../rpc/errors.js';
-import { defineMethod, type MethodDefinition } from '../../rpc/method.js';
+import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { forwardToUpstream } from './_shared/upstreamPool.js';
 
@@ -30,7 +30,7 @@ const relay = defineMethod({
  * with a pool, and accepting a transaction that would never be mined would be a lie (those cases
  * are excluded from the conformance run on purpose).
  */
-export const sendRawTransaction: MethodDefinition<EthContext> = {
+export const sendRawTransaction: typeof relay = {
   name: 'eth_sendRawTransaction',
   call(ctx, params, req) {
     if (ctx.pool === undefined) return Promise.reject(new MethodNotSupportedError('eth_sendRawTransaction is not supported: this node is read-only'));

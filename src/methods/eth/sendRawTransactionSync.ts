@@ -1,7 +1,7 @@
 import { bigIntToQuantity, bytesToData } from '../../codec/hex.js';
 import { Data, Quantity64 } from '../../codec/schemas.js';
 import { MethodNotSupportedError } from '../../rpc/errors.js';
-import { defineMethod, type MethodDefinition } from '../../rpc/method.js';
+import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { forwardToUpstream } from './_shared/upstreamPool.js';
 
@@ -20,7 +20,7 @@ const relay = defineMethod({
  * request is bounded by `follow.requestTimeoutMs`. Without an upstream: -32004, as
  * eth_sendRawTransaction.
  */
-export const sendRawTransactionSync: MethodDefinition<EthContext> = {
+export const sendRawTransactionSync: typeof relay = {
   name: 'eth_sendRawTransactionSync',
   call(ctx, params, req) {
     if (ctx.pool === undefined) return Promise.reject(new MethodNotSupportedError('eth_sendRawTransactionSync is not supported: this node is read-only'));

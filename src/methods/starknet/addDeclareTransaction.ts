@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const addDeclareTransaction: MethodDefinition<StarknetContext> = {
+export const addDeclareTransaction: MethodDefinition<StarknetContext, 'starknet_addDeclareTransaction'> = {
   name: 'starknet_addDeclareTransaction',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_addDeclareTransaction', params, NEEDS.mempool),
 };

@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const addDeployAccountTransaction: MethodDefinition<StarknetContext> = {
+export const addDeployAccountTransaction: MethodDefinition<StarknetContext, 'starknet_addDeployAccountTransaction'> = {
   name: 'starknet_addDeployAccountTransaction',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_addDeployAccountTransaction', params, NEEDS.mempool),
 };

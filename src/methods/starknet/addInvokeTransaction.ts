@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const addInvokeTransaction: MethodDefinition<StarknetContext> = {
+export const addInvokeTransaction: MethodDefinition<StarknetContext, 'starknet_addInvokeTransaction'> = {
   name: 'starknet_addInvokeTransaction',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_addInvokeTransaction', params, NEEDS.mempool),
 };

@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const call: MethodDefinition<StarknetContext> = {
+export const call: MethodDefinition<StarknetContext, 'starknet_call'> = {
   name: 'starknet_call',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_call', params, NEEDS.execution),
 };

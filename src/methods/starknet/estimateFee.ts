@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const estimateFee: MethodDefinition<StarknetContext> = {
+export const estimateFee: MethodDefinition<StarknetContext, 'starknet_estimateFee'> = {
   name: 'starknet_estimateFee',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_estimateFee', params, NEEDS.execution),
 };

@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const estimateMessageFee: MethodDefinition<StarknetContext> = {
+export const estimateMessageFee: MethodDefinition<StarknetContext, 'starknet_estimateMessageFee'> = {
   name: 'starknet_estimateMessageFee',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_estimateMessageFee', params, NEEDS.execution),
 };

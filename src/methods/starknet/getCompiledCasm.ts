@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const getCompiledCasm: MethodDefinition<StarknetContext> = {
+export const getCompiledCasm: MethodDefinition<StarknetContext, 'starknet_getCompiledCasm'> = {
   name: 'starknet_getCompiledCasm',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_getCompiledCasm', params, NEEDS.casm),
 };

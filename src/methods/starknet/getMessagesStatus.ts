@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const getMessagesStatus: MethodDefinition<StarknetContext> = {
+export const getMessagesStatus: MethodDefinition<StarknetContext, 'starknet_getMessagesStatus'> = {
   name: 'starknet_getMessagesStatus',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_getMessagesStatus', params, NEEDS.l1),
 };

@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const getStorageProof: MethodDefinition<StarknetContext> = {
+export const getStorageProof: MethodDefinition<StarknetContext, 'starknet_getStorageProof'> = {
   name: 'starknet_getStorageProof',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_getStorageProof', params, NEEDS.tries),
 };

@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const simulateTransactions: MethodDefinition<StarknetContext> = {
+export const simulateTransactions: MethodDefinition<StarknetContext, 'starknet_simulateTransactions'> = {
   name: 'starknet_simulateTransactions',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_simulateTransactions', params, NEEDS.execution),
 };

@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const traceBlockTransactions: MethodDefinition<StarknetContext> = {
+export const traceBlockTransactions: MethodDefinition<StarknetContext, 'starknet_traceBlockTransactions'> = {
   name: 'starknet_traceBlockTransactions',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_traceBlockTransactions', params, NEEDS.execution),
 };

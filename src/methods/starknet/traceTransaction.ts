@@ -8,7 +8,7 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const traceTransaction: MethodDefinition<StarknetContext> = {
+export const traceTransaction: MethodDefinition<StarknetContext, 'starknet_traceTransaction'> = {
   name: 'starknet_traceTransaction',
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_traceTransaction', params, NEEDS.execution),
 };

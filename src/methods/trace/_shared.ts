@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { checkArchiveStart } from '../../chain/archiveStart.js';
 import { type BlockId, BlockNumberOrTag } from '../../codec/blockId.js';
-import type { RequestContext } from '../../rpc/method.js';
 import type { TraceService } from '../../tracing/replay.js';
-import type { EthContext } from '../context.js';
+import type { EthContext, EthRequest } from '../context.js';
 import { headOf } from '../eth/_shared/head.js';
 
 /** The context's trace service. */
@@ -31,7 +30,7 @@ export const TraceBlockNumber = BlockNumberOrTag.transform((id, ctx): TraceBlock
  * an archive that starts at block N, `earliest` is N and a number below it is refused as history it
  * does not keep (trace_filter's range starts at N, as geth's eth_getLogs does).
  */
-export async function traceBlockNumber(ctx: EthContext, id: TraceBlockId, req?: RequestContext): Promise<bigint> {
+export async function traceBlockNumber(ctx: EthContext, id: TraceBlockId, req?: EthRequest): Promise<bigint> {
   if (id.kind === 'number') {
     checkArchiveStart(ctx.chain.start, id.number, 'history');
     return id.number;

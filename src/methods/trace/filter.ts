@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { cutString, quoteValue } from '../../codec/quote.js';
 import { Address, jsonType } from '../../codec/schemas.js';
 import { InvalidParamsError, LimitExceededError } from '../../rpc/errors.js';
-import { defineMethod, type RequestContext } from '../../rpc/method.js';
+import { defineMethod } from '../../rpc/method.js';
 import { type AddressMode, indexedBlocks, readIndexHead } from '../../tracing/addressIndex.js';
 import { type BlockTraceEntry, blockTraceEntries, type RpcTrace } from '../../tracing/parity.js';
 import type { BlockTraces } from '../../tracing/replay.js';
-import type { EthContext } from '../context.js';
+import type { EthContext, EthRequest } from '../context.js';
 import { headOf, throwIfAborted } from '../eth/_shared/head.js';
 import { evmRequest } from '../evmRequest.js';
 import { type TraceBlockId, TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
@@ -199,7 +199,7 @@ async function* candidateBlocks(ctx: EthContext, filter: TraceFilterParams, from
 }
 
 /** The traces of each block, in order, computing up to {@link FILTER_PREFETCH_BLOCKS} ahead. */
-async function* prefetchTraces(ctx: EthContext, blocks: AsyncGenerator<bigint>, req: RequestContext | undefined): AsyncGenerator<BlockTraces> {
+async function* prefetchTraces(ctx: EthContext, blocks: AsyncGenerator<bigint>, req: EthRequest | undefined): AsyncGenerator<BlockTraces> {
   const tracer = tracerOf(ctx);
   const load = async (number: bigint): Promise<BlockTraces> => {
     const hash = await ctx.chain.store.canonicalHash(number);

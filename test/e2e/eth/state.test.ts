@@ -6,6 +6,7 @@ import { FIXTURES } from '../../helpers/chains.js';
 import { type EthTestServer, startEthServer } from '../../helpers/ethServer.js';
 import { verifyProof } from '../../helpers/proofVerifier.js';
 import { forEachTransport, type RpcClient } from '../../helpers/rpcClient.js';
+import { typed } from '../../helpers/typedClient.js';
 
 /**
  * The state methods on the demo chain (fixtures/demo). Expected values are the storage history
@@ -101,8 +102,8 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 const word = (v: bigint) => `0x${v.toString(16).padStart(64, '0')}`;
 
 async function stateRoot(client: RpcClient, block: number): Promise<Uint8Array> {
-  const res = await client.call<{ stateRoot: string }>('eth_getBlockByNumber', [hex(block), false]);
-  return hexToBytes(res.result!.stateRoot as `0x${string}`);
+  const res = await typed(client).request('eth_getBlockByNumber', [hex(block), false]);
+  return hexToBytes(res!.stateRoot as `0x${string}`);
 }
 
 forEachTransport(
@@ -112,8 +113,8 @@ forEachTransport(
     it('eth_getStorageAt: every recorded slot at every block equals the generator history', async () => {
       for (const { address, slot, changes } of HISTORY) {
         for (let b = 0; b <= 64; b++) {
-          const res = await client().call('eth_getStorageAt', [address, slot, hex(b)]);
-          expect(res.result, `${address} ${slot} @${b}`).toBe(word(valueAt(changes, b)));
+          const res = await typed(client()).request('eth_getStorageAt', [address, slot, hex(b)]);
+          expect(res, `${address} ${slot} @${b}`).toBe(word(valueAt(changes, b)));
         }
       }
     });
@@ -124,36 +125,34 @@ forEachTransport(
         for (const address of [STATEBOX, TOKEN, CHILD2, ALICE, NOBODY]) {
           const slots = HISTORY.filter((h) => h.address === address).map((h) => h.slot);
           const keys = [...slots, '0x99']; // plus a key that is never set
-          const { result: p } = await client().call<ProofResult>('eth_getProof', [address, keys, hex(b)]);
+          const p = await typed(client()).request('eth_getProof', [address, keys, hex(b)]);
           const leaf = verifyProof(
             root,
             hexToBytes(address as `0x${string}`),
-            p!.accountProof.map((n) => hexToBytes(n as `0x${string}`)),
+            p.accountProof.map((n) => hexToBytes(n as `0x${string}`)),
           );
-          const balance = await client().call<string>('eth_getBalance', [address, hex(b)]);
-          const nonce = await client().call<string>('eth_getTransactionCount', [address, hex(b)]);
-          expect(p!.balance).toBe(balance.result);
-          expect(p!.nonce).toBe(nonce.result);
+          expect(p.balance).toBe(await typed(client()).request('eth_getBalance', [address, hex(b)]));
+          expect(p.nonce).toBe(await typed(client()).request('eth_getTransactionCount', [address, hex(b)]));
           if (leaf === null) {
             // absent account: geth's zero hashes (docs/methods.md#eth_getproof), zero balance/nonce, empty storage proofs
-            expect([p!.balance, p!.nonce, p!.codeHash, p!.storageHash]).toEqual(['0x0', '0x0', ZERO32, ZERO32]);
-            for (const sp of p!.storageProof) expect([sp.value, sp.proof]).toEqual(['0x0', []]);
+            expect([p.balance, p.nonce, p.codeHash, p.storageHash]).toEqual(['0x0', '0x0', ZERO32, ZERO32]);
+            for (const sp of p.storageProof) expect([sp.value, sp.proof]).toEqual(['0x0', []]);
             continue;
           }
           const [n, bal, storageRoot, codeHash] = RLP.decode(leaf) as Uint8Array[];
-          expect(BigInt(bytesToHex(n) === '0x' ? 0 : bytesToHex(n))).toBe(BigInt(p!.nonce));
-          expect(BigInt(bytesToHex(bal) === '0x' ? 0 : bytesToHex(bal))).toBe(BigInt(p!.balance));
-          expect(bytesToHex(storageRoot)).toBe(p!.storageHash);
-          expect(bytesToHex(codeHash)).toBe(p!.codeHash);
-          p!.storageProof.forEach((sp, i) => {
+          expect(BigInt(bytesToHex(n) === '0x' ? 0 : bytesToHex(n))).toBe(BigInt(p.nonce));
+          expect(BigInt(bytesToHex(bal) === '0x' ? 0 : bytesToHex(bal))).toBe(BigInt(p.balance));
+          expect(bytesToHex(storageRoot)).toBe(p.storageHash);
+          expect(bytesToHex(codeHash)).toBe(p.codeHash);
+          p.storageProof.forEach((sp, i) => {
             const want = i < slots.length ? valueAt(HISTORY.find((h) => h.address === address && h.slot === slots[i])!.changes, b) : 0n;
             expect(BigInt(sp.value), `${address} ${keys[i]} @${b}`).toBe(want);
-            if (p!.storageHash === EMPTY_TRIE) {
+            if (p.storageHash === EMPTY_TRIE) {
               expect(sp.proof).toEqual([]);
               return;
             }
             const got = verifyProof(
-              hexToBytes(p!.storageHash as `0x${string}`),
+              hexToBytes(p.storageHash as `0x${string}`),
               hexToBytes(word(BigInt(keys[i])) as `0x${string}`),
               sp.proof.map((x) => hexToBytes(x as `0x${string}`)),
             );
@@ -164,21 +163,21 @@ forEachTransport(
     });
 
     it('eth_getProof echoes keys as geth: 32-byte keys unchanged, shorter ones as quantities', async () => {
-      const { result } = await client().call<ProofResult>('eth_getProof', [STATEBOX, [SLOT0, '0x00', '0x0a', '0X0'], 'latest']);
-      expect(result!.storageProof.map((s) => s.key)).toEqual([SLOT0, '0x0', '0xa', '0x0']);
-      expect(result!.storageProof.map((s) => s.value)).toEqual(['0x40', '0x40', '0x0', '0x40']);
+      const result = await typed(client()).request('eth_getProof', [STATEBOX, [SLOT0, '0x00', '0x0a', '0X0'], 'latest']);
+      expect(result.storageProof.map((s) => s.key)).toEqual([SLOT0, '0x0', '0xa', '0x0']);
+      expect(result.storageProof.map((s) => s.value)).toEqual(['0x40', '0x40', '0x0', '0x40']);
     });
 
     it('eth_getCode: StateBox has code at genesis; Child2 has none at 17 (destroyed), code again at 19', async () => {
-      expect((await client().call<string>('eth_getCode', [STATEBOX, '0x0'])).result!.length).toBeGreaterThan(2);
+      expect((await typed(client()).request('eth_getCode', [STATEBOX, '0x0'])).length).toBeGreaterThan(2);
       expect((await client().call('eth_getCode', [CHILD2, '0x11'])).result).toBe('0x');
       expect((await client().call('eth_getCode', [CHILD2, '0xc'])).result).toBe('0x');
-      expect((await client().call<string>('eth_getCode', [CHILD2, '0x13'])).result).toBe((await client().call('eth_getCode', [CHILD2, '0xd'])).result);
+      expect(await typed(client()).request('eth_getCode', [CHILD2, '0x13'])).toBe((await client().call('eth_getCode', [CHILD2, '0xd'])).result);
     });
 
     it('block parameter forms: tags, EIP-1898 objects, 32-byte hash', async () => {
-      const head = (await client().call<{ hash: string }>('eth_getBlockByNumber', ['0x40', false])).result!.hash;
-      const b15 = (await client().call<{ hash: string }>('eth_getBlockByNumber', ['0xf', false])).result!.hash;
+      const head = (await typed(client()).request('eth_getBlockByNumber', ['0x40', false]))!.hash;
+      const b15 = (await typed(client()).request('eth_getBlockByNumber', ['0xf', false]))!.hash;
       const at = async (block: unknown) => (await client().call('eth_getStorageAt', [STATEBOX, '0x0', block])).result;
       for (const tag of ['latest', 'pending', 'safe', 'finalized']) expect(await at(tag)).toBe(word(64n));
       expect(await at('earliest')).toBe(word(1n));
@@ -215,13 +214,3 @@ forEachTransport(
     });
   },
 );
-
-interface ProofResult {
-  address: string;
-  accountProof: string[];
-  balance: string;
-  codeHash: string;
-  nonce: string;
-  storageHash: string;
-  storageProof: Array<{ key: string; value: string; proof: string[] }>;
-}

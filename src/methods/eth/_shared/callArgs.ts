@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HexError } from '../../../codec/hex.js';
-import { Address, Data, directDecoder, Hash, jsonType, Quantity, Quantity64 } from '../../../codec/schemas.js';
+import { Address, Data, directDecoder, Hash, type HexString, jsonType, Quantity, Quantity64, wire } from '../../../codec/schemas.js';
 import type { AccessListEntry, AccountOverride, Authorization, BlockOverrides, CallRequest } from '../../../execution/callArgs.js';
 
 /**
@@ -220,9 +220,39 @@ function schemaOf<T>(decode: (value: unknown) => T) {
   });
 }
 
+/** A call object on the wire (geth `TransactionArgs`): hex fields, lists for access lists, blobs and authorizations. */
+export interface CallObjectWire {
+  from?: HexString | null;
+  to?: HexString | null;
+  gas?: HexString | null;
+  gasPrice?: HexString | null;
+  maxFeePerGas?: HexString | null;
+  maxPriorityFeePerGas?: HexString | null;
+  maxFeePerBlobGas?: HexString | null;
+  value?: HexString | null;
+  nonce?: HexString | null;
+  data?: HexString | null;
+  input?: HexString | null;
+  chainId?: HexString | null;
+  type?: HexString | null;
+  accessList?: readonly { address: HexString; storageKeys: readonly HexString[] }[] | null;
+  blobVersionedHashes?: readonly HexString[] | null;
+  authorizationList?: readonly Record<string, unknown>[] | null;
+}
+
+/** One account's overrides on the wire. */
+export interface AccountOverrideWire {
+  balance?: HexString;
+  nonce?: HexString;
+  code?: HexString;
+  state?: Record<HexString, HexString>;
+  stateDiff?: Record<HexString, HexString>;
+  movePrecompileToAddress?: HexString;
+}
+
 /** The `eth_call` / `eth_estimateGas` call object (geth `TransactionArgs`). */
-export const CallObject = schemaOf(decodeCallRequest);
+export const CallObject = wire<CallObjectWire>()(schemaOf(decodeCallRequest));
 /** The state-override set: `{ "<address>": { balance, nonce, code, state | stateDiff, movePrecompileToAddress } }`. */
-export const StateOverrideSet = schemaOf(decodeStateOverrides);
+export const StateOverrideSet = wire<Record<HexString, AccountOverrideWire>>()(schemaOf(decodeStateOverrides));
 /** Block overrides: number, difficulty, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee. */
 export const BlockOverrideSet = schemaOf(decodeBlockOverrides);

@@ -1,8 +1,7 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { CallRequest } from '../../../execution/callArgs.js';
 import { ServerError } from '../../../rpc/errors.js';
-import type { RequestContext } from '../../../rpc/method.js';
-import type { EthContext } from '../../context.js';
+import type { EthContext, EthRequest } from '../../context.js';
 import { headOf } from './head.js';
 
 /**
@@ -11,7 +10,7 @@ import { headOf } from './head.js';
  * caller left out get the oracle's suggested tip and twice the block's base fee (a blob fee cap:
  * twice the block's blob base fee), with geth's -32000 texts for contradictory fields.
  */
-export async function withFeeDefaults(ctx: EthContext, header: BlockHeader, request: CallRequest, req?: RequestContext): Promise<CallRequest> {
+export async function withFeeDefaults(ctx: EthContext, header: BlockHeader, request: CallRequest, req?: EthRequest): Promise<CallRequest> {
   const r = { ...request };
   if (r.maxFeePerBlobGas === 0n) throw new ServerError('maxFeePerBlobGas, if specified, must be non-zero');
   if (header.common.isActivatedEIP(4844) && r.blobVersionedHashes !== undefined && r.maxFeePerBlobGas === undefined) {

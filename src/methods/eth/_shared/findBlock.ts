@@ -2,8 +2,7 @@ import type { Block } from '@ethereumjs/block';
 import { equalsBytes } from '@ethereumjs/util';
 import type { BlockId } from '../../../codec/blockId.js';
 import { ServerError } from '../../../rpc/errors.js';
-import type { RequestContext } from '../../../rpc/method.js';
-import type { EthContext } from '../../context.js';
+import type { EthContext, EthRequest } from '../../context.js';
 import { blockNumberOf } from './resolveBlock.js';
 
 /**
@@ -12,7 +11,7 @@ import { blockNumberOf } from './resolveBlock.js';
  * for the state methods (see {@link blockNumberOf}). The one error is EIP-1898's
  * `requireCanonical` on a known block off the canonical chain.
  */
-export async function findBlock(ctx: EthContext, id: BlockId, req?: RequestContext): Promise<Block | undefined> {
+export async function findBlock(ctx: EthContext, id: BlockId, req?: EthRequest): Promise<Block | undefined> {
   const store = ctx.chain.store;
   if (id.kind !== 'hash') return store.blockByNumber(await blockNumberOf(ctx, id, req));
   const block = await store.blockByHash(id.hash);

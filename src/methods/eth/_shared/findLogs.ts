@@ -1,6 +1,5 @@
 import { InvalidParamsError, LimitExceededError, ServerError } from '../../../rpc/errors.js';
-import type { RequestContext } from '../../../rpc/method.js';
-import type { EthContext } from '../../context.js';
+import type { EthContext, EthRequest } from '../../context.js';
 import { formatLog, type RpcLog } from './formatLog.js';
 import { headOf, throwIfAborted } from './head.js';
 import {
@@ -46,7 +45,7 @@ async function collectBlock(ctx: EthContext, block: BlockPlace, filter: Compiled
   });
 }
 
-async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined, req: RequestContext | undefined): Promise<bigint> {
+async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined, req: EthRequest | undefined): Promise<bigint> {
   return blockNumberOf(ctx, id ?? { kind: 'tag', tag: 'latest' }, req);
 }
 
@@ -54,7 +53,7 @@ async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined, 
  * The logs of the chain that match `criteria`, under the getLogs limits: what eth_getLogs answers,
  * and eth_getFilterLogs for a filter's criteria. See eth_getLogs (`getLogs.ts`) for the cases.
  */
-export async function findLogs(ctx: EthContext, criteria: LogFilterCriteria, req: RequestContext | undefined): Promise<RpcLog[]> {
+export async function findLogs(ctx: EthContext, criteria: LogFilterCriteria, req: EthRequest | undefined): Promise<RpcLog[]> {
   if (criteria.topics.length > MAX_TOPIC_POSITIONS) throw new InvalidParamsError('exceed max topics');
   if (criteria.addresses.length > MAX_FILTER_ALTERNATIVES || criteria.topics.some((t) => t.length > MAX_FILTER_ALTERNATIVES)) {
     throw new InvalidParamsError('exceed max addresses or topics per search position');

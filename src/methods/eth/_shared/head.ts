@@ -8,8 +8,8 @@ import type { EthContext } from '../../context.js';
  * every call of a batch, agrees even while the head moves), or the store's head when a method is
  * called outside a request.
  */
-export function headOf(ctx: EthContext, req: RequestContext | undefined): Promise<Head | undefined> {
-  return req ? (req.head() as Promise<Head | undefined>) : ctx.chain.store.head();
+export function headOf(ctx: EthContext, req: RequestContext<Head> | undefined): Promise<Head | undefined> {
+  return req ? req.head() : ctx.chain.store.head();
 }
 
 /**

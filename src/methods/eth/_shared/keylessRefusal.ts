@@ -13,7 +13,10 @@ import { forwardToUpstream } from './upstreamPool.js';
  * signing methods with -32601 (it holds no keys); -32004 "method not supported" (execution-apis
  * error groups) says more precisely that the method is known but refused here.
  */
-export function keylessRefusal(name: string, opts: { onResult?: (ctx: EthContext, result: unknown) => void } = {}): MethodDefinition<EthContext> {
+export function keylessRefusal<const Name extends string>(
+  name: Name,
+  opts: { onResult?: (ctx: EthContext, result: unknown) => void } = {},
+): MethodDefinition<EthContext, Name> {
   return {
     name,
     async call(ctx, params): Promise<unknown> {

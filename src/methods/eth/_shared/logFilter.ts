@@ -1,9 +1,9 @@
 import { equalsBytes } from '@ethereumjs/util';
 import { z } from 'zod';
 import type { StoredLog } from '../../../chain/receipts.js';
-import { type BlockId, BlockNumberOrTag } from '../../../codec/blockId.js';
+import { type BlockId, BlockNumberOrTag, type BlockParam } from '../../../codec/blockId.js';
 import { dataToBytes, HexError } from '../../../codec/hex.js';
-import { Hash, jsonType } from '../../../codec/schemas.js';
+import { Hash, type HexString, jsonType, wire } from '../../../codec/schemas.js';
 import { type BloomBits, bloomBits, bloomMayContain } from './bloom.js';
 
 /** Most topic positions a filter may have: a log has at most four (LOG0…LOG4); geth `maxTopics`. */
@@ -114,15 +114,26 @@ function decodeCriteria(value: unknown): LogFilterCriteria {
  * The filter object of `eth_getLogs` with geth's decoding rules and texts
  * (go-ethereum `eth/filters/api.go`, `FilterCriteria.UnmarshalJSON`).
  */
-export const LogFilterSchema = z.unknown().transform((value, ctx): LogFilterCriteria => {
-  try {
-    return decodeCriteria(value);
-  } catch (err) {
-    if (!(err instanceof HexError)) throw err;
-    ctx.addIssue({ code: 'custom', message: err.message });
-    return z.NEVER;
-  }
-});
+/** A log filter on the wire (geth `FilterCriteria`). */
+export interface LogFilterWire {
+  fromBlock?: BlockParam;
+  toBlock?: BlockParam;
+  blockHash?: HexString;
+  address?: HexString | readonly HexString[] | null;
+  topics?: readonly (HexString | readonly HexString[] | null)[] | null;
+}
+
+export const LogFilterSchema = wire<LogFilterWire>()(
+  z.unknown().transform((value, ctx): LogFilterCriteria => {
+    try {
+      return decodeCriteria(value);
+    } catch (err) {
+      if (!(err instanceof HexError)) throw err;
+      ctx.addIssue({ code: 'custom', message: err.message });
+      return z.NEVER;
+    }
+  }),
+);
 
 /** A filter ready to test blooms and logs; hashes of the filter values are computed once. */
 export interface CompiledLogFilter {

@@ -3,8 +3,7 @@ import { equalsBytes } from '@ethereumjs/util';
 import { checkArchiveStart } from '../../../chain/archiveStart.js';
 import type { BlockId } from '../../../codec/blockId.js';
 import { ServerError } from '../../../rpc/errors.js';
-import type { RequestContext } from '../../../rpc/method.js';
-import type { EthContext } from '../../context.js';
+import type { EthContext, EthRequest } from '../../context.js';
 import { headOf } from './head.js';
 
 /**
@@ -15,7 +14,7 @@ import { headOf } from './head.js';
  * `pending`, `safe` and `finalized` all mean the head (geth without a miner serves `pending` from
  * the head's state; anvil does the same for `safe`/`finalized`); `earliest` is the genesis.
  */
-export async function resolveBlock(ctx: EthContext, id: BlockId | undefined, req?: RequestContext): Promise<BlockHeader> {
+export async function resolveBlock(ctx: EthContext, id: BlockId | undefined, req?: EthRequest): Promise<BlockHeader> {
   const store = ctx.chain.store;
   const blockId = id ?? { kind: 'tag', tag: 'latest' };
   if (blockId.kind === 'hash') {
@@ -45,7 +44,7 @@ export async function resolveBlock(ctx: EthContext, id: BlockId | undefined, req
  * The number a tag or number names (may be beyond the head: callers decide). In an archive that
  * starts at block N, `earliest` is N and a number below N is history it does not keep.
  */
-export async function blockNumberOf(ctx: EthContext, id: Exclude<BlockId, { kind: 'hash' }>, req?: RequestContext): Promise<bigint> {
+export async function blockNumberOf(ctx: EthContext, id: Exclude<BlockId, { kind: 'hash' }>, req?: EthRequest): Promise<bigint> {
   if (id.kind === 'number') {
     checkArchiveStart(ctx.chain.start, id.number, 'history');
     return id.number;

@@ -1,7 +1,6 @@
 import { ServerError } from '../../../rpc/errors.js';
-import type { RequestContext } from '../../../rpc/method.js';
 import { readHistoryHead } from '../../../tracing/addressHistory.js';
-import type { EthContext } from '../../context.js';
+import type { EthContext, EthRequest } from '../../context.js';
 import { headOf } from '../../eth/_shared/head.js';
 
 /**
@@ -10,7 +9,7 @@ import { headOf } from '../../eth/_shared/head.js';
  * silently short history, the methods that read it refuse until `tracenode reindex-traces` has
  * built it (import and following keep it complete from then on).
  */
-export async function historyHead(ctx: EthContext, req: RequestContext | undefined): Promise<bigint> {
+export async function historyHead(ctx: EthContext, req: EthRequest | undefined): Promise<bigint> {
   const head = (await headOf(ctx, req))?.number ?? 0n;
   const indexed = await readHistoryHead(ctx.chain.level, ctx.chain.start?.number ?? 0n);
   if (indexed < head) {

@@ -1,6 +1,6 @@
-import { type BlockId, BlockNumberOrHash, type BlockTag } from '../../../codec/blockId.js';
+import { type BlockId, BlockNumberOrHash, type BlockParam, type BlockTag } from '../../../codec/blockId.js';
 import { HexError, quantityToBigInt } from '../../../codec/hex.js';
-import { decoderSchema, directDecoder, jsonType } from '../../../codec/schemas.js';
+import { decoderSchema, directDecoder, type HexString, jsonType, wire } from '../../../codec/schemas.js';
 
 /**
  * Parameters as erigon's Otterscan API decodes them (`rpc/jsonrpc/otterscan_api.go`): page numbers,
@@ -16,13 +16,15 @@ const MAX_BLOCK = 0x7fffffffffffffffn;
 function uintSchema(bits: 8 | 16 | 64) {
   const goType = `uint${bits === 64 ? '64' : bits}`;
   const max = bits === 64 ? BigInt(Number.MAX_SAFE_INTEGER) : (1n << BigInt(bits)) - 1n;
-  return decoderSchema((value): number => {
-    if (typeof value !== 'number') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type ${goType}`);
-    if (!Number.isInteger(value) || value < 0 || BigInt(value) > max) {
-      throw new HexError(`json: cannot unmarshal number ${value} into Go value of type ${goType}`);
-    }
-    return value;
-  });
+  return wire<number>()(
+    decoderSchema((value): number => {
+      if (typeof value !== 'number') throw new HexError(`json: cannot unmarshal ${jsonType(value)} into Go value of type ${goType}`);
+      if (!Number.isInteger(value) || value < 0 || BigInt(value) > max) {
+        throw new HexError(`json: cannot unmarshal number ${value} into Go value of type ${goType}`);
+      }
+      return value;
+    }),
+  );
 }
 
 /** A page number or page size of ots_getBlockTransactions (`uint8`). */
@@ -45,9 +47,11 @@ function decodeBlockNumber(value: unknown): Exclude<BlockId, { kind: 'hash' }> {
 }
 
 /** erigon's `rpc.BlockNumber`: a JSON number, a hex or decimal string, or a tag. */
-export const OtsBlockNumber = decoderSchema(decodeBlockNumber);
+export const OtsBlockNumber = wire<BlockTag | HexString | number>()(decoderSchema(decodeBlockNumber));
 
 const decodeNumberOrHash = directDecoder(BlockNumberOrHash) as (value: unknown) => BlockId;
 
 /** erigon's `rpc.BlockNumberOrHash` (ots_hasCode): also a JSON number, as Otterscan may send one. */
-export const OtsBlockNumberOrHash = decoderSchema((value): BlockId => (typeof value === 'number' ? decodeBlockNumber(value) : decodeNumberOrHash(value)));
+export const OtsBlockNumberOrHash = wire<BlockParam | number>()(
+  decoderSchema((value): BlockId => (typeof value === 'number' ? decodeBlockNumber(value) : decodeNumberOrHash(value))),
+);

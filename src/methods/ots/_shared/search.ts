@@ -1,9 +1,8 @@
 import type { Block } from '@ethereumjs/block';
 import type { StoredReceipt } from '../../../chain/receipts.js';
 import { ServerError } from '../../../rpc/errors.js';
-import type { RequestContext } from '../../../rpc/method.js';
 import { historyPage } from '../../../tracing/addressHistory.js';
-import type { EthContext } from '../../context.js';
+import type { EthContext, EthRequest } from '../../context.js';
 import { formatReceipt, type RpcReceipt } from '../../eth/_shared/formatReceipt.js';
 import { formatBlockTransaction, type RpcTransaction } from '../../eth/_shared/formatTransaction.js';
 import { historyHead } from './history.js';
@@ -40,7 +39,7 @@ export async function searchTransactions(
   address: Uint8Array,
   block: number,
   pageSize: number,
-  req: RequestContext | undefined,
+  req: EthRequest | undefined,
 ): Promise<OtsSearchResult> {
   if (pageSize > ctx.limits.otsMaxPageSize) throw new ServerError(`max allowed page size: ${ctx.limits.otsMaxPageSize}`);
   const head = await historyHead(ctx, req);

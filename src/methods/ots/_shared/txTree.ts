@@ -1,8 +1,7 @@
 import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
 import { ServerError } from '../../../rpc/errors.js';
-import type { RequestContext } from '../../../rpc/method.js';
 import type { CallFrame, TraceNode, TxCallTree } from '../../../tracing/callTree.js';
-import type { EthContext } from '../../context.js';
+import type { EthContext, EthRequest } from '../../context.js';
 import { evmRequest } from '../../evmRequest.js';
 
 /**
@@ -10,7 +9,7 @@ import { evmRequest } from '../../evmRequest.js';
  * EVM workers, then cached). An unknown hash is erigon's error (`runTracer`: `transaction %#x not
  * found`, -32000).
  */
-export async function txCallTree(ctx: EthContext, hash: Uint8Array, req: RequestContext | undefined): Promise<TxCallTree> {
+export async function txCallTree(ctx: EthContext, hash: Uint8Array, req: EthRequest | undefined): Promise<TxCallTree> {
   const location = await ctx.chain.store.txLocation(hash);
   const traces = location && (await ctx.tracer.tracesByHash(location.blockHash, evmRequest(req)));
   const tree = location && traces?.txs[location.index];
