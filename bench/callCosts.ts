@@ -9,7 +9,10 @@
  * (`createEthContext(...).execution`): what the thread round trip adds. Each figure is the median
  * of several rounds of many calls, in µs per call, after a warm-up that fills the state read cache.
  *
- *   npx tsx bench/callCosts.ts [--datadir DIR] [--to 0x… --data 0x…] [--calls 2000] [--rounds 7] [--workers] [--json]
+ *   npx tsx bench/callCosts.ts [--datadir DIR] [--to 0x… --data 0x…] [--calls 2000] [--rounds 7] [--workers] [--plain] [--json]
+ *
+ * --plain runs @ethereumjs/evm as published (`execution.evmFastPaths` off): what the patches of
+ * src/execution/evm/ save.
  *
  * Without --datadir it opens the bench's cached chain (the newest bench/.cache/bench-2000-*, whose
  * chain/expected.json names the token and holder) or, when there is none, imports the demo chain
@@ -103,6 +106,8 @@ export interface CallCostOptions {
   inPlace?: boolean;
   /** Also time the balanceOf call through the EVM worker pool (the server's path). */
   workers?: boolean;
+  /** Runs @ethereumjs/evm as published (`execution.evmFastPaths` off), to measure what the fast paths save. */
+  plain?: boolean;
   log?: (line: string) => void;
 }
 
@@ -111,6 +116,7 @@ export async function measureCallCosts(opts: CallCostOptions = {}): Promise<Call
   const calls = opts.calls ?? 2000;
   const rounds = opts.rounds ?? 7;
   const config = defaultConfig();
+  config.execution.evmFastPaths = opts.plain !== true;
   const temp = mkdtempSync(join(tmpdir(), 'tracenode-callcosts-'));
   let chain: EthereumChain | undefined;
   try {
@@ -212,6 +218,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       rounds: { type: 'string' },
       'in-place': { type: 'boolean' },
       workers: { type: 'boolean' },
+      plain: { type: 'boolean' },
       json: { type: 'boolean' },
     },
   });
@@ -223,6 +230,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     rounds: values.rounds ? Number(values.rounds) : undefined,
     inPlace: values['in-place'],
     workers: values.workers,
+    plain: values.plain,
     log: values.json ? undefined : (l) => process.stderr.write(`${l}\n`),
   });
   process.stdout.write(values.json ? `${JSON.stringify(costs)}\n` : `${renderCallCosts(costs)}\n`);

@@ -9,7 +9,7 @@ import { META } from '../db/keys.js';
  * zero (where the storage trie has no key). Its state roots are those of that state. The importer
  * finds this out on the first such block under lenient header checks (`import/blockImporter.ts`)
  * and records it here, in the block's own batch, so that later blocks, later runs and trace
- * replays execute the chain the same way (`execution/ethereumjsInternals.ts`: keepLoadedState).
+ * replays execute the chain the same way (`execution/evm/storage.ts` and `journal.ts`: keepLoadedSlots, keepTouchedAccounts).
  */
 
 /** Whether this datadir's blocks are executed keeping the state their transactions loaded. */

@@ -277,6 +277,11 @@ export const SETTINGS = {
       "geth's estimate gas error ratio: the search stops within 1.5 % of the lowest passing gas.",
     ),
     evmPoolSizePerHardfork: setting(positiveInt, 64, 'Idle EVMs kept per hardfork for reuse; more are built on demand.'),
+    evmFastPaths: setting(
+      z.boolean(),
+      true,
+      "The call engine's speed-ups over @ethereumjs/evm 10.1.3 (src/execution/evm/README.md: copied interpreter entry points, cached jump analyses, a faster MSTORE, a set for EIP lookups). false: run the library as published, to check an upgrade or rule the speed-ups out; the answers are the same, an eth_call of a view costs about three times the CPU (bench/callCosts.ts --plain).",
+    ),
     jumpAnalysisCodeBytes: setting(
       bytes,
       2 * MiB,

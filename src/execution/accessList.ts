@@ -4,7 +4,7 @@ import { keccak256 } from '../codec/keccak.js';
 import { recoverAuthority } from './authorizations.js';
 import type { AccessListEntry, CallRequest } from './callArgs.js';
 import { CallError, type CallResult, MessageError } from './callResult.js';
-import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
+import { type OpcodeEntry, opcodeTable } from './evm/opcodeTable.js';
 import { encodeTx, type TxType, unsignedTxFields } from './typedTransaction.js';
 
 /**

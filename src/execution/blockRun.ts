@@ -5,8 +5,8 @@ import { Address, bigIntToAddressBytes, bytesToHex, CLRequest, CLRequestType, eq
 import { createVM, type RunBlockOpts, type RunBlockResult, runBlock, type VM, type VMOpts } from '@ethereumjs/vm';
 import { sha256 } from 'ethereum-cryptography/sha256.js';
 import { DomainError } from '../errors/domainError.js';
-import { eipActive, hidesRequestCalls, withoutRequestCalls, withoutSystemWrites } from './ethereumjsCommon.js';
-import { withBlsBackend } from './ethereumjsInternals.js';
+import { withBlsBackend } from './evm/bls.js';
+import { eipActive, hidesRequestCalls, withoutRequestCalls, withoutSystemWrites } from './evm/common.js';
 
 /**
  * A block run as the specification runs it, on @ethereumjs/vm's runBlock. One difference from

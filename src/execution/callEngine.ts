@@ -91,7 +91,7 @@ export class CallEngine {
     this.reads = opts.reads;
     this.capFactor = BigInt(opts.settings.gasCapFactor);
     this.errorRatio = opts.settings.estimateErrorRatio;
-    this.forks = new Forks(opts.common);
+    this.forks = new Forks(opts.common, opts.settings.evmFastPaths);
     this.evms = new EvmPool(opts.store, opts.reads, opts.settings);
     this.simulateGasBudget = BigInt(opts.settings.simulateGasBudget);
     this.simulateMaxBlocks = opts.settings.simulateMaxBlocks;

@@ -1,6 +1,6 @@
 import type { EVM } from '@ethereumjs/evm';
+import { hookOpcodes, type OpcodeHooks } from './evm/opcodeHooks.js';
 import type { EvmFlavour } from './evmPool.js';
-import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
 
 /**
  * What eth_estimateGas needs to know of a run to skip most of its search (`estimate.ts`,

@@ -5,10 +5,10 @@ import type { ChainStore } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
 import type { StateReadCache } from '../state/readCache.js';
 import { CallError, CallTimeoutError, ExecutionFailedError } from './callResult.js';
-import { installCallFastPaths } from './ethereumjsInternals.js';
-import { useFastOpcodes } from './fastOpcodes.js';
-import { JumpAnalysisCache } from './jumpAnalysis.js';
-import { hookOpcodes, type OpcodeHooks } from './opcodeHooks.js';
+import { installCallFastPaths } from './evm/callFastPaths.js';
+import { useFastOpcodes } from './evm/fastOpcodes.js';
+import { JumpAnalysisCache } from './evm/jumpAnalysis.js';
+import { hookOpcodes, type OpcodeHooks } from './evm/opcodeHooks.js';
 import { OverlayState } from './overlayDb.js';
 import type { PrecompileEdit } from './stateOverrides.js';
 
@@ -56,6 +56,8 @@ export class EvmPool {
    * so this should cover the server's concurrent eth_call limit.
    */
   private readonly poolSize: number;
+  /** Whether the EVMs get the fast paths of `evm/` (`execution.evmFastPaths`); without them they run @ethereumjs/evm as published. */
+  private readonly fastPaths: boolean;
 
   /**
    * `settings` gives the deadline (`callTimeoutMs`), the idle EVMs kept (`evmPoolSizePerHardfork`)
@@ -64,8 +66,9 @@ export class EvmPool {
   constructor(
     private readonly store: ChainStore,
     private readonly reads: StateReadCache,
-    settings: Pick<Config['execution'], 'callTimeoutMs' | 'evmPoolSizePerHardfork' | 'jumpAnalysisCodeBytes'>,
+    settings: Pick<Config['execution'], 'callTimeoutMs' | 'evmPoolSizePerHardfork' | 'jumpAnalysisCodeBytes'> & { evmFastPaths?: boolean },
   ) {
+    this.fastPaths = settings.evmFastPaths ?? true;
     this.jumpAnalyses = new JumpAnalysisCache(settings.jumpAnalysisCodeBytes);
     this.timeoutMs = settings.callTimeoutMs;
     this.poolSize = settings.evmPoolSizePerHardfork;
@@ -92,7 +95,7 @@ export class EvmPool {
     };
     const guard = this.guards.get(evm);
     guard?.hooks.ensure();
-    useFastOpcodes(evm);
+    if (this.fastPaths) useFastOpcodes(evm);
     if (guard) guard.deadline = deadline;
     try {
       const result = await fn(evm);
@@ -139,8 +142,10 @@ export class EvmPool {
       blockchain: evmBlockchain(this.store),
       customPrecompiles: customPrecompiles.length > 0 ? customPrecompiles : undefined,
     });
-    await installCallFastPaths(evm, this.jumpAnalyses.analyzer);
-    useFastOpcodes(evm);
+    if (this.fastPaths) {
+      await installCallFastPaths(evm, this.jumpAnalyses.analyzer);
+      useFastOpcodes(evm);
+    }
     const guard: DeadlineGuard = { deadline: Number.POSITIVE_INFINITY, jumps: 0, hooks: undefined as unknown as OpcodeHooks };
     const timeoutMs = this.timeoutMs;
     guard.hooks = hookOpcodes(evm, JUMP_OPCODES, () => {

@@ -1,7 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type PrecompileFunc } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
-import { fastEipLookup } from './ethereumjsCommon.js';
+import { fastEipLookup } from './evm/common.js';
 import { type MessageParams, messageParams } from './messageParams.js';
 
 /**
@@ -24,8 +24,14 @@ export interface Fork {
 export class Forks {
   private readonly byName = new Map<string, Fork>();
 
-  /** `chainCommon` is the chain's Common (fork schedule, chain id, crypto); it is only copied. */
-  constructor(private readonly chainCommon: Common) {}
+  /**
+   * `chainCommon` is the chain's Common (fork schedule, chain id, crypto); it is only copied.
+   * With `fastPaths` off (`execution.evmFastPaths`), a fork's Common answers EIP lookups as the library does.
+   */
+  constructor(
+    private readonly chainCommon: Common,
+    private readonly fastPaths = true,
+  ) {}
 
   /** The hardfork active at a block number and timestamp on this chain. */
   hardforkAt(blockNumber: bigint, timestamp: bigint): string {
@@ -39,7 +45,7 @@ export class Forks {
       common.setHardfork(hardfork);
       // The transaction parameters (@ethereumjs/tx adds them the same way when it builds a tx).
       common.updateParams(paramsTx);
-      fastEipLookup(common);
+      if (this.fastPaths) fastEipLookup(common);
       const precompiles = getActivePrecompiles(common);
       fork = { common, params: messageParams(common), precompiles, precompileAddresses: [...precompiles.keys()] };
       this.byName.set(hardfork, fork);

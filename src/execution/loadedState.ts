@@ -1,6 +1,7 @@
 import { Account, Address, bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { keepLoadedSlots, keepTouchedAccounts } from './ethereumjsInternals.js';
+import { keepTouchedAccounts } from './evm/journal.js';
+import { keepLoadedSlots } from './evm/storage.js';
 
 /**
  * Executing as anvil (1.7.1) does (`chain/loadedState.ts` records that a chain needs it). anvil

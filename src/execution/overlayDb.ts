@@ -2,7 +2,7 @@ import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../codec/keccak.js';
 import type { StateReadCache } from '../state/readCache.js';
-import { noteCodeHash } from './jumpAnalysis.js';
+import { noteCodeHash } from './evm/jumpAnalysis.js';
 
 /**
  * The state a call runs on: the archived state of its block, read through the network's shared

@@ -7,7 +7,7 @@ import { applyAuthorizations, isDelegation } from './authorizations.js';
 import { type BlockContext, blockchainBelow, evmBlock } from './blockContext.js';
 import type { AccountOverride } from './callArgs.js';
 import { type CallResult, checksum, MessageError } from './callResult.js';
-import { pointEvmAt, warmAddresses } from './ethereumjsInternals.js';
+import { pointEvmAt, warmAddresses } from './evm/journal.js';
 import { type FailedFrame, gethErrorText, type PrecompileContext } from './evmErrors.js';
 import { floorDataGas, intrinsicGas, type Message } from './message.js';
 import type { OverlayState } from './overlayDb.js';

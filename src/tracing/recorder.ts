@@ -1,8 +1,8 @@
 import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { VM } from '@ethereumjs/vm';
-import { borrowedCodeAddress } from '../execution/ethereumjsInternals.js';
-import { hookOpcodes } from '../execution/opcodeHooks.js';
+import { borrowedCodeAddress } from '../execution/evm/frames.js';
+import { hookOpcodes } from '../execution/evm/opcodeHooks.js';
 import type { CallFrame, FrameError, FrameKind, SelfdestructNode, TxCallTree } from './callTree.js';
 import { FRAME_OPCODES } from './frameOpcodes.js';
 

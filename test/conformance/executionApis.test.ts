@@ -5,6 +5,7 @@ import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { FIXTURES } from '../helpers/chains.js';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
 import { httpClient, type RpcClient } from '../helpers/rpcClient.js';
+import { testConfig } from '../helpers/testConfig.js';
 import { readIoCases } from './ioFiles.js';
 
 /**
@@ -41,12 +42,20 @@ const EXCLUDED: Record<string, string> = {
   'execution-apis-prague:eth_getStorageAt/get-storage-invalid-key-too-large.io': OLD_GETH_KEY_ERROR,
 };
 
-for (const set of SETS) {
-  describe(`execution-apis conformance: ${set}`, () => {
+/**
+ * One set's cases through a server. `plain`: the EVM methods only (those declared `evm`), on a
+ * server whose call engine runs @ethereumjs/evm as published (`execution.evmFastPaths` off): the
+ * upgrade check of our EVM patches (src/execution/evm/README.md) — the same answers both ways.
+ */
+function conformance(set: (typeof SETS)[number], plain: boolean): void {
+  const title = plain ? `execution-apis conformance: ${set}, the EVM as published (execution.evmFastPaths off)` : `execution-apis conformance: ${set}`;
+  describe(title, () => {
     let server: EthTestServer;
     let client: RpcClient;
     beforeAll(async () => {
-      server = await startEthServer(join(FIXTURES, set));
+      const config = testConfig();
+      config.execution.evmFastPaths = !plain;
+      server = await startEthServer(join(FIXTURES, set), config);
       client = httpClient(server.url, server.key);
     });
     afterAll(async () => {
@@ -54,7 +63,8 @@ for (const set of SETS) {
       await server?.close();
     });
     const root = join(FIXTURES, set);
-    const methods = [...ethereumMethods.keys()].filter((m) => existsDir(join(root, m)));
+    const methods = [...ethereumMethods.keys()].filter((m) => existsDir(join(root, m)) && (!plain || ethereumMethods.declaration(m).evm));
+    if (plain) it('runs EVM methods', () => expect(methods).toEqual(expect.arrayContaining(['eth_call', 'eth_estimateGas', 'eth_simulateV1'])));
     for (const io of readIoCases(root, methods)) {
       const name = `${io.method}/${io.file}`;
       const reason = EXCLUDED[`${set}:${name}`] ?? (io.method === 'eth_sendRawTransaction' ? READ_ONLY : undefined);
@@ -70,6 +80,11 @@ for (const set of SETS) {
       );
     }
   });
+}
+
+for (const set of SETS) {
+  conformance(set, false);
+  conformance(set, true);
 }
 
 /**

@@ -9,7 +9,7 @@ import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createGenesis } from '../../src/chain/genesis.js';
 import { type EthereumChain, openChain } from '../../src/chain/open.js';
-import { withoutSystemWrites } from '../../src/execution/ethereumjsCommon.js';
+import { withoutSystemWrites } from '../../src/execution/evm/common.js';
 import { blockFromRpc } from '../../src/follow/blockFromRpc.js';
 import { readNodeGenesis } from '../../src/follow/nodeGenesis.js';
 import { Upstream } from '../../src/follow/upstream.js';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
+import type { Config } from '../../src/config/settings.js';
 import { importFixtureChain, tempDir } from './chains.js';
 import { startServer, TEST_API_KEY } from './rpcClient.js';
 import { testConfig } from './testConfig.js';
@@ -13,11 +14,11 @@ export interface EthTestServer {
   close(): Promise<void>;
 }
 
-/** Imports `<fixtureDir>/{genesis.json,chain.rlp}` and serves it; `close()` removes everything. */
-export async function startEthServer(fixtureDir: string): Promise<EthTestServer> {
+/** Imports `<fixtureDir>/{genesis.json,chain.rlp}` and serves it with `config`; `close()` removes everything. */
+export async function startEthServer(fixtureDir: string, config: Config = testConfig()): Promise<EthTestServer> {
   const tmp = tempDir();
   const chain = await importFixtureChain(fixtureDir, join(tmp.dir, 'data'));
-  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'tracenode/test', config: testConfig() });
+  const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'tracenode/test', config });
   const server = await startServer({ networks: [network.handle], apiKeys: [TEST_API_KEY], logger: false });
   return {
     url: server.url,

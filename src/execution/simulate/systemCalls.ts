@@ -3,7 +3,7 @@ import type { EVM, Log } from '@ethereumjs/evm';
 import { Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { type BlockContext, evmBlock } from '../blockContext.js';
 import { CallError } from '../callResult.js';
-import { pointEvmAt } from '../ethereumjsInternals.js';
+import { pointEvmAt } from '../evm/journal.js';
 
 /**
  * What a client does to a block's state besides its transactions, as geth's simulator does it

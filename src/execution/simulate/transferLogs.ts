@@ -1,7 +1,7 @@
 import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
 import { type Address, bigIntToBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { createdAddress } from '../ethereumjsInternals.js';
-import { hookOpcodes, type OpcodeHooks } from '../opcodeHooks.js';
+import { createdAddress } from '../evm/frames.js';
+import { hookOpcodes, type OpcodeHooks } from '../evm/opcodeHooks.js';
 
 /**
  * The logs of eth_simulateV1's calls as geth's simulation tracer reports them

@@ -1,6 +1,6 @@
 import { EVMError, type EVMResult, type Message } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
-import { borrowedCodeAddress } from '../../execution/ethereumjsInternals.js';
+import { borrowedCodeAddress } from '../../execution/evm/frames.js';
 import { type FailedFrame, gethErrorText, type PrecompileContext } from '../../execution/evmErrors.js';
 import { decodeRevertReason } from '../../execution/revert.js';
 import type { FrameType } from '../frameOpcodes.js';

@@ -1,6 +1,6 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { CallError } from '../../execution/callResult.js';
-import { type OpcodeEntry, opcodeTable } from '../../execution/ethereumjsInternals.js';
+import { type OpcodeEntry, opcodeTable } from '../../execution/evm/opcodeTable.js';
 import { FRAME_OPCODES, type FrameType } from '../frameOpcodes.js';
 import { type RunStateView, type StateView, type StillbornFrame, type Tracer, type TxEnd, type TxStart, wordToAddress } from './tracer.js';
 

@@ -1,7 +1,7 @@
 import { EVMError, type EVMResult, type InterpreterStep, type Message } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { DomainError } from '../../errors/domainError.js';
-import { memoryBytes } from '../../execution/ethereumjsInternals.js';
+import { memoryBytes } from '../../execution/evm/frames.js';
 import { type FailedFrame, gethErrorText, opcodeName } from '../../execution/evmErrors.js';
 import { FRAME_OPCODES, type FrameType } from '../frameOpcodes.js';
 import type { RunStateView, StateView, StructLoggerOptions, Tracer, TxEnd } from './tracer.js';

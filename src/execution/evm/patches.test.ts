@@ -5,22 +5,16 @@ import { createLegacyTx } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
-import { keccak256 } from '../codec/keccak.js';
-import { fastEipLookup, withoutSystemWrites } from './ethereumjsCommon.js';
-import {
-  borrowedCodeAddress,
-  checkFingerprint,
-  installCallFastPaths,
-  keepLoadedSlots,
-  keepTouchedAccounts,
-  keepZeroStorageLeaves,
-  loadInterpreter,
-  memoryBytes,
-  opcodeTable,
-  pointEvmAt,
-  warmAddresses,
-} from './ethereumjsInternals.js';
+import { keccak256 } from '../../codec/keccak.js';
+import { installCallFastPaths } from './callFastPaths.js';
+import { fastEipLookup, withoutSystemWrites } from './common.js';
+import { borrowedCodeAddress, memoryBytes } from './frames.js';
+import { loadInterpreter } from './interpreter.js';
+import { keepTouchedAccounts, pointEvmAt, warmAddresses } from './journal.js';
 import { JumpAnalysisCache } from './jumpAnalysis.js';
+import { opcodeTable } from './opcodeTable.js';
+import { keepLoadedSlots, keepZeroStorageLeaves } from './storage.js';
+import { checkFingerprint } from './upstream.js';
 
 /** EIPs of several forks, and one no fork has. */
 const PROBES = [1, 606, 1559, 2929, 3529, 3651, 3860, 4844, 7623, 7702, 7825, 9999];

@@ -1,5 +1,5 @@
 import type { EVM } from '@ethereumjs/evm';
-import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
+import { type OpcodeEntry, opcodeTable } from './opcodeTable.js';
 
 /**
  * Faster handlers for hot opcodes of the call engine's EVMs, put in place of @ethereumjs/evm's in

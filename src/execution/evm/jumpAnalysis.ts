@@ -1,5 +1,6 @@
-import { LruCache } from '../chain/lru.js';
-import type { JumpAnalysis, JumpAnalyzer, OpcodeEntry } from './ethereumjsInternals.js';
+import { LruCache } from '../../chain/lru.js';
+import type { JumpAnalysis, JumpAnalyzer } from './interpreter.js';
+import type { OpcodeEntry } from './opcodeTable.js';
 
 /**
  * Jump analyses of contract code, cached by code hash. @ethereumjs/evm analyses the code of every

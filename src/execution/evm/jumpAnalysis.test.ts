@@ -2,12 +2,13 @@ import { Common, Mainnet } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
 import { Account, Address, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { hexKey } from '../codec/hex.js';
-import { keccak256 } from '../codec/keccak.js';
-import type { StateReadCache } from '../state/readCache.js';
-import { type JumpAnalysis, loadInterpreter, type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
+import { hexKey } from '../../codec/hex.js';
+import { keccak256 } from '../../codec/keccak.js';
+import type { StateReadCache } from '../../state/readCache.js';
+import { OverlayState } from '../overlayDb.js';
+import { type JumpAnalysis, loadInterpreter } from './interpreter.js';
 import { JumpAnalysisCache, noteCodeHash } from './jumpAnalysis.js';
-import { OverlayState } from './overlayDb.js';
+import { type OpcodeEntry, opcodeTable } from './opcodeTable.js';
 
 /** PUSH1 4, JUMP, INVALID, JUMPDEST, PUSH2 0x5b5b (no JUMPDEST inside), PUSH32 truncated by the end. */
 const CODE_A = hexToBytes('0x600456fe5b615b5b7f0102');

@@ -1,5 +1,5 @@
 import type { EVM } from '@ethereumjs/evm';
-import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
+import { type OpcodeEntry, opcodeTable } from './opcodeTable.js';
 
 /**
  * Runs a hook before chosen opcodes of an @ethereumjs/evm instance, by wrapping their handlers in
@@ -7,7 +7,7 @@ import { type OpcodeEntry, opcodeTable } from './ethereumjsInternals.js';
  * `step` listener makes every opcode build an event object with stack and memory copies (~8×
  * slower, measured on @ethereumjs/evm 10.1.3); a wrapped handler costs one function call.
  *
- * The table is private to @ethereumjs/evm (read through `ethereumjsInternals.ts`, which refuses
+ * The table is private to @ethereumjs/evm (read through `opcodeTable.ts`, which refuses
  * an EVM without it rather than leave it silently unhooked) and rebuilt when the EVM changes
  * hardfork, so the returned `ensure()` must be called before each run: it wraps entries not yet
  * wrapped and is cheap when nothing changed.

@@ -1,10 +1,10 @@
 import type { Common } from '@ethereumjs/common';
-import { unsupported } from './ethereumjsInternals.js';
+import { unsupported } from './upstream.js';
 
 /**
- * The uses of @ethereumjs/common's private fields (`ethereumjsInternals.ts` holds the EVM's and the
- * state manager's): the EIPs a Common answers, answered from a set, some of them hidden from the
- * VM's runBlock. Each accessor checks what it finds and throws an Error naming the field rather
+ * The uses of @ethereumjs/common's private fields (the other files of this directory hold the
+ * EVM's and the state manager's): the EIPs a Common answers, answered from a set, some of them
+ * hidden from the VM's runBlock. Each accessor checks what it finds and throws an Error naming the field rather
  * than carry on with every EIP off.
  */
 

@@ -3,8 +3,8 @@ import { createEVM, type EVM } from '@ethereumjs/evm';
 import { SimpleStateManager } from '@ethereumjs/statemanager';
 import { Address, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { opcodeTable } from './ethereumjsInternals.js';
 import { useFastOpcodes } from './fastOpcodes.js';
+import { opcodeTable } from './opcodeTable.js';
 
 const A = new Address(hexToBytes('0x00000000000000000000000000000000000000aa'));
 const WORD = Array.from({ length: 32 }, (_, i) => (i + 1).toString(16).padStart(2, '0')).join('');
