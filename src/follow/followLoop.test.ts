@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { until } from '../../test/helpers/until.js';
+import { simulatedWork, until } from '../../test/helpers/until.js';
 import { defaultConfig } from '../config/settings.js';
 import { FollowLoop } from './followLoop.js';
 import type { Upstream } from './upstream.js';
@@ -17,9 +17,9 @@ class PushDuringRound extends FollowLoop {
   protected async syncOnce(): Promise<void> {
     this.rounds++;
     if (this.rounds === 1) {
-      await new Promise((r) => setTimeout(r, 20));
+      await simulatedWork(20);
       this.push?.(); // the head arrives while this round still runs
-      await new Promise((r) => setTimeout(r, 20));
+      await simulatedWork(20);
     }
   }
 }

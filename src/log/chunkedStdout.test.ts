@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { until } from '../../test/helpers/until.js';
 import { type ChunkSink, chunkedStdout } from './chunkedStdout.js';
 
 function sink(): ChunkSink & { chunks: string[]; flushes: number; syncFlushes: number } {
@@ -51,7 +52,11 @@ describe('chunkedStdout', () => {
     const out = sink();
     const dest = chunkedStdout(out, 4096, 20);
     dest.write('quiet\n');
-    await new Promise((r) => setTimeout(r, 80));
+    await until(
+      'the line handed over',
+      () => out.chunks.length,
+      (n) => n > 0,
+    );
     expect(out.chunks).toEqual(['quiet\n']);
     expect(out.flushes).toBeGreaterThanOrEqual(1);
   });

@@ -73,6 +73,8 @@ export interface PipelineOptions {
   logger: Logger | undefined;
   /** Where rates and quotas are counted when shared with other replicas (`--redis`). */
   limitStore?: LimitStore;
+  /** The clock of the rate windows and daily quotas (ms since the epoch; default `Date.now`): tests move it instead of waiting. */
+  now?: () => number;
 }
 
 /** The pipeline: authentication, sessions, and the per-message path. */
@@ -100,7 +102,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   const limits = (policy: KeyPolicy): KeyLimits => {
     let l = limitsOf.get(policy);
     if (l === undefined) {
-      l = createKeyLimits(policy, Date.now, opts.limitStore);
+      l = createKeyLimits(policy, opts.now ?? Date.now, opts.limitStore);
       limitsOf.set(policy, l);
     }
     return l;

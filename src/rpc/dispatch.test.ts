@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { simulatedWork } from '../../test/helpers/until.js';
 import { SETTINGS } from '../config/settings.js';
 import { type DispatchLimits, type DispatchTarget, dispatch, scanRawIds } from './dispatch.js';
 import { ServerError } from './errors.js';
@@ -47,7 +47,7 @@ const slow: MethodDefinition<unknown> = {
     slowCalls.active++;
     slowCalls.max = Math.max(slowCalls.max, slowCalls.active);
     try {
-      await sleep(ms);
+      await simulatedWork(ms);
       return value;
     } finally {
       slowCalls.active--;

@@ -46,6 +46,8 @@ export interface ServerOptions {
   fastPath?: boolean;
   /** Serve GET /metrics on this listener (default true; false when a separate metrics port serves it). */
   metricsRoute?: boolean;
+  /** The clock of the per-key rate windows and daily quotas (default `Date.now`): tests move it instead of waiting. */
+  now?: () => number;
 }
 
 /** The server, with what the CLI and tests need besides Fastify's API. */
@@ -93,7 +95,7 @@ export async function buildServer(opts: ServerOptions): Promise<TracenodeServer>
   const redisLog = logger ?? { info() {}, warn() {} };
   const limitStore = config.server.redis === undefined ? undefined : connectLimitStore(config.server.redis, config.redis, redisLog);
   const metrics = networkMetrics(opts.networks, limitStore);
-  const pipeline = createPipeline({ keys, metrics, logger, limitStore });
+  const pipeline = createPipeline({ keys, metrics, logger, limitStore, now: opts.now });
   const entrance = createEntrance({ pipeline, keys, selectNetwork });
   const { httpLimits, wsLimits } = transportLimits(config);
   const discard: DiscardLimits = { maxBytes: t.httpDiscardMaxBytes, idleMs: t.httpDiscardIdleMs };

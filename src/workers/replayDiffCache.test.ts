@@ -1,5 +1,6 @@
 import type { Block } from '@ethereumjs/block';
 import { describe, expect, it } from 'vitest';
+import { simulatedWork } from '../../test/helpers/until.js';
 import type { ReplayedTx } from '../tracing/adHoc.js';
 import { cachedReplayDiffs } from './replayDiffCache.js';
 
@@ -13,7 +14,7 @@ describe('cachedReplayDiffs', () => {
     let fail = false;
     const replay = async (b: Block, only: number | undefined) => {
       runs.push([b.hash()[0], only]);
-      await new Promise((r) => setTimeout(r, 10));
+      await simulatedWork(10);
       if (fail) throw new Error('replay failed');
       return replayed(3);
     };

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Contract, type Log as EthersLog, JsonRpcProvider, WebSocketProvider } from 'ethers';
 import { type Address, createPublicClient, encodeAbiParameters, type Hex, http, type Log as ViemLog, webSocket } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,7 +15,7 @@ import { CAST_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { liveCounts, untilNoSubscriptions, untilSubscribed } from '../helpers/liveCounts.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { quiet, until } from '../helpers/until.js';
 
 /**
  * Subscriptions and filters with real clients, on a chain that moves: `tracenode serve --follow`
@@ -281,7 +280,7 @@ describe('subscriptions and filters', () => {
       (n) => n >= 5,
       10_000,
     );
-    await sleep(500); // nothing more may arrive
+    await quiet(500); // nothing more may arrive
     expect(viemWsLogs).toEqual(expectedLogs);
     expect(viemHttpLogs).toEqual(expectedLogs);
     // ethers hands a log with removed: true to its "orphan" event, never to the contract's listener:

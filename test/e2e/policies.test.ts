@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { importPKCS8, SignJWT } from 'jose';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +29,11 @@ const signedTo = (to?: `0x${string}`) =>
   signer.signTransaction({ chainId: 1, type: 'eip1559', nonce: 0, to, data: to ? '0x' : '0x6000', gas: 60_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n });
 const [SENT_TO_CONTRACT, SENT_TO_OTHER, SENT_CREATION] = await Promise.all([signedTo(CONTRACT), signedTo(OTHER), signedTo()]);
 
-/** Toy methods named as the policies see them: eth_call waits `params[1]` ms and declares itself heavy, as the real one does. */
+/**
+ * Toy methods named as the policies see them: eth_call declares itself heavy, as the real one does,
+ * and with `'hold'` as its second argument runs until the test releases it (`held`).
+ */
+const held = { running: 0, release: () => {} };
 const echo = (name: string): MethodDefinition<unknown> => ({ name, call: async (_ctx, params) => params ?? null });
 const methods = createMethodTable<unknown>([
   echo('test_echo'),
@@ -44,8 +47,11 @@ const methods = createMethodTable<unknown>([
     name: 'eth_call',
     cost: 'heavy',
     async call(_ctx, params) {
-      const ms = Array.isArray(params) && typeof params[1] === 'number' ? params[1] : 0;
-      await sleep(ms);
+      if (Array.isArray(params) && params[1] === 'hold') {
+        held.running++;
+        await new Promise<void>((resolve) => (held.release = resolve));
+        held.running--;
+      }
       return '0x';
     },
   },
@@ -87,9 +93,15 @@ keys:
 `;
 writeFileSync(keysPath, KEYS_YAML);
 
+/**
+ * The clock of the rate windows and daily quotas (the server's `now`): the tests move it instead
+ * of waiting for a window to pass. Noon UTC, so that no test's window crosses a day.
+ */
+let clock = Date.parse('2026-06-01T12:00:00Z');
+
 let server: StartedServer;
 beforeAll(async () => {
-  server = await startServer({ networks: [toyNetwork({ methods })], policies: readKeysFile(keysPath), logger: false });
+  server = await startServer({ networks: [toyNetwork({ methods })], policies: readKeysFile(keysPath), logger: false, now: () => clock });
 });
 afterAll(async () => {
   await server?.close();
@@ -320,7 +332,7 @@ for (const transport of TRANSPORTS) {
     it('rate limit: the sixth call inside the window is refused with Infura’s 429; the window refills', async () => {
       const client = await connect(transport, server.url, 'rate-key');
       try {
-        await sleep(1100); // a fresh window for this transport
+        clock += 1100; // a fresh window for this transport
         const answers = [];
         for (let i = 0; i < 6; i++) answers.push(await client.call('test_echo', [i]));
         expect(answers.slice(0, 5).map((a) => a.result)).toEqual([[0], [1], [2], [3], [4]]);
@@ -331,7 +343,7 @@ for (const transport of TRANSPORTS) {
         const backoff = (refused.data as { backoff_seconds: number }).backoff_seconds;
         expect(backoff).toBeGreaterThan(0);
         expect(backoff).toBeLessThanOrEqual(1);
-        await sleep(backoff * 1000 + 50);
+        clock += backoff * 1000 + 50;
         expect((await client.call('test_echo', ['again'])).result).toEqual(['again']);
       } finally {
         await client.close();
@@ -342,7 +354,7 @@ for (const transport of TRANSPORTS) {
 
 describe('limits over HTTP: status and headers', () => {
   it('rate limit: HTTP 429 with Retry-After; a batch counts each item', async () => {
-    await sleep(1100);
+    clock += 1100; // a fresh window
     const batch = Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'test_echo', params: [i] }));
     const res = await rawHttp(`${server.url}/v3/rate-key`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) });
     // Five items pass and one is refused: a mixed batch is HTTP 200 with the refusal in place.
@@ -366,21 +378,26 @@ describe('limits over HTTP: status and headers', () => {
     expect(res.status).toBe(429);
     const error = JSON.parse(res.text).error;
     expect(error.message).toBe('daily request count exceeded, request rate limited');
-    const untilMidnight = Math.ceil((Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`) + 86_400_000 - Date.now()) / 1000);
-    expect(Math.abs(error.data.backoff_seconds - untilMidnight)).toBeLessThanOrEqual(2);
+    const untilMidnight = Math.ceil((Date.parse(`${new Date(clock).toISOString().slice(0, 10)}T00:00:00Z`) + 86_400_000 - clock) / 1000);
+    expect(error.data.backoff_seconds).toBe(untilMidnight);
     expect(error.data).toMatchObject({ allowed_daily: 3 });
-    expect(Math.abs(Number(res.headers['retry-after']) - untilMidnight)).toBeLessThanOrEqual(2);
+    expect(Number(res.headers['retry-after'])).toBe(untilMidnight);
   });
 
   it('heavy calls: a second eth_call while one runs is refused; a light call is not', async () => {
     const post = (body: object) => rawHttp(`${server.url}/v3/heavy-key`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const slow = post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: CONTRACT }, 300] });
-    await sleep(50);
+    const slow = post({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: CONTRACT }, 'hold'] });
+    await until(
+      'the first eth_call running',
+      () => held.running,
+      (n) => n === 1,
+    );
     const second = await post({ jsonrpc: '2.0', id: 2, method: 'eth_call', params: [{ to: CONTRACT }, 0] });
     const light = await post({ jsonrpc: '2.0', id: 3, method: 'test_echo', params: [1] });
     expect(second.status).toBe(429);
     expect(JSON.parse(second.text).error).toMatchObject({ code: -32005, message: 'project ID concurrent request limit exceeded' });
     expect(light.status).toBe(200);
+    held.release();
     expect((await slow).status).toBe(200);
     expect((await post({ jsonrpc: '2.0', id: 4, method: 'eth_call', params: [{ to: CONTRACT }, 0] })).status).toBe(200);
   });

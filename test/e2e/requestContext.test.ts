@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
@@ -8,7 +7,7 @@ import type { NetworkHandle } from '../../src/transport/networks.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { httpClient, type StartedServer, startServer, TEST_API_KEY } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { quiet, simulatedWork, until } from '../helpers/until.js';
 
 /**
  * What handlers get of their request: one head snapshot, read once whatever the calls of the
@@ -40,7 +39,7 @@ beforeAll(async () => {
     ...inner,
     async tracesByHash(hash: Uint8Array) {
       replayed++;
-      await sleep(50);
+      await simulatedWork(50);
       return inner.tracesByHash(hash);
     },
   };
@@ -91,7 +90,7 @@ it('a trace_filter whose client goes away stops replaying blocks', async () => {
   );
   req.destroy(); // the client goes away mid-scan
   const atAbort = replayed;
-  await sleep(1500);
+  await quiet(1500); // the scan must not go on
   expect(atAbort).toBeGreaterThan(0);
   // A few prefetched blocks may still finish; the scan does not go on to the end of the range.
   expect(replayed).toBeLessThan(atAbort + 8);

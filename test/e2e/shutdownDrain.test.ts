@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChain } from '../../src/chain/open.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { type ServeCli, startServeCli } from '../helpers/cli.js';
 import { type Outcome, postEach, RawConnection, RpcSocket, tally } from '../helpers/drainClients.js';
+import { evmJobs, metricSum } from '../helpers/liveCounts.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { pastWindow, until } from '../helpers/until.js';
 
 /**
  * Zero-loss restarts (#32): `tracenode serve` on the execution-apis chain gets SIGTERM the moment
@@ -132,7 +132,7 @@ describe('SIGTERM once 50 requests have reached the server: 50 of 50 answered, n
     // The next request of each goes out once the server says it is draining.
     let outcomes: Promise<Outcome[]> | undefined;
     const draining = (async () => {
-      while (!s.output().includes('serve: shutting down')) await sleep(2);
+      await s.saying('serve: shutting down');
       outcomes = Promise.all(conns.map((c, i) => c.send(PATH, request(i, 'eth_chainId', [])).outcome));
       return outcomes;
     })();
@@ -171,7 +171,12 @@ describe('the grace period and the second signal', () => {
     await ws.opened;
     const wsCall = ws.call('eth_call', callParams(LOOP));
     await Promise.all([http.written, wsCall.written]);
-    await sleep(200);
+    // Both HTTP messages and the socket's in the server, the loop running (identical calls share one run).
+    await until(
+      'the loops taken up',
+      async () => [await metricSum(s.base, 'tracenode_requests_in_flight'), await evmJobs(s.base)],
+      ([messages, jobs]) => messages === 3 && jobs > 0,
+    );
     const outcomes = Promise.all([http.outcomes, wsCall.outcome]);
     const { code, drained } = await stopDuring(
       s,
@@ -213,7 +218,7 @@ describe('the grace period and the second signal', () => {
       (out) => out.includes('SIGTERM again within 500 ms: the same stop'),
     );
     expect(s.child.exitCode).toBeNull();
-    await sleep(600);
+    await pastWindow(600); // transport.shutdownRepeatGraceMs (500 ms) over
     s.child.kill('SIGTERM');
     // At once: the loop in flight (cut only by the 5 s call deadline) is never answered.
     expect(await s.exited).toBe(143);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/settings.js';
@@ -20,6 +19,7 @@ import {
   wsClient,
 } from '../helpers/rpcClient.js';
 import { TOY_SECRET_MESSAGE, toyMethods, toyNetwork } from '../helpers/toyMethods.js';
+import { until } from '../helpers/until.js';
 
 /** Small limits so that every limit is reachable with tiny bodies. */
 const LIMITS: Partial<TransportLimits> = {
@@ -431,17 +431,22 @@ describe('WebSocket transport', () => {
 
   it('requests on one socket run concurrently; more than the in-flight limit are all answered', async () => {
     const client = await wsClient(server.url, TEST_API_KEY);
-    const order: number[] = [];
-    const slow = client.call('test_sleep', [150]).then((r) => {
-      order.push(150);
+    const order: string[] = [];
+    const held = client.call('test_hold', []).then((r) => {
+      order.push('held');
       return r;
     });
-    const fast = client.call('test_sleep', [1]).then((r) => {
-      order.push(1);
-      return r;
-    });
-    await Promise.all([slow, fast]);
-    expect(order).toEqual([1, 150]);
+    await until(
+      'the held call running',
+      () => main.context.holds.running,
+      (n) => n === 1,
+    );
+    // Answered while the first call on the same socket still runs.
+    expect((await client.call('test_echo', ['fast'])).result).toEqual(['fast']);
+    order.push('fast');
+    main.context.holds.release();
+    expect((await held).result).toBe(true);
+    expect(order).toEqual(['fast', 'held']);
     const many = await Promise.all(Array.from({ length: 12 }, (_, i) => client.call('test_sleep', [20 + i])));
     expect(many.map((r) => r.result)).toEqual(Array.from({ length: 12 }, (_, i) => 20 + i));
     await client.close();
@@ -456,16 +461,23 @@ describe('WebSocket transport', () => {
 
 describe('close()', () => {
   it('ends open WebSockets with 1001 and waits for in-flight HTTP requests', async () => {
-    const s = await startServer({ networks: [toyNetwork()], apiKeys: [TEST_API_KEY], limits: LIMITS });
+    const network = toyNetwork();
+    const s = await startServer({ networks: [network], apiKeys: [TEST_API_KEY], limits: LIMITS });
     const ws = await wsClient(s.url, TEST_API_KEY);
     const http = httpClient(s.url, TEST_API_KEY);
     expect((await http.call('test_add', [1, 1])).result).toBe(2); // leaves an idle keep-alive connection
-    const inFlight = http.call('test_sleep', [200]);
-    await sleep(50);
+    const inFlight = http.call('test_hold', []);
+    await until(
+      'the held call running',
+      () => network.context.holds.running,
+      (n) => n === 1,
+    );
     // The idle keep-alive connection does not hold close() for its timeout (72 s, past the test's).
-    await s.close();
+    const closing = s.close();
     expect((await ws.closed).code).toBe(1001);
-    expect((await inFlight).result).toBe(200);
+    network.context.holds.release();
+    await closing;
+    expect((await inFlight).result).toBe(true);
     await http.close();
   });
 });

@@ -1,11 +1,11 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createLogger } from '../../src/log/logger.js';
 import { rawHttp, type StartedServer, startServer, TEST_API_KEY, wsClient } from '../helpers/rpcClient.js';
 import { toyNetwork } from '../helpers/toyMethods.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Regressions of the transport defects a fault sweep found: keys in logs through percent-encoded
@@ -103,7 +103,12 @@ describe('transport defects', () => {
     (socket as unknown as { _socket: import('node:net').Socket })._socket.pause();
     const big = 'x'.repeat(8 * 1024);
     for (let i = 0; i < 2000; i++) socket.send(`{"jsonrpc":"2.0","id":${i},"method":"test_echo","params":["${big}"]}`);
-    await sleep(1500);
+    // Until the server starts closing it (its close frame waits behind the unread answers).
+    await until(
+      'the server closing the reader that never reads',
+      () => [...s.app.websocketServer.clients].at(-1)?.readyState,
+      (state) => state === WebSocket.CLOSING,
+    );
     (socket as unknown as { _socket: import('node:net').Socket })._socket.resume();
     const { code, reason } = await closed;
     expect(code).toBe(1008);
@@ -187,14 +192,24 @@ describe('a body over the limit always gets its 413, read and discarded first (#
   });
 
   it('while the server drains for a shutdown, too', async () => {
-    const d = await startServer({ networks: [toyNetwork()], logger: false, limits: { httpMaxBodyBytes: 16 * 1024 } });
+    const network = toyNetwork();
+    const d = await startServer({ networks: [network], logger: false, limits: { httpMaxBodyBytes: 16 * 1024 } });
+    // A call in flight for as long as the test needs: the drain waits for it.
     const busy = rawHttp(`${d.url}/v3/${TEST_API_KEY}`, {
       headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"test_sleep","params":[1500]}',
+      body: '{"jsonrpc":"2.0","id":1,"method":"test_hold"}',
     });
-    await sleep(100);
+    await until(
+      'the held call running',
+      () => network.context.holds.running,
+      (n) => n === 1,
+    );
     const closed = d.close();
-    await sleep(50);
+    await until(
+      'the drain begun',
+      async () => (await rawHttp(`${d.url}/health`, { method: 'GET' })).status,
+      (status) => status === 503,
+    );
     const seen: Record<string, number> = {};
     for (let i = 0; i < 10; i++) {
       const { text, error } = await rawExchange(d, oversize(8 * 1024 * 1024, i % 2 === 0), complete, true);
@@ -202,6 +217,7 @@ describe('a body over the limit always gets its 413, read and discarded first (#
       seen[outcome] = (seen[outcome] ?? 0) + 1;
     }
     expect(seen).toEqual({ 'HTTP/1.1 413 Payload Too Large': 10 });
+    network.context.holds.release();
     expect((await busy).status).toBe(200);
     await closed;
   });
@@ -255,7 +271,11 @@ describe('shutdown answers the requests already sent (#20 defect 3)', () => {
       }
     };
     const clients = Array.from({ length: 50 }, client);
-    await sleep(300);
+    await until(
+      'the clients in full flow',
+      () => outcomes.get('answered') ?? 0,
+      (n) => n >= 200,
+    );
     await s.server.shutdown();
     stop = true;
     await Promise.all(clients);

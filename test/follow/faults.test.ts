@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex } from '@ethereumjs/util';
 import { parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -18,7 +17,7 @@ import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { quiet, until } from '../helpers/until.js';
 
 /**
  * A bad upstream (issue 16): a proxy between the follower and anvil that goes down, stalls past the
@@ -150,7 +149,12 @@ describe('a faulty upstream', () => {
       mode = fault;
       try {
         await mineBlockWithTransfer();
-        await sleep(1500);
+        await until(
+          'retrying',
+          () => follower.status().state,
+          (state) => state === 'retrying',
+        );
+        await quiet(1000); // more retries, and no block written, no second line
         expect((await chain.store.head())!.hash).toEqual(head.hash);
         expect(follower.status()).toMatchObject({ state: 'retrying' });
         const retries = warnings.filter((w) => w.startsWith('upstream: retrying'));
@@ -206,7 +210,11 @@ describe('a faulty upstream', () => {
       expect(subscribes).toHaveLength(1);
       // The proxy drops every socket (as a restarting load balancer does), then anvil mines.
       for (const c of wss.clients) c.close(1012, 'service restart');
-      await sleep(200);
+      await until(
+        'subscribed again on a new socket',
+        () => subscribes.length,
+        (n) => n === 2,
+      );
       await anvil('evm_mine');
       // Pushed on the new socket (the next poll is an hour off).
       await reach(await latest());

@@ -6,7 +6,7 @@ import { rawCall, rawResult } from '../helpers/anvilPeer.js';
 import { FIXTURES, tempDir } from '../helpers/chains.js';
 import { runCli, startServeCli } from '../helpers/cli.js';
 import { type EthTestServer, startEthServer } from '../helpers/ethServer.js';
-import { until } from '../helpers/until.js';
+import { quiet, until } from '../helpers/until.js';
 import {
   caughtUpTo,
   expectSameState,
@@ -194,7 +194,7 @@ describe('a lying upstream: nothing of it stored, logged once, following resumes
     );
     const held = await stateKeys(archive, what);
     const head = await archive.head();
-    await new Promise((r) => setTimeout(r, 600)); // a few more retries
+    await quiet(600); // a few more retries, none of them writing
     expect(await archive.head()).toBe(head);
     expect(await stateKeys(archive, what)).toBe(held);
     expect(archive.lines.filter((l) => l.startsWith('warn upstream: retrying') && reason.test(l))).toHaveLength(1);

@@ -11,7 +11,7 @@ import { UpstreamStateSource } from '../../src/follow/upstreamState.js';
 import { type RawAnswer, rawCall } from '../helpers/anvilPeer.js';
 import { rawHttp, type StartedServer, startServer } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { simulatedWork, until } from '../helpers/until.js';
 
 /**
  * An archive that starts at block N of an upstream (anvil, or a full tracenode), following it in
@@ -193,7 +193,7 @@ export async function startProxy(target: string): Promise<RpcProxy> {
     const calls = [parsed].flat();
     for (const c of calls) counts.set(c.method, (counts.get(c.method) ?? 0) + 1);
     const wait = Math.max(0, ...calls.map((c) => proxy.delay.get(c.method) ?? 0));
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (wait > 0) await simulatedWork(wait);
     const refused = calls.filter((c) => proxy.refuse.has(c.method));
     let answers: RawAnswer[];
     if (refused.length === calls.length) {
@@ -212,7 +212,11 @@ export async function startProxy(target: string): Promise<RpcProxy> {
   proxy.url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
   proxy.count = (method) => counts.get(method) ?? 0;
   proxy.reached = async (method, count) => {
-    while ((counts.get(method) ?? 0) < count) await new Promise((r) => setTimeout(r, 5));
+    await until(
+      `${count} ${method} calls through the proxy`,
+      () => counts.get(method) ?? 0,
+      (n) => n >= count,
+    );
   };
   proxy.close = () =>
     new Promise((r) => {

@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../src/config/settings.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -25,7 +24,7 @@ import {
 import { stateUpdatesOf } from '../helpers/starknetState.js';
 import { linkedChain, StarknetUpstream } from '../helpers/starknetUpstream.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { quiet, until } from '../helpers/until.js';
 
 /** The Starknet block cache's size: the setting's default. */
 const STORE_BLOCK_CACHE = SETTINGS.starknet.blockCacheEntries.default;
@@ -232,7 +231,7 @@ describe('Starknet following: faults', () => {
       (s) => s.state === 'retrying',
     );
     expect(status.error).toBe('upstream block 3: parent_hash 0x1234 is not the hash of our block 2');
-    await sleep(300);
+    await quiet(300); // nothing written meanwhile, and one line
     expect((await store.head())?.number).toBe(2);
     expect(log.lines.filter((l) => l.startsWith('warn upstream: retrying'))).toHaveLength(1);
     upstream.setChain(chain.slice(0, 4));
@@ -278,12 +277,12 @@ describe('Starknet following: faults', () => {
     log.lines.length = 0;
     const before = upstream.calls.get('starknet_getBlockWithTxHashes') ?? 0;
     const first = await following('l1', onL2);
-    await sleep(200);
+    await quiet(200); // no tag learnt
     expect(await first.store.l1AcceptedNumber()).toBeUndefined();
     // One question about the tag, none more (a fresh datadir has no genesis to check).
     expect(log.lines.filter((l) => l.includes('no l1_accepted block tag'))).toHaveLength(1);
     const asked = upstream.calls.get('starknet_getBlockWithTxHashes')!;
-    await sleep(200);
+    await quiet(200); // not asked again
     expect(upstream.calls.get('starknet_getBlockWithTxHashes')).toBe(asked);
     expect(asked - before).toBe(1);
     await first.follower.stop();

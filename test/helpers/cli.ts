@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { paced, within } from './until.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -30,6 +31,8 @@ export interface ServeCli {
   base: string;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
+  /** Resolves as soon as its output contains `text` (checked as each chunk arrives); rejects if it exits first. */
+  saying(text: string): Promise<void>;
   /** Resolves with its exit code when it exits. */
   exited: Promise<number | null>;
 }
@@ -38,19 +41,44 @@ export interface ServeCli {
 export async function startServeCli(args: string[], timeoutMs = 60_000): Promise<ServeCli> {
   const child = spawnCli(['serve', ...args]);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  const watchers = new Set<{ text: string; done: () => void }>();
+  const take = (d: Buffer) => {
+    out += d;
+    for (const w of watchers) if (out.includes(w.text)) w.done();
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
   const exited = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
-  const t0 = Date.now();
-  for (;;) {
-    const m = /JSON-RPC\s+(http:\/\/\S+)\/v3\//.exec(out);
-    if (m) return { child, base: m[1], output: () => out, exited };
-    if (child.exitCode !== null || Date.now() - t0 > timeoutMs) {
-      child.kill('SIGKILL');
-      throw new Error(`serve did not start: ${out.slice(-2000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  const saying = (text: string) =>
+    out.includes(text)
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          const w = {
+            text,
+            done: () => {
+              watchers.delete(w);
+              resolve();
+            },
+          };
+          watchers.add(w);
+          void exited.then(() =>
+            watchers.delete(w) ? reject(new Error(`serve exited without saying ${JSON.stringify(text)}: ${out.slice(-800)}`)) : undefined,
+          );
+        });
+  try {
+    await within('serve listening', saying('JSON-RPC '), timeoutMs);
+    // The line is whole once its URL's path is there.
+    await within('serve listening', saying('/v3/'), timeoutMs);
+  } catch {
+    child.kill('SIGKILL');
+    throw new Error(`serve did not start: ${out.slice(-2000)}`);
   }
+  const m = /JSON-RPC\s+(http:\/\/\S+)\/v3\//.exec(out);
+  if (!m) {
+    child.kill('SIGKILL');
+    throw new Error(`serve did not say its URL: ${out.slice(-2000)}`);
+  }
+  return { child, base: m[1], output: () => out, saying, exited };
 }
 
 /**
@@ -61,11 +89,16 @@ export async function killAfter(args: string[], marker: string, afterMs: number)
   const child = spawnCli(args);
   const closed = new Promise((r) => child.once('close', r));
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const t0 = Date.now();
-  while (!out.includes(marker) && child.exitCode === null && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 5));
-  await new Promise((r) => setTimeout(r, afterMs));
+  let said!: () => void;
+  const saidIt = new Promise<void>((resolve) => (said = resolve));
+  const take = (d: Buffer) => {
+    out += d;
+    if (out.includes(marker)) said();
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
+  await within(`tracenode saying ${JSON.stringify(marker)}`, Promise.race([saidIt, closed]), 30_000).catch(() => undefined);
+  await paced(afterMs); // when the crash lands
   child.kill('SIGKILL');
   await closed;
 }

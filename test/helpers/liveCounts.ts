@@ -35,3 +35,14 @@ export async function untilNoSubscriptions(base: string): Promise<void> {
     (now) => now.subscriptions === 0,
   );
 }
+
+/** The sum of every series of the metric `name` (a gauge or counter, any labels) on a server's /metrics. */
+export async function metricSum(base: string, name: string): Promise<number> {
+  const text = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+/** EVM jobs a server holds: running on a worker or waiting for one (all networks). */
+export async function evmJobs(base: string): Promise<number> {
+  return (await metricSum(base, 'tracenode_evm_workers_busy')) + (await metricSum(base, 'tracenode_evm_queue_length'));
+}

@@ -14,6 +14,7 @@ import type { NetworkHandle } from '../../src/transport/networks.js';
  * | `test_throw`      | throws a plain `Error` whose message must never reach the client |
  * | `test_rpcError`   | throws `ServerError` (-32000) `custom failure` with data `{ reason: 'because' }` |
  * | `test_sleep`      | `[ms]` → waits, returns `ms` |
+ * | `test_hold`       | runs until the test calls `ctx.holds.release()`, returns `true` (a request kept in flight as long as the test needs) |
  * | `test_record`     | appends its params to `ctx.recorded` (notification tests), returns `true` |
  * | `test_bigint`     | returns `1n`, which JSON cannot encode (→ -32603) |
  * | `test_undefined`  | returns nothing (→ `result: null`) |
@@ -23,7 +24,33 @@ import type { NetworkHandle } from '../../src/transport/networks.js';
 export interface ToyContext {
   /** Params of every `test_record` call, in arrival order. */
   recorded: unknown[];
+  /** The `test_hold` calls running, and their release. */
+  holds: Holds;
 }
+
+/** Calls kept running until the test lets them go. */
+export class Holds {
+  private waiting: Array<() => void> = [];
+  /** How many run now. */
+  get running(): number {
+    return this.waiting.length;
+  }
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+  /** Ends every call that runs now. */
+  release(): void {
+    for (const done of this.waiting.splice(0)) done();
+  }
+}
+
+const hold: MethodDefinition<ToyContext> = {
+  name: 'test_hold',
+  async call(ctx) {
+    await ctx.holds.wait();
+    return true;
+  },
+};
 
 /** Message of the plain Error `test_throw` raises; tests assert it never leaves the server. */
 export const TOY_SECRET_MESSAGE = 'toy failure: secret internal detail';
@@ -111,6 +138,7 @@ const notify = defineMethod({
 /** The toy table (see {@link ToyContext} for what each method does). */
 export const toyMethods: MethodTable<ToyContext> = createMethodTable<ToyContext>([
   add,
+  hold,
   bigAnswer,
   bigint,
   echo,
@@ -124,7 +152,7 @@ export const toyMethods: MethodTable<ToyContext> = createMethodTable<ToyContext>
 
 /** A fresh context for {@link toyMethods}. */
 export function createToyContext(): ToyContext {
-  return { recorded: [] };
+  return { recorded: [], holds: new Holds() };
 }
 
 /**

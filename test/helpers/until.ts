@@ -34,3 +34,35 @@ export async function within<T>(what: string, promise: Promise<T>, timeoutMs = 3
     clearTimeout(timer);
   }
 }
+
+/*
+ * The only waits of a fixed length the tests may make (`test/testTime.test.ts` refuses a sleep
+ * anywhere else), each named for why nothing can be waited on instead. None is a ceiling a busy
+ * machine could miss: it only makes each of them longer.
+ */
+
+/**
+ * Waits `ms` in which something must not happen (a message that must not arrive, a scan that must
+ * not go on); the test then checks that it did not. Absence has no event to wait on.
+ */
+export function quiet(ms: number): Promise<void> {
+  return sleep(ms);
+}
+
+/**
+ * Waits out a time window of a program the test cannot give a clock (a child process, a load
+ * balancer's health checks): at least `ms`, which the window is shorter than.
+ */
+export function pastWindow(ms: number): Promise<void> {
+  return sleep(ms);
+}
+
+/** A test double's own latency: it takes `ms` on purpose, so that concurrent callers overlap or a scan takes long. */
+export function simulatedWork(ms: number): Promise<void> {
+  return sleep(ms);
+}
+
+/** The schedule of a simulated client, load generator or retry: its next request, block, read or attempt `ms` from now. */
+export function paced(ms: number): Promise<void> {
+  return sleep(ms);
+}

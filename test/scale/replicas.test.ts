@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
@@ -15,7 +14,7 @@ import { describeWithProgram, onPath } from '../helpers/programs.js';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { paced, until } from '../helpers/until.js';
 
 /**
  * Scale-out as an operator deploys it, every part real and on 127.0.0.1: one anvil as the
@@ -120,7 +119,7 @@ async function load(key: string, method: string, perSecond: number, ms: number, 
     if (offset >= ms) break;
     const due = t0 + offset;
     const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) await paced(wait);
     during?.(performance.now() - t0);
     counts.sentOverMs = performance.now() - t0;
     pending.push(
@@ -196,6 +195,16 @@ async function cuttableProxy(target: URL): Promise<CuttableProxy> {
   };
 }
 
+/**
+ * How many of `calls` calls through HAProxy, one after another, the replica at `base` answered
+ * (web3_clientVersion: a method the tests' own counts leave alone).
+ */
+async function reaching(base: string, calls: number): Promise<number> {
+  const before = await answered(base, 'web3_clientVersion');
+  for (let i = 0; i < calls; i++) await post(lb, OPEN, 'web3_clientVersion');
+  return (await answered(base, 'web3_clientVersion')) - before;
+}
+
 /** Calls of `method` a replica answered, from its /metrics (every outcome). */
 async function answered(base: string, method: string): Promise<number> {
   const text = (await rawHttp(`${base}/metrics`, { method: 'GET' })).text;
@@ -260,7 +269,7 @@ describe('replicas behind HAProxy, limits in Redis', () => {
     const mining = (async () => {
       while (!stop) {
         await anvil.mine();
-        await sleep(100);
+        await paced(100);
       }
     })();
     const shots = [];
@@ -463,7 +472,14 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       (h) => h.status === 503,
       20_000,
     );
-    await sleep(3_500); // out after two failed checks (deploy/haproxy.cfg: within 1.25 s)
+    // Out after two failed checks (deploy/haproxy.cfg: within 1.25 s): six calls in a row through
+    // HAProxy, none of them reaching it.
+    await until(
+      'replica 2 out of HAProxy',
+      () => reaching(r2.base, 6),
+      (n) => n === 0,
+      20_000,
+    );
     const before = await served();
     expect(outcome(await load(OPEN, 'eth_chainId', 100, 1_000))).toEqual({ ok: 100, limited: 0, failed: [] });
     expect(await served()).toBe(before);
@@ -475,7 +491,13 @@ describe('replicas behind HAProxy, limits in Redis', () => {
       (h) => h.status === 200 && h.head?.hash === head.hash,
       30_000,
     );
-    await sleep(2_500); // back after two good checks (within 1.25 s)
+    // Back after two good checks (within 1.25 s): a call through HAProxy reaches it again.
+    await until(
+      'replica 2 back in HAProxy',
+      () => reaching(r2.base, 6),
+      (n) => n > 0,
+      20_000,
+    );
     expect(outcome(await load(OPEN, 'eth_chainId', 99, 1_000))).toEqual({ ok: 99, limited: 0, failed: [] });
     // Round robin over three replicas again: a third of the calls.
     expect((await served()) - before).toBe(33);

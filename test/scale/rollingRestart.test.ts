@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE } from '../../scripts/anvil/tickContract.js';
@@ -15,7 +14,7 @@ import { ReconnectingSocket } from '../helpers/reconnectingSocket.js';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
-import { until } from '../helpers/until.js';
+import { paced, pastWindow, until } from '../helpers/until.js';
 
 /**
  * A rolling restart under load, with the real parts of deploy/: two `tracenode serve --follow
@@ -73,7 +72,7 @@ async function serveReplica(i: number): Promise<ServeCli> {
       return serve;
     } catch (err) {
       if (ports[i] === undefined || attempt === 5 || !String(err).includes('the port is in use')) throw err;
-      await sleep(200 * attempt);
+      await paced(200 * attempt); // the next attempt
     }
   }
 }
@@ -148,7 +147,7 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
       10_000,
       () => haproxy!.output(),
     );
-    await sleep(2000); // the third server's checks fail: out
+    await pastWindow(2000); // the third server's checks fail: out (deploy/haproxy.cfg: within 1.25 s)
   }, 180_000);
 
   afterAll(async () => {
@@ -170,7 +169,7 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
         const word = (v: number) => v.toString(16).padStart(64, '0');
         await anvil.send({ to: ticker as `0x${string}`, data: `0x${word(n)}${word(n)}`, gas: 100_000n });
         await anvil.mine();
-        await sleep(1000);
+        await paced(1000); // a block a second
       }
     })();
 
@@ -180,7 +179,7 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
       const t0 = performance.now();
       for (let i = 0; !stop; i++) {
         const wait = t0 + (i * 1000) / HTTP_PER_SECOND - performance.now();
-        if (wait > 0) await sleep(wait);
+        if (wait > 0) await paced(wait);
         const { method, params } = httpCall(i);
         http.sent++;
         pending.push(
@@ -211,7 +210,7 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
       const t0 = performance.now();
       for (let i = 0; !stop; i++) {
         const wait = t0 + (i * 1000) / WS_PER_SECOND - performance.now();
-        if (wait > 0) await sleep(wait);
+        if (wait > 0) await paced(wait);
         const turn = (i + c) % 3;
         calls.push(
           turn === 0
@@ -227,7 +226,7 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
     // Each replica in turn: SIGTERM, its exit, started again, serving through HAProxy again.
     const t0 = performance.now();
     const restarts: string[] = [];
-    await sleep(3000);
+    await paced(3000); // the load runs a while before the first restart
     for (const i of [0, 1]) {
       const r = replicas[i];
       const signalled = performance.now();
@@ -262,7 +261,7 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
       );
     }
     const left = SECONDS * 1000 - (performance.now() - t0);
-    if (left > 0) await sleep(left);
+    if (left > 0) await paced(left); // the load's whole length
     stop = true;
     await Promise.all([mining, httpLoad, ...wsLoad]);
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { quiet } from '../../../test/helpers/until.js';
 import { SETTINGS } from '../../config/settings.js';
 import { STARKNET_LIVE_FORMAT } from '../../methods/starknet/_shared/liveFormat.js';
 import type { StarknetBlockInput } from '../../starknet/block.js';
@@ -113,7 +114,7 @@ describe('StarknetFeed', () => {
     });
     await s.appendBlock(prepareBlock(block(1, 'a')));
     const pass = feed.headMoved();
-    await new Promise((r) => setTimeout(r, 20));
+    await quiet(20); // the pass must not run its update while the task holds the feed
     release();
     await Promise.all([task, pass]);
     expect(order).toEqual(['task start', 'task end', 'update']);
