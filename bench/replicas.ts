@@ -17,7 +17,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, type HaproxyProcess, startHaproxy, startRedis } from '../scripts/lib/services.js';
+import { type HaproxyProcess, startHaproxyListening, startRedis } from '../scripts/lib/services.js';
 import { httpPost } from './jsonRpc.js';
 import { runLoad, runProbe } from './load.js';
 import { round } from './names.js';
@@ -170,20 +170,15 @@ export async function measureReplicas(o: ReplicasInputs): Promise<ReplicasReport
     for (const n of [1, 2, 3]) {
       const config = join(work, `haproxy-${n}.cfg`);
       writeFileSync(config, haproxyConfig(n));
-      const port = await freePort();
-      haproxy = startHaproxy('haproxy', config, { LISTEN: `127.0.0.1:${port}`, REPLICA1: replicas[0], REPLICA2: replicas[1], REPLICA3: replicas[2] });
-      const lb = endpoint(`127.0.0.1:${port}`);
-      const deadline = Date.now() + 15_000;
       // Up once every server has passed its checks (2 good ones, 1 s apart).
-      for (;;) {
-        const ok = await expected(lb, o.storageBody).then(
-          (t) => t === storageAnswer,
-          () => false,
-        );
-        if (ok) break;
-        if (Date.now() > deadline) throw new Error(`haproxy did not answer: ${haproxy.output().slice(-500)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const started = await startHaproxyListening(
+        'haproxy',
+        config,
+        { REPLICA1: replicas[0], REPLICA2: replicas[1], REPLICA3: replicas[2] },
+        async (url) => (await expected(endpoint(new URL(url).host), o.storageBody)) === storageAnswer,
+      );
+      haproxy = started.haproxy;
+      const lb = endpoint(new URL(started.url).host);
       await new Promise((r) => setTimeout(r, 2500));
       if (n === 1) report.balancerHopUs = await added(direct, lb);
       report.storage.viaBalancer.push(throughput(await load(lb, o.storageBody, storageAnswer)));

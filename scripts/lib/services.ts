@@ -131,3 +131,37 @@ export function startHaproxy(haproxy: string, config: string, env: Record<string
     },
   };
 }
+
+/**
+ * HAProxy running `config` with `env`, listening (its LISTEN variable) on a port found free just
+ * before: HAProxy takes no port 0. If another process took the port in between, HAProxy exits at
+ * once unable to bind, and another port is tried, three in all. Resolves once `ready(url)` says
+ * the balancer answers (`url`: http://127.0.0.1:<port>), or throws with HAProxy's output past
+ * `timeoutMs`.
+ */
+export async function startHaproxyListening(
+  haproxy: string,
+  config: string,
+  env: Record<string, string>,
+  ready: (url: string) => Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<{ haproxy: HaproxyProcess; url: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const proc = startHaproxy(haproxy, config, { ...env, LISTEN: `127.0.0.1:${port}` });
+    const t0 = Date.now();
+    for (;;) {
+      if (await ready(url).catch(() => false)) return { haproxy: proc, url };
+      if (proc.child.exitCode !== null || proc.child.signalCode !== null) break;
+      if (Date.now() - t0 > timeoutMs) {
+        await proc.stop();
+        throw new Error(`haproxy did not answer within ${timeoutMs} ms: ${proc.output().slice(-500)}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (attempt === 3 || !/cannot bind|Address already in use/i.test(proc.output())) {
+      throw new Error(`haproxy exited: ${proc.output().slice(-500)}`);
+    }
+  }
+}

@@ -5,13 +5,13 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE, TICK_TOPIC } from '../../scripts/anvil/tickContract.js';
-import { type HaproxyProcess, startHaproxy } from '../../scripts/lib/services.js';
+import { type HaproxyProcess, startHaproxyListening } from '../../scripts/lib/services.js';
 import { initDatadir } from '../../src/import/init.js';
 import { tempDir } from '../helpers/chains.js';
 import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { describeWithProgram, onPath } from '../helpers/programs.js';
-import { freePort, startRedis, type TestRedis } from '../helpers/redis.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { paced, until } from '../helpers/until.js';
@@ -298,20 +298,18 @@ describe('replicas behind HAProxy, limits in Redis', () => {
   }, 150_000);
 
   it('HAProxy with deploy/haproxy.cfg spreads calls over the three replicas', async () => {
-    const port = await freePort();
-    lb = `http://127.0.0.1:${port}`;
-    const env: Record<string, string> = { LISTEN: `127.0.0.1:${port}` };
+    const env: Record<string, string> = {};
     replicas.forEach((r, i) => {
       env[`REPLICA${i + 1}`] = new URL(r.base).host;
     });
-    haproxy = startHaproxy(HAPROXY!, join(ROOT, 'deploy/haproxy.cfg'), env);
-    await until(
-      'haproxy answering',
-      () => post(lb, OPEN, 'eth_chainId').catch(() => undefined),
-      (r) => r?.status === 200,
-      10_000,
-      () => haproxy!.output(),
+    const started = await startHaproxyListening(
+      HAPROXY!,
+      join(ROOT, 'deploy/haproxy.cfg'),
+      env,
+      async (url) => (await post(url, OPEN, 'eth_chainId')).status === 200,
     );
+    haproxy = started.haproxy;
+    lb = started.url;
     const counts = await load(OPEN, 'eth_blockNumber', 150, 1000);
     expect(outcome(counts)).toEqual({ ok: 150, limited: 0, failed: [] });
   });

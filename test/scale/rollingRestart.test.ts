@@ -1,17 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { type AddressInfo, createServer as createNetServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BareAnvil, startBareAnvil } from '../../scripts/anvil/bareAnvil.js';
 import { TICK_INITCODE } from '../../scripts/anvil/tickContract.js';
-import { type HaproxyProcess, startHaproxy } from '../../scripts/lib/services.js';
+import { type HaproxyProcess, startHaproxyListening } from '../../scripts/lib/services.js';
 import { initDatadir } from '../../src/import/init.js';
 import { tempDir } from '../helpers/chains.js';
 import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { describeWithProgram, onPath } from '../helpers/programs.js';
 import { ReconnectingSocket } from '../helpers/reconnectingSocket.js';
-import { freePort, startRedis, type TestRedis } from '../helpers/redis.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { paced, pastWindow, until } from '../helpers/until.js';
@@ -49,6 +50,7 @@ let redis: TestRedis;
 let haproxy: HaproxyProcess | undefined;
 let ticker = '';
 let lb = '';
+let dead: Server | undefined;
 const dirs = [join(tmp.dir, 'r1'), join(tmp.dir, 'r2')];
 const ports: number[] = [];
 const replicas: ServeCli[] = [];
@@ -131,27 +133,24 @@ describe('rolling restart of two replicas behind HAProxy under load', () => {
       (s) => s === 200,
       60_000,
     );
-    const port = await freePort();
-    lb = `http://127.0.0.1:${port}`;
-    haproxy = startHaproxy(HAPROXY!, join(ROOT, 'deploy/haproxy.cfg'), {
-      LISTEN: `127.0.0.1:${port}`,
-      REPLICA1: `127.0.0.1:${ports[0]}`,
-      REPLICA2: `127.0.0.1:${ports[1]}`,
-      // Two replicas: the file's third server is a port nothing listens on (out after its checks).
-      REPLICA3: `127.0.0.1:${await freePort()}`,
-    });
-    await until(
-      'haproxy answering',
-      () => health(lb),
-      (s) => s === 200,
-      10_000,
-      () => haproxy!.output(),
+    // Two replicas: the file's third server is a port held by this test that drops every
+    // connection (out after its checks), so no other process can take it meanwhile.
+    dead = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => dead!.listen(0, '127.0.0.1', resolve));
+    const started = await startHaproxyListening(
+      HAPROXY!,
+      join(ROOT, 'deploy/haproxy.cfg'),
+      { REPLICA1: `127.0.0.1:${ports[0]}`, REPLICA2: `127.0.0.1:${ports[1]}`, REPLICA3: `127.0.0.1:${(dead.address() as AddressInfo).port}` },
+      async (url) => (await health(url)) === 200,
     );
+    haproxy = started.haproxy;
+    lb = started.url;
     await pastWindow(2000); // the third server's checks fail: out (deploy/haproxy.cfg: within 1.25 s)
   }, 180_000);
 
   afterAll(async () => {
     await haproxy?.stop();
+    dead?.close();
     for (const r of replicas) {
       if (r.child.exitCode === null) r.child.kill('SIGTERM');
       await r.exited;
