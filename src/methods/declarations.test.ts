@@ -65,6 +65,14 @@ describe('method cost declarations', () => {
     }
   });
 
+  it('every method declares the domain errors it may let through (raises; the compiler holds each name to the domain errors: EthereumRaises, StarknetRaises)', () => {
+    const undeclared = TABLES.flatMap(([network, table]) => [...table].filter(([, def]) => !Array.isArray(def.raises)).map(([name]) => `${network} ${name}`));
+    expect(undeclared).toEqual([]);
+    expect(ethereumMethods.get('eth_call')?.raises).toContain('ExecutionFailedError');
+    expect(ethereumMethods.get('eth_getBalance')?.raises).toContain('MissingTrieNodeError');
+    expect(starknetMethods.get('starknet_getEvents')?.raises).toContain('InvalidContinuationTokenError');
+  });
+
   it('a name the network does not serve is cheap', () => {
     expect(ethereumMethods.declaration('trace_nope')).toEqual({ cost: 'cheap', evm: false });
     expect(starknetMethods.declaration('eth_call')).toEqual({ cost: 'cheap', evm: false });

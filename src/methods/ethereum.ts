@@ -1,4 +1,4 @@
-import { createMethodTable, type MethodApi, type MethodTable } from '../rpc/method.js';
+import { createMethodTable, type MethodApi, type MethodTable, type RaisesOf } from '../rpc/method.js';
 import { blockMethods } from './blocks.js';
 import { callMethods } from './callMethods.js';
 import type { EthContext } from './context.js';
@@ -6,6 +6,7 @@ import { coreMethods } from './coreMethods.js';
 import { debugMethods } from './debugMethods.js';
 import { toRpcError } from './errors.js';
 import { otsMethods } from './otsMethods.js';
+import type { DomainErrorsOnly } from './raises.js';
 import { stateMethods } from './stateMethods.js';
 import { subscriptionMethods } from './subscriptionMethods.js';
 import { traceMethods } from './traceMethods.js';
@@ -41,3 +42,6 @@ export const ethereumMethods: MethodTable<EthContext> = createMethodTable<EthCon
  * compiler knows them from the definitions. The tests' typed clients are built from it.
  */
 export type EthereumApi = MethodApi<typeof ethereumDefinitions>;
+
+/** The domain errors Ethereum's methods declare (`raises`): a name that is no domain error's does not compile. */
+export type EthereumRaises = DomainErrorsOnly<RaisesOf<typeof ethereumDefinitions>>;

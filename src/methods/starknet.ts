@@ -1,5 +1,6 @@
-import { createMethodTable, type MethodApi, type MethodTable } from '../rpc/method.js';
+import { createMethodTable, type MethodApi, type MethodTable, type RaisesOf } from '../rpc/method.js';
 import { toRpcError } from './errors.js';
+import type { DomainErrorsOnly } from './raises.js';
 import { addDeclareTransaction } from './starknet/addDeclareTransaction.js';
 import { addDeployAccountTransaction } from './starknet/addDeployAccountTransaction.js';
 import { addInvokeTransaction } from './starknet/addInvokeTransaction.js';
@@ -92,3 +93,6 @@ export const starknetMethods: MethodTable<StarknetContext> = createMethodTable<S
 
 /** What a Starknet network serves, by wire name: each method's wire arguments and result (the tests' typed clients are built from it). */
 export type StarknetApi = MethodApi<typeof starknetDefinitions>;
+
+/** The domain errors Starknet's methods declare (`raises`): a name that is no domain error's does not compile. */
+export type StarknetRaises = DomainErrorsOnly<RaisesOf<typeof starknetDefinitions>>;

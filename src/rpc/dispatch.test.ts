@@ -275,6 +275,34 @@ describe('dispatch: envelope', () => {
     expect(fields).toMatchObject({ rpcMethod: 'boom', rpcId: '"q"' });
   });
 
+  it('a domain error a method does not declare (raises) is answered as mapped, and the dispatcher warns; a declared one is not warned about', async () => {
+    class PlantedError extends Error {
+      override readonly name = 'PlantedError';
+    }
+    const raising = (name: string, raises: readonly string[]): MethodDefinition<unknown> => ({
+      name,
+      raises,
+      call: async () => {
+        throw new PlantedError('planted');
+      },
+    });
+    const mapped: DispatchTarget = {
+      methods: createMethodTable([raising('declares_it', ['PlantedError']), raising('declares_other', ['OtherError'])], (err) =>
+        err instanceof PlantedError ? new ServerError(err.message) : undefined,
+      ),
+      context: undefined,
+    };
+    const answer = (id: number) => `{"jsonrpc":"2.0","id":${id},"error":{"code":-32000,"message":"planted"}}`;
+    const log = quietLog();
+    expect(await dispatch('{"jsonrpc":"2.0","id":1,"method":"declares_it"}', mapped, log, LIMITS)).toBe(answer(1));
+    expect(log.warn).not.toHaveBeenCalled();
+    expect(await dispatch('{"jsonrpc":"2.0","id":2,"method":"declares_other"}', mapped, log, LIMITS)).toBe(answer(2));
+    expect(log.warn).toHaveBeenCalledExactlyOnceWith(
+      { rpcMethod: 'declares_other', error: 'PlantedError' },
+      'method raised a domain error it does not declare',
+    );
+  });
+
   it('an internal error in a notification is logged but not answered', async () => {
     const log = quietLog();
     expect(await dispatch('{"jsonrpc":"2.0","method":"boom"}', target, log, LIMITS)).toBeUndefined();

@@ -245,10 +245,22 @@ function toRpcError(env: Env, err: unknown, method: string, id: string | undefin
   const wire = err instanceof RpcError ? err : env.target.methods.mapError?.(err);
   if (wire !== undefined) {
     env.log.debug({ rpcMethod: method, rpcId: id, code: wire.code }, 'method returned an error');
+    if (wire !== err) checkDeclared(env, err, method);
     return wire;
   }
   env.log.error({ err, rpcMethod: method, rpcId: id }, 'internal error in method');
   return new InternalError();
+}
+
+/**
+ * Warns when a method lets through a domain error its definition does not declare (`raises`): the
+ * client gets its wire error all the same, and the declaration is to be fixed.
+ */
+function checkDeclared(env: Env, err: unknown, method: string): void {
+  const raises = env.target.methods.get(method)?.raises;
+  const name = err instanceof Error ? err.name : undefined;
+  if (raises === undefined || name === undefined || raises.includes(name)) return;
+  env.log.warn({ rpcMethod: method, error: name }, 'method raised a domain error it does not declare');
 }
 
 /**

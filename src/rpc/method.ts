@@ -99,16 +99,31 @@ export interface MethodDeclaration {
  * infers all three from the spec, so a change to a handler's result changes the type of every
  * caller that reads it ({@link MethodApi}: the typed clients of the tests are derived from it).
  */
-export interface MethodDefinition<Ctx, Name extends string = string, Params extends readonly unknown[] = readonly unknown[], Result = unknown> {
+export interface MethodDefinition<
+  Ctx,
+  Name extends string = string,
+  Params extends readonly unknown[] = readonly unknown[],
+  Result = unknown,
+  Raises extends string = string,
+> {
   readonly name: Name;
   /** The method's cost class (default `cheap`); see {@link MethodCost}. */
   readonly cost?: MethodCost;
   /** Whether it runs on an EVM worker (default false); see {@link MethodDeclaration.evm}. */
   readonly evm?: boolean;
+  /**
+   * The domain errors (by name) its handler may let through, which the table's `mapError`
+   * answers: pathfinder's per-method error sets. The dispatcher logs a warning for one it does
+   * not declare (answered all the same); absent, nothing is checked.
+   */
+  readonly raises?: readonly Raises[];
   call(ctx: Ctx, params: unknown, req?: RequestContext<HeadOf<Ctx>>): Promise<Result>;
   /** Types only, never set: the wire arguments and the result, for {@link MethodApi}. */
   readonly '~types'?: { readonly params: Params; readonly result: Result };
 }
+
+/** The domain error names the definitions `Defs` declare (`raises`), as one union. */
+export type RaisesOf<Defs extends readonly MethodDefinition<never>[]> = NonNullable<Defs[number]['raises']>[number];
 
 /**
  * The head type of a network whose methods take a `Ctx`: a context names it with a `'~head'`
@@ -118,11 +133,14 @@ export interface MethodDefinition<Ctx, Name extends string = string, Params exte
 export type HeadOf<Ctx> = Ctx extends { readonly '~head'?: infer H } ? H : unknown;
 
 /**
- * The API a list of definitions serves, by wire name: each method's wire arguments and result.
+ * The API a list of definitions serves, by wire name: each method's wire arguments, result and
+ * the domain errors it declares.
  * What typed clients are built from (`MethodApi<typeof ethereumDefinitions>`).
  */
 export type MethodApi<Defs extends readonly MethodDefinition<never>[]> = {
-  [D in Defs[number] as D['name']]: D extends MethodDefinition<never, string, infer P, infer R> ? { readonly params: P; readonly result: R } : never;
+  [D in Defs[number] as D['name']]: D extends MethodDefinition<never, string, infer P, infer R, infer E>
+    ? { readonly params: P; readonly result: R; readonly raises: E }
+    : never;
 };
 
 /**
@@ -165,7 +183,7 @@ export type WireParams<S extends readonly z.ZodType[], R extends number, Seen ex
     : [WireOf<H>, ...WireParams<T, R, [...Seen, H]>]
   : [];
 
-export interface MethodSpec<Ctx, Name extends string, S extends readonly z.ZodType[], R extends number, Result> {
+export interface MethodSpec<Ctx, Name extends string, S extends readonly z.ZodType[], R extends number, Result, Raises extends string> {
   /** Wire name, e.g. `eth_getStorageAt`. */
   name: Name;
   /** One schema per positional argument; each decodes wire JSON into domain values. */
@@ -178,6 +196,8 @@ export interface MethodSpec<Ctx, Name extends string, S extends readonly z.ZodTy
   cost?: MethodCost;
   /** Whether it runs on an EVM worker (default false); see {@link MethodDeclaration.evm}. */
   evm?: boolean;
+  /** The domain errors its handler may let through; see {@link MethodDefinition.raises}. */
+  raises?: readonly Raises[];
   handler: (ctx: Ctx, args: Outputs<S>, req: RequestContext<HeadOf<Ctx>> | undefined) => Result | PromiseLike<Result>;
 }
 
@@ -187,15 +207,21 @@ export interface MethodSpec<Ctx, Name extends string, S extends readonly z.ZodTy
  * accepts names; too few is `missing value for required argument <i>`; too many is
  * `too many arguments, want at most <n>`; a bad one is `invalid argument <i>: <detail>`.
  */
-export function defineMethod<Ctx, const Name extends string, const S extends readonly z.ZodType[], Result, const R extends number = S['length']>(
-  spec: MethodSpec<Ctx, Name, S, R, Result>,
-): MethodDefinition<Ctx, Name, WireParams<S, R>, Awaited<Result>> {
+export function defineMethod<
+  Ctx,
+  const Name extends string,
+  const S extends readonly z.ZodType[],
+  Result,
+  const R extends number = S['length'],
+  const Raises extends string = never,
+>(spec: MethodSpec<Ctx, Name, S, R, Result, Raises>): MethodDefinition<Ctx, Name, WireParams<S, R>, Awaited<Result>, Raises> {
   const required = spec.required ?? spec.params.length;
   const direct = spec.params.map(directDecoder);
   return {
     name: spec.name,
     cost: spec.cost ?? 'cheap',
     evm: spec.evm ?? false,
+    raises: spec.raises,
     async call(ctx: Ctx, params: unknown, req?: RequestContext<HeadOf<Ctx>>): Promise<Awaited<Result>> {
       const raw = positional(params, spec.names);
       if (raw.length > spec.params.length) {

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { FIXTURES } from '../helpers/chains.js';
@@ -52,10 +53,13 @@ function conformance(set: (typeof SETS)[number], plain: boolean): void {
   describe(title, () => {
     let server: EthTestServer;
     let client: RpcClient;
+    // The server's warnings: a domain error a method let through without declaring it says so there.
+    const warnings: string[] = [];
     beforeAll(async () => {
       const config = testConfig();
       config.execution.evmFastPaths = !plain;
-      server = await startEthServer(join(FIXTURES, set), config);
+      const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+      server = await startEthServer(join(FIXTURES, set), config, logger);
       client = httpClient(server.url, server.key);
     });
     afterAll(async () => {
@@ -79,6 +83,9 @@ function conformance(set: (typeof SETS)[number], plain: boolean): void {
         },
       );
     }
+    it('no method let through a domain error it does not declare (raises)', () => {
+      expect(warnings.filter((w) => w.includes('does not declare'))).toEqual([]);
+    });
   });
 }
 

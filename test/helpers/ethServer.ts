@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
 import type { Config } from '../../src/config/settings.js';
@@ -15,11 +16,11 @@ export interface EthTestServer {
 }
 
 /** Imports `<fixtureDir>/{genesis.json,chain.rlp}` and serves it with `config`; `close()` removes everything. */
-export async function startEthServer(fixtureDir: string, config: Config = testConfig()): Promise<EthTestServer> {
+export async function startEthServer(fixtureDir: string, config: Config = testConfig(), logger: Logger | false = false): Promise<EthTestServer> {
   const tmp = tempDir();
   const chain = await importFixtureChain(fixtureDir, join(tmp.dir, 'data'));
   const network = await createEthereumNetwork(chain, { name: 'mainnet', clientVersion: 'tracenode/test', config });
-  const server = await startServer({ networks: [network.handle], apiKeys: [TEST_API_KEY], logger: false });
+  const server = await startServer({ networks: [network.handle], apiKeys: [TEST_API_KEY], logger });
   return {
     url: server.url,
     key: server.key,

@@ -8,6 +8,7 @@ import type { EthContext, EthRequest } from '../context.js';
 import { formatHeader } from '../eth/_shared/formatBlock.js';
 import { blockNumberOf } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 
 /**
  * `debug_executionWitness(block)`: what executing a stored block needs besides the block, as
@@ -22,6 +23,7 @@ import { evmRequest } from '../evmRequest.js';
  */
 export const executionWitness = defineMethod({
   name: 'debug_executionWitness',
+  raises: REPLAY,
   cost: 'heavy', // executes the block in the EVM workers
   evm: true,
   params: [BlockNumberOrHash],

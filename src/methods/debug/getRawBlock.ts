@@ -2,6 +2,7 @@ import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { bytesToData } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { rawTarget } from './_shared.js';
 
 /**
@@ -11,6 +12,7 @@ import { rawTarget } from './_shared.js';
  */
 export const getRawBlock = defineMethod({
   name: 'debug_getRawBlock',
+  raises: HISTORY,
   params: [BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [block], req) => bytesToData((await rawTarget(ctx, block, req)).serialize()),

@@ -3,6 +3,7 @@ import { bytesToData } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
+import { HISTORY } from '../raises.js';
 
 /**
  * `debug_getRawHeader(block)`: the header's consensus RLP, whose keccak is the block hash, as
@@ -10,6 +11,7 @@ import { resolveBlock } from '../eth/_shared/resolveBlock.js';
  */
 export const getRawHeader = defineMethod({
   name: 'debug_getRawHeader',
+  raises: HISTORY,
   params: [BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [block], req) => bytesToData((await resolveBlock(ctx, block, req)).serialize()),

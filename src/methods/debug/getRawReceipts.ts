@@ -6,6 +6,7 @@ import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { logsBloom } from '../eth/_shared/bloom.js';
+import { HISTORY } from '../raises.js';
 import { rawTarget } from './_shared.js';
 
 /**
@@ -16,6 +17,7 @@ import { rawTarget } from './_shared.js';
  */
 export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
+  raises: HISTORY,
   params: [BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [id], req) => {

@@ -3,6 +3,7 @@ import { Hash } from '../../codec/schemas.js';
 import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { REPLAY } from '../raises.js';
 import { TraceConfigParam, traceWholeBlock } from './_trace.js';
 
 /**
@@ -13,6 +14,7 @@ import { TraceConfigParam, traceWholeBlock } from './_trace.js';
  */
 export const traceBlockByHash = defineMethod({
   name: 'debug_traceBlockByHash',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers
   evm: true,
   params: [Hash, TraceConfigParam],

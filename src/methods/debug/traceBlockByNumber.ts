@@ -3,6 +3,7 @@ import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { blockNumberOf } from '../eth/_shared/resolveBlock.js';
+import { REPLAY } from '../raises.js';
 import { TraceConfigParam, traceWholeBlock } from './_trace.js';
 
 /**
@@ -13,6 +14,7 @@ import { TraceConfigParam, traceWholeBlock } from './_trace.js';
  */
 export const traceBlockByNumber = defineMethod({
   name: 'debug_traceBlockByNumber',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers
   evm: true,
   params: [BlockNumberOrTag, TraceConfigParam],

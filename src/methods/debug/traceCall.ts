@@ -5,6 +5,7 @@ import type { EthContext } from '../context.js';
 import { CallObject } from '../eth/_shared/callArgs.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { absentTraceConfig, requestedTimeout, resolveTracer, TraceCallConfigParam } from './_trace.js';
 
 /**
@@ -17,6 +18,7 @@ import { absentTraceConfig, requestedTimeout, resolveTracer, TraceCallConfigPara
  */
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
+  raises: REPLAY,
   cost: 'heavy', // runs the EVM
   evm: true,
   params: [CallObject, BlockNumberOrHash, TraceCallConfigParam],

@@ -3,6 +3,7 @@ import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { absentTraceConfig, requestedTimeout, resolveTracer, TraceConfigParam } from './_trace.js';
 
 /**
@@ -16,6 +17,7 @@ import { absentTraceConfig, requestedTimeout, resolveTracer, TraceConfigParam } 
  */
 export const traceTransaction = defineMethod({
   name: 'debug_traceTransaction',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers
   evm: true,
   params: [Hash, TraceConfigParam],

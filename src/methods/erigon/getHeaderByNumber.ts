@@ -4,6 +4,7 @@ import type { EthContext } from '../context.js';
 import { formatHeader, type RpcHeader } from '../eth/_shared/formatBlock.js';
 import { blockNumberOf } from '../eth/_shared/resolveBlock.js';
 import { OtsBlockNumber } from '../ots/_shared/params.js';
+import { HISTORY } from '../raises.js';
 
 /**
  * `erigon_getHeaderByNumber(number)`: the canonical header at a number or tag (erigon
@@ -13,6 +14,7 @@ import { OtsBlockNumber } from '../ots/_shared/params.js';
  */
 export const erigonGetHeaderByNumber = defineMethod({
   name: 'erigon_getHeaderByNumber',
+  raises: HISTORY,
   params: [OtsBlockNumber],
   handler: async (ctx: EthContext, [id], req): Promise<RpcHeader> => {
     const number = await blockNumberOf(ctx, id, req);

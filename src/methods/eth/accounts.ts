@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { NONE } from '../raises.js';
 import { forwardToUpstream } from './_shared/upstreamPool.js';
 
 /**
@@ -9,6 +10,7 @@ import { forwardToUpstream } from './_shared/upstreamPool.js';
  */
 export const accounts = defineMethod({
   name: 'eth_accounts',
+  raises: NONE,
   params: [],
   handler: (ctx: EthContext) => (ctx.pool !== undefined && ctx.relayed?.accounts === true ? forwardToUpstream(ctx.pool, 'eth_accounts', []) : []),
 });

@@ -1,6 +1,7 @@
 import { bigIntToQuantity } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { headOf } from './_shared/head.js';
 
 /**
@@ -10,6 +11,7 @@ import { headOf } from './_shared/head.js';
  */
 export const blobBaseFee = defineMethod({
   name: 'eth_blobBaseFee',
+  raises: HISTORY,
   params: [],
   handler: async (ctx: EthContext, _args, req) => {
     const head = await headOf(ctx, req);

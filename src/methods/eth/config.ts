@@ -3,6 +3,7 @@ import { bigIntToQuantity } from '../../codec/hex.js';
 import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { NONE } from '../raises.js';
 
 /**
  * `eth_config` (EIP-7910): the fork the node runs at its head (`current`), the next scheduled one
@@ -81,6 +82,7 @@ function forkId(config: GenesisConfig, genesisHash: Uint8Array, genesisTime: big
 
 export const config = defineMethod({
   name: 'eth_config',
+  raises: NONE,
   params: [],
   handler: async (ctx: EthContext) => {
     const store = ctx.chain.store;

@@ -3,6 +3,7 @@ import { bigIntToQuantity, bytesToData } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { EVM_RUN } from '../raises.js';
 import { CallObject, StateOverrideSet } from './_shared/callArgs.js';
 import { withFeeDefaults } from './_shared/feeDefaults.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
@@ -19,6 +20,7 @@ import { resolveBlock } from './_shared/resolveBlock.js';
  */
 export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
+  raises: EVM_RUN,
   cost: 'heavy', // runs the EVM
   evm: true,
   params: [CallObject, BlockNumberOrHash, StateOverrideSet],

@@ -3,6 +3,7 @@ import { bigIntToQuantity } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { EVM_RUN } from '../raises.js';
 import { BlockOverrideSet, CallObject, StateOverrideSet } from './_shared/callArgs.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
@@ -15,6 +16,7 @@ import { resolveBlock } from './_shared/resolveBlock.js';
  */
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
+  raises: EVM_RUN,
   cost: 'heavy', // runs the EVM
   evm: true,
   params: [CallObject, BlockNumberOrHash, StateOverrideSet, BlockOverrideSet],

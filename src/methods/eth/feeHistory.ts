@@ -4,6 +4,7 @@ import { bigIntToQuantity } from '../../codec/hex.js';
 import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { effectiveGasTip } from './_shared/formatTransaction.js';
 import { headOf } from './_shared/head.js';
 import { FloatList, HexOrDecimal64 } from './_shared/params.js';
@@ -77,6 +78,7 @@ async function blockRewards(ctx: EthContext, block: Block, percentiles: readonly
  */
 export const feeHistory = defineMethod({
   name: 'eth_feeHistory',
+  raises: HISTORY,
   params: [HexOrDecimal64, BlockNumberOrTag, FloatList],
   handler: async (ctx: EthContext, [count, newest, percentiles], req): Promise<RpcFeeHistory> => {
     if (count < 1n) return { oldestBlock: '0x0', gasUsedRatio: null };

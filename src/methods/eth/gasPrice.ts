@@ -1,6 +1,7 @@
 import { bigIntToQuantity } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { headOf } from './_shared/head.js';
 
 /**
@@ -9,6 +10,7 @@ import { headOf } from './_shared/head.js';
  */
 export const gasPrice = defineMethod({
   name: 'eth_gasPrice',
+  raises: HISTORY,
   params: [],
   handler: async (ctx: EthContext, _args, req) => {
     // One head for both parts of the answer: the oracle's samples and the base fee.

@@ -4,6 +4,7 @@ import { bigIntToQuantity, bytesToData } from '../../codec/hex.js';
 import { Address } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { STATE } from '../raises.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
 /**
@@ -15,6 +16,7 @@ import { resolveBlock } from './_shared/resolveBlock.js';
  */
 export const getAccount = defineMethod({
   name: 'eth_getAccount',
+  raises: STATE,
   params: [Address, BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [address, block], req) => {

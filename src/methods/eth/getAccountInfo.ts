@@ -3,6 +3,7 @@ import { bigIntToQuantity, bytesToData } from '../../codec/hex.js';
 import { Address } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { STATE } from '../raises.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
 /**
@@ -14,6 +15,7 @@ import { resolveBlock } from './_shared/resolveBlock.js';
  */
 export const getAccountInfo = defineMethod({
   name: 'eth_getAccountInfo',
+  raises: STATE,
   params: [Address, BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [address, block], req) => {

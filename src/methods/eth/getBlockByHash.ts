@@ -1,6 +1,7 @@
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { formatBlock } from './_shared/formatBlock.js';
 import { Bool } from './_shared/params.js';
 
@@ -11,6 +12,7 @@ import { Bool } from './_shared/params.js';
  */
 export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
+  raises: HISTORY,
   params: [Hash, Bool],
   handler: async (ctx: EthContext, [hash, fullTx]) => {
     const block = await ctx.chain.store.blockByHash(hash);

@@ -1,6 +1,7 @@
 import { BlockNumberOrTag } from '../../codec/blockId.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { findBlock } from './_shared/findBlock.js';
 import { formatBlock } from './_shared/formatBlock.js';
 import { Bool } from './_shared/params.js';
@@ -12,6 +13,7 @@ import { Bool } from './_shared/params.js';
  */
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
+  raises: HISTORY,
   params: [BlockNumberOrTag, Bool],
   handler: async (ctx: EthContext, [id, fullTx], req) => {
     const block = await findBlock(ctx, id, req);

@@ -1,6 +1,7 @@
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { findBlock } from './_shared/findBlock.js';
 import { formatBlockReceipts } from './_shared/formatReceipt.js';
 
@@ -10,6 +11,7 @@ import { formatBlockReceipts } from './_shared/formatReceipt.js';
  */
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
+  raises: HISTORY,
   params: [BlockNumberOrHash],
   handler: async (ctx: EthContext, [id], req) => {
     const block = await findBlock(ctx, id, req);

@@ -1,6 +1,7 @@
 import { RawString } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { FILTER_LOGS } from '../raises.js';
 import { filterOwner } from './_shared/filterOwner.js';
 
 /**
@@ -11,6 +12,7 @@ import { filterOwner } from './_shared/filterOwner.js';
  */
 export const getFilterChanges = defineMethod({
   name: 'eth_getFilterChanges',
+  raises: FILTER_LOGS,
   params: [RawString],
   handler: (ctx: EthContext, [id], req) => ctx.events.filters.takeChanges(filterOwner(req), id),
 });

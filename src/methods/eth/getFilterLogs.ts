@@ -2,6 +2,7 @@ import { RawString } from '../../codec/schemas.js';
 import { FilterNotFoundError } from '../../live/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { FILTER_LOGS } from '../raises.js';
 import { filterOwner } from './_shared/filterOwner.js';
 import { findLogs } from './_shared/findLogs.js';
 
@@ -13,6 +14,7 @@ import { findLogs } from './_shared/findLogs.js';
  */
 export const getFilterLogs = defineMethod({
   name: 'eth_getFilterLogs',
+  raises: FILTER_LOGS,
   params: [RawString],
   handler: async (ctx: EthContext, [id], req) => {
     const filter = await ctx.events.filters.get(filterOwner(req), id);

@@ -1,6 +1,7 @@
 import { BlockNumberOrTag } from '../../codec/blockId.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { formatHeader } from './_shared/formatBlock.js';
 import { blockNumberOf } from './_shared/resolveBlock.js';
 
@@ -11,6 +12,7 @@ import { blockNumberOf } from './_shared/resolveBlock.js';
  */
 export const getHeaderByNumber = defineMethod({
   name: 'eth_getHeaderByNumber',
+  raises: HISTORY,
   params: [BlockNumberOrTag],
   handler: async (ctx: EthContext, [id], req) => {
     const store = ctx.chain.store;

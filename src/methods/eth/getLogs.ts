@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { findLogs } from './_shared/findLogs.js';
 import { LogFilterSchema } from './_shared/logFilter.js';
 
@@ -26,6 +27,7 @@ import { LogFilterSchema } from './_shared/logFilter.js';
  */
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
+  raises: HISTORY,
   cost: 'heavy', // scans a range of blocks (up to `getLogsMaxBlockRange`), off the EVM
   params: [LogFilterSchema],
   handler: (ctx: EthContext, [criteria], req) => findLogs(ctx, criteria, req),

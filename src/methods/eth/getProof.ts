@@ -6,6 +6,7 @@ import { Address, RawString } from '../../codec/schemas.js';
 import { InvalidParamsError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { STATE } from '../raises.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 import { storageKeyOrThrow } from './_shared/storageKey.js';
 
@@ -21,6 +22,7 @@ const ZERO_HASH = bytesToData(new Uint8Array(32));
  */
 export const getProof = defineMethod({
   name: 'eth_getProof',
+  raises: STATE,
   params: [Address, z.array(RawString), BlockNumberOrHash],
   required: 2,
   handler: async (ctx: EthContext, [address, keys, block], req) => {

@@ -2,6 +2,7 @@ import { bytesToData } from '../../codec/hex.js';
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { Index } from './_shared/params.js';
 
 /**
@@ -10,6 +11,7 @@ import { Index } from './_shared/params.js';
  */
 export const getRawTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getRawTransactionByBlockHashAndIndex',
+  raises: HISTORY,
   params: [Hash, Index],
   handler: async (ctx: EthContext, [hash, index]) => {
     const tx = (await ctx.chain.store.blockByHash(hash))?.transactions[index];

@@ -2,6 +2,7 @@ import { BlockNumberOrTag } from '../../codec/blockId.js';
 import { bytesToData } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { findBlock } from './_shared/findBlock.js';
 import { Index } from './_shared/params.js';
 
@@ -11,6 +12,7 @@ import { Index } from './_shared/params.js';
  */
 export const getRawTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getRawTransactionByBlockNumberAndIndex',
+  raises: HISTORY,
   params: [BlockNumberOrTag, Index],
   handler: async (ctx: EthContext, [id, index], req) => {
     const tx = (await findBlock(ctx, id, req))?.transactions[index];

@@ -1,6 +1,7 @@
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { rawTransactionByHash } from './_shared/rawTransaction.js';
 
 /**
@@ -10,6 +11,7 @@ import { rawTransactionByHash } from './_shared/rawTransaction.js';
  */
 export const getRawTransactionByHash = defineMethod({
   name: 'eth_getRawTransactionByHash',
+  raises: HISTORY,
   params: [Hash],
   handler: (ctx: EthContext, [hash]) => rawTransactionByHash(ctx, hash),
 });

@@ -3,6 +3,7 @@ import { bytesToData32 } from '../../codec/hex.js';
 import { Address, RawString } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { STATE } from '../raises.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 import { storageKeyOrThrow } from './_shared/storageKey.js';
 
@@ -14,6 +15,7 @@ import { storageKeyOrThrow } from './_shared/storageKey.js';
  */
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
+  raises: STATE,
   params: [Address, RawString, BlockNumberOrHash],
   required: 2,
   handler: async (ctx: EthContext, [address, position, block], req) => {

@@ -5,6 +5,7 @@ import { Address, Hash, jsonType } from '../../codec/schemas.js';
 import { InvalidParamsError, LimitExceededError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { STATE } from '../raises.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 
 /** The request map `{ "<address>": ["<slot>", …] }`, decoded as geth's `map[common.Address][]common.Hash`. */
@@ -43,6 +44,7 @@ const StorageRequests = z.unknown().transform((value, ctx): Map<string, { addres
  */
 export const getStorageValues = defineMethod({
   name: 'eth_getStorageValues',
+  raises: STATE,
   params: [StorageRequests, BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [requests, block], req) => {

@@ -1,6 +1,7 @@
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { formatBlockTransaction, formatPendingTransaction, type RpcTransaction } from './_shared/formatTransaction.js';
 import { poolTransaction } from './_shared/poolTransaction.js';
 
@@ -12,6 +13,7 @@ import { poolTransaction } from './_shared/poolTransaction.js';
  */
 export const getTransactionByHash = defineMethod({
   name: 'eth_getTransactionByHash',
+  raises: HISTORY,
   params: [Hash],
   handler: async (ctx: EthContext, [hash]) => {
     const mined = await minedTransaction(ctx, hash);

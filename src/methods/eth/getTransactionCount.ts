@@ -4,6 +4,7 @@ import { Address } from '../../codec/schemas.js';
 import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { STATE } from '../raises.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
 import { forwardToUpstream } from './_shared/upstreamPool.js';
 
@@ -18,6 +19,7 @@ import { forwardToUpstream } from './_shared/upstreamPool.js';
  */
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
+  raises: STATE,
   params: [Address, BlockNumberOrHash],
   required: 1,
   handler: async (ctx: EthContext, [address, block], req) => {

@@ -4,6 +4,7 @@ import { bytesToData } from '../../codec/hex.js';
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { formatReceipt } from './_shared/formatReceipt.js';
 
 /**
@@ -21,6 +22,7 @@ import { formatReceipt } from './_shared/formatReceipt.js';
  */
 export const getTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
+  raises: HISTORY,
   params: [Hash],
   handler: async (ctx: EthContext, [hash]) => {
     const found = await localReceipt(ctx, hash);

@@ -1,6 +1,7 @@
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { formatUncle } from './_shared/formatBlock.js';
 import { Index } from './_shared/params.js';
 
@@ -10,6 +11,7 @@ import { Index } from './_shared/params.js';
  */
 export const getUncleByBlockHashAndIndex = defineMethod({
   name: 'eth_getUncleByBlockHashAndIndex',
+  raises: HISTORY,
   params: [Hash, Index],
   handler: async (ctx: EthContext, [hash, index]) => {
     const uncle = (await ctx.chain.store.blockByHash(hash))?.uncleHeaders[index];

@@ -1,6 +1,7 @@
 import { BlockNumberOrTag } from '../../codec/blockId.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { findBlock } from './_shared/findBlock.js';
 import { formatUncle } from './_shared/formatBlock.js';
 import { Index } from './_shared/params.js';
@@ -12,6 +13,7 @@ import { Index } from './_shared/params.js';
  */
 export const getUncleByBlockNumberAndIndex = defineMethod({
   name: 'eth_getUncleByBlockNumberAndIndex',
+  raises: HISTORY,
   params: [BlockNumberOrTag, Index],
   handler: async (ctx: EthContext, [id, index], req) => {
     const uncle = (await findBlock(ctx, id, req))?.uncleHeaders[index];

@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { FILTER } from '../raises.js';
 import { filterOwner } from './_shared/filterOwner.js';
 
 /**
@@ -10,6 +11,7 @@ import { filterOwner } from './_shared/filterOwner.js';
  */
 export const newBlockFilter = defineMethod({
   name: 'eth_newBlockFilter',
+  raises: FILTER,
   params: [],
   handler: (ctx: EthContext, _args, req) => ctx.events.filters.installBlocks(filterOwner(req)),
 });

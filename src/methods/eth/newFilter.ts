@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { FILTER_LOGS } from '../raises.js';
 import { filterOwner } from './_shared/filterOwner.js';
 import { liveLogFilter } from './_shared/liveLogFilter.js';
 import { LogFilterSchema } from './_shared/logFilter.js';
@@ -13,6 +14,7 @@ import { LogFilterSchema } from './_shared/logFilter.js';
  */
 export const newFilter = defineMethod({
   name: 'eth_newFilter',
+  raises: FILTER_LOGS,
   params: [LogFilterSchema],
   handler: (ctx: EthContext, [criteria], req) => ctx.events.filters.installLogs(filterOwner(req), criteria, liveLogFilter(criteria)),
 });

@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { FILTER } from '../raises.js';
 import { filterOwner } from './_shared/filterOwner.js';
 import { pendingRefusal } from './_shared/pendingRefusal.js';
 
@@ -11,6 +12,7 @@ import { pendingRefusal } from './_shared/pendingRefusal.js';
  */
 export const newPendingTransactionFilter = defineMethod({
   name: 'eth_newPendingTransactionFilter',
+  raises: FILTER,
   params: [],
   handler: async (ctx: EthContext, _args, req) => {
     try {

@@ -3,10 +3,12 @@ import { Data } from '../../codec/schemas.js';
 import { MethodNotSupportedError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { NONE } from '../raises.js';
 import { forwardToUpstream } from './_shared/upstreamPool.js';
 
 const relay = defineMethod({
   name: 'eth_sendRawTransaction',
+  raises: NONE,
   params: [Data],
   handler: async (ctx: EthContext, [raw]) => {
     const hash = await forwardToUpstream(ctx.pool!, 'eth_sendRawTransaction', [bytesToData(raw)]);
@@ -32,6 +34,7 @@ const relay = defineMethod({
  */
 export const sendRawTransaction: typeof relay = {
   name: 'eth_sendRawTransaction',
+  raises: NONE,
   call(ctx, params, req) {
     if (ctx.pool === undefined) return Promise.reject(new MethodNotSupportedError('eth_sendRawTransaction is not supported: this node is read-only'));
     return relay.call(ctx, params, req);

@@ -3,10 +3,12 @@ import { Data, Quantity64 } from '../../codec/schemas.js';
 import { MethodNotSupportedError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { NONE } from '../raises.js';
 import { forwardToUpstream } from './_shared/upstreamPool.js';
 
 const relay = defineMethod({
   name: 'eth_sendRawTransactionSync',
+  raises: NONE,
   params: [Data, Quantity64],
   required: 1,
   handler: (ctx: EthContext, [raw, timeoutMs]) =>
@@ -22,6 +24,7 @@ const relay = defineMethod({
  */
 export const sendRawTransactionSync: typeof relay = {
   name: 'eth_sendRawTransactionSync',
+  raises: NONE,
   call(ctx, params, req) {
     if (ctx.pool === undefined) return Promise.reject(new MethodNotSupportedError('eth_sendRawTransactionSync is not supported: this node is read-only'));
     return relay.call(ctx, params, req);

@@ -6,6 +6,7 @@ import { InvalidParamsError, RpcError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { SIMULATION } from '../raises.js';
 import { BlockOverrideSet, CallObject, StateOverrideSet } from './_shared/callArgs.js';
 import { formatSimulatedBlock } from './_shared/formatSimulatedBlock.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
@@ -95,6 +96,7 @@ const SimOpts = z.unknown().transform((value, ctx): SimOptions => {
  */
 export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
+  raises: SIMULATION,
   cost: 'heavy', // runs the EVM
   evm: true,
   params: [SimOpts, BlockNumberOrHash],

@@ -3,6 +3,7 @@ import { RawString } from '../../codec/schemas.js';
 import { InvalidParamsError, NotificationsUnsupportedError, RpcError } from '../../rpc/errors.js';
 import { defineMethod, describeZodError } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { SUBSCRIPTION } from '../raises.js';
 import { liveLogFilter } from './_shared/liveLogFilter.js';
 import { type LogFilterCriteria, LogFilterSchema } from './_shared/logFilter.js';
 import { pendingRefusal } from './_shared/pendingRefusal.js';
@@ -27,6 +28,7 @@ const UNKNOWN_SUBSCRIPTION_CODE = -32601;
  */
 export const subscribe = defineMethod({
   name: 'eth_subscribe',
+  raises: SUBSCRIPTION,
   params: [RawString, z.unknown()],
   required: 1,
   handler: async (ctx: EthContext, [kind, options], req) => {

@@ -1,6 +1,7 @@
 import { RawString } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { FILTER } from '../raises.js';
 import { filterOwner } from './_shared/filterOwner.js';
 
 /**
@@ -9,6 +10,7 @@ import { filterOwner } from './_shared/filterOwner.js';
  */
 export const uninstallFilter = defineMethod({
   name: 'eth_uninstallFilter',
+  raises: FILTER,
   params: [RawString],
   handler: (ctx: EthContext, [id], req) => ctx.events.filters.uninstall(filterOwner(req), id),
 });

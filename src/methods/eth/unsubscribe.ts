@@ -2,6 +2,7 @@ import { RawString } from '../../codec/schemas.js';
 import { NotificationsUnsupportedError, ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { NONE } from '../raises.js';
 
 /**
  * `eth_unsubscribe(id)`: ends one of this connection's subscriptions and answers true; an id
@@ -11,6 +12,7 @@ import type { EthContext } from '../context.js';
  */
 export const unsubscribe = defineMethod({
   name: 'eth_unsubscribe',
+  raises: NONE,
   params: [RawString],
   handler: (ctx: EthContext, [id], req) => {
     const channel = req?.session.notifications;

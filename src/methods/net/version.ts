@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { NONE } from '../raises.js';
 
 /**
  * `net_version`: the network id as a decimal string. geth takes it from `config.networkId` when
@@ -7,6 +8,7 @@ import type { EthContext } from '../context.js';
  */
 export const version = defineMethod({
   name: 'net_version',
+  raises: NONE,
   params: [],
   handler: (ctx: EthContext) => {
     const networkId = (ctx.chain.genesis.config as { networkId?: unknown }).networkId;

@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { NONE } from '../raises.js';
 
 /** The Otterscan API level served: 8, erigon's `API_LEVEL` and the least Otterscan 2.x accepts. */
 export const OTS_API_LEVEL = 8;
@@ -10,6 +11,7 @@ export const OTS_API_LEVEL = 8;
  */
 export const otsGetApiLevel = defineMethod({
   name: 'ots_getApiLevel',
+  raises: NONE,
   params: [],
   handler: (_ctx: EthContext): number => OTS_API_LEVEL,
 });

@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { findBlock } from '../eth/_shared/findBlock.js';
+import { HISTORY } from '../raises.js';
 import { blockDetails, type OtsBlockDetails } from './_shared/blocks.js';
 import { OtsBlockNumber } from './_shared/params.js';
 
@@ -11,6 +12,7 @@ import { OtsBlockNumber } from './_shared/params.js';
  */
 export const otsGetBlockDetails = defineMethod({
   name: 'ots_getBlockDetails',
+  raises: HISTORY,
   params: [OtsBlockNumber],
   handler: async (ctx: EthContext, [id], req): Promise<OtsBlockDetails | null> => {
     const block = await findBlock(ctx, id, req);

@@ -2,6 +2,7 @@ import { Hash } from '../../codec/schemas.js';
 import { ServerError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { blockDetails, type OtsBlockDetails } from './_shared/blocks.js';
 
 /**
@@ -11,6 +12,7 @@ import { blockDetails, type OtsBlockDetails } from './_shared/blocks.js';
  */
 export const otsGetBlockDetailsByHash = defineMethod({
   name: 'ots_getBlockDetailsByHash',
+  raises: HISTORY,
   params: [Hash],
   handler: async (ctx: EthContext, [hash]): Promise<OtsBlockDetails> => {
     const block = await ctx.chain.store.blockByHash(hash);

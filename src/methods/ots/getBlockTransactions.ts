@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { findBlock } from '../eth/_shared/findBlock.js';
+import { HISTORY } from '../raises.js';
 import { blockTransactions, type OtsBlockTransactions } from './_shared/blocks.js';
 import { OtsBlockNumber, Uint8Param } from './_shared/params.js';
 
@@ -11,6 +12,7 @@ import { OtsBlockNumber, Uint8Param } from './_shared/params.js';
  */
 export const otsGetBlockTransactions = defineMethod({
   name: 'ots_getBlockTransactions',
+  raises: HISTORY,
   params: [OtsBlockNumber, Uint8Param, Uint8Param],
   handler: async (ctx: EthContext, [id, pageNumber, pageSize], req): Promise<OtsBlockTransactions | null> => {
     const block = await findBlock(ctx, id, req);

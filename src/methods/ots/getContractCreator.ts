@@ -4,6 +4,7 @@ import { defineMethod } from '../../rpc/method.js';
 import { latestCreation } from '../../tracing/addressHistory.js';
 import type { EthContext } from '../context.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
+import { REPLAY } from '../raises.js';
 import { historyHead } from './_shared/history.js';
 
 /** ots_getContractCreator's answer: the creating transaction and the address that created the contract. */
@@ -20,6 +21,7 @@ export interface OtsContractCreator {
  */
 export const otsGetContractCreator = defineMethod({
   name: 'ots_getContractCreator',
+  raises: REPLAY,
   params: [Address],
   handler: async (ctx: EthContext, [address], req): Promise<OtsContractCreator | null> => {
     const head = await historyHead(ctx, req);

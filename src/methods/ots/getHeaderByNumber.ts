@@ -2,6 +2,7 @@ import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { formatHeader, type RpcHeader } from '../eth/_shared/formatBlock.js';
 import { blockNumberOf } from '../eth/_shared/resolveBlock.js';
+import { HISTORY } from '../raises.js';
 import { OtsBlockNumber } from './_shared/params.js';
 
 /**
@@ -11,6 +12,7 @@ import { OtsBlockNumber } from './_shared/params.js';
  */
 export const otsGetHeaderByNumber = defineMethod({
   name: 'ots_getHeaderByNumber',
+  raises: HISTORY,
   params: [OtsBlockNumber],
   handler: async (ctx: EthContext, [id], req): Promise<RpcHeader | null> => {
     const header = await ctx.chain.store.headerByNumber(await blockNumberOf(ctx, id, req));

@@ -1,6 +1,7 @@
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { REPLAY } from '../raises.js';
 import { internalOperations, type OtsInternalOperation, txCallTree } from './_shared/txTree.js';
 
 /**
@@ -10,6 +11,7 @@ import { internalOperations, type OtsInternalOperation, txCallTree } from './_sh
  */
 export const otsGetInternalOperations = defineMethod({
   name: 'ots_getInternalOperations',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
   evm: true,
   params: [Hash],

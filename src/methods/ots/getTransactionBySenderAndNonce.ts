@@ -3,6 +3,7 @@ import { Address } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import { txBySenderAndNonce } from '../../tracing/addressHistory.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { historyHead } from './_shared/history.js';
 import { Uint64Param } from './_shared/params.js';
 
@@ -13,6 +14,7 @@ import { Uint64Param } from './_shared/params.js';
  */
 export const otsGetTransactionBySenderAndNonce = defineMethod({
   name: 'ots_getTransactionBySenderAndNonce',
+  raises: HISTORY,
   params: [Address, Uint64Param],
   handler: async (ctx: EthContext, [sender, nonce], req): Promise<string | null> => {
     const ref = await txBySenderAndNonce(ctx.chain.level, sender, BigInt(nonce), await historyHead(ctx, req));

@@ -2,6 +2,7 @@ import { Address } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
+import { STATE } from '../raises.js';
 import { OtsBlockNumberOrHash } from './_shared/params.js';
 
 /**
@@ -11,6 +12,7 @@ import { OtsBlockNumberOrHash } from './_shared/params.js';
  */
 export const otsHasCode = defineMethod({
   name: 'ots_hasCode',
+  raises: STATE,
   params: [Address, OtsBlockNumberOrHash],
   handler: async (ctx: EthContext, [address, block], req): Promise<boolean> => {
     const header = await resolveBlock(ctx, block, req);

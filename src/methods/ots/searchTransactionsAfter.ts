@@ -1,6 +1,7 @@
 import { Address } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { HISTORY } from '../raises.js';
 import { Uint16Param, Uint64Param } from './_shared/params.js';
 import { type OtsSearchResult, searchTransactions } from './_shared/search.js';
 
@@ -11,6 +12,7 @@ import { type OtsSearchResult, searchTransactions } from './_shared/search.js';
  */
 export const otsSearchTransactionsAfter = defineMethod({
   name: 'ots_searchTransactionsAfter',
+  raises: HISTORY,
   params: [Address, Uint64Param, Uint16Param],
   handler: (ctx: EthContext, [address, block, pageSize], req): Promise<OtsSearchResult> => searchTransactions(ctx, 'after', address, block, pageSize, req),
 });

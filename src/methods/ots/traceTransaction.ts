@@ -1,6 +1,7 @@
 import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
+import { REPLAY } from '../raises.js';
 import { type OtsTraceEntry, otsTraceEntries, txCallTree } from './_shared/txTree.js';
 
 /**
@@ -10,6 +11,7 @@ import { type OtsTraceEntry, otsTraceEntries, txCallTree } from './_shared/txTre
  */
 export const otsTraceTransaction = defineMethod({
   name: 'ots_traceTransaction',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
   evm: true,
   params: [Hash],

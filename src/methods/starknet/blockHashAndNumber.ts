@@ -1,4 +1,5 @@
 import { defineMethod } from '../../rpc/method.js';
+import { STARKNET_READ } from '../raises.js';
 import type { StarknetContext } from './context.js';
 
 /**
@@ -7,6 +8,7 @@ import type { StarknetContext } from './context.js';
  */
 export const blockHashAndNumber = defineMethod({
   name: 'starknet_blockHashAndNumber',
+  raises: STARKNET_READ,
   params: [],
   handler: async (ctx: StarknetContext): Promise<{ block_hash: string; block_number: number }> => {
     const number = await ctx.store.requireLatestNumber();

@@ -1,4 +1,5 @@
 import { defineMethod } from '../../rpc/method.js';
+import { STARKNET_READ } from '../raises.js';
 import type { StarknetContext } from './context.js';
 
 /**
@@ -8,6 +9,7 @@ import type { StarknetContext } from './context.js';
  */
 export const blockNumber = defineMethod({
   name: 'starknet_blockNumber',
+  raises: STARKNET_READ,
   params: [],
   handler: (ctx: StarknetContext): Promise<number> => ctx.store.requireLatestNumber(),
 });

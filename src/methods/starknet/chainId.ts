@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import { NotHeldError } from '../../starknet/errors.js';
+import { STARKNET_READ } from '../raises.js';
 import type { StarknetContext } from './context.js';
 
 /**
@@ -9,6 +10,7 @@ import type { StarknetContext } from './context.js';
  */
 export const chainId = defineMethod({
   name: 'starknet_chainId',
+  raises: STARKNET_READ,
   params: [],
   handler: async (ctx: StarknetContext): Promise<string> => {
     const id = await ctx.store.chainId();

@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import { resolveBlockRef } from '../../starknet/blockRef.js';
+import { STARKNET_READ } from '../raises.js';
 import { BlockId } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
@@ -9,6 +10,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getBlockTransactionCount = defineMethod({
   name: 'starknet_getBlockTransactionCount',
+  raises: STARKNET_READ,
   params: [BlockId],
   names: ['block_id'],
   handler: async (ctx: StarknetContext, [blockId]): Promise<number> => {

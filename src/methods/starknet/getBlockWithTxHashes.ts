@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import { resolveBlockRef } from '../../starknet/blockRef.js';
+import { STARKNET_READ } from '../raises.js';
 import { blockAnswer, requireTransactions } from './_shared/blockBody.js';
 import { BlockId } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
@@ -11,6 +12,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getBlockWithTxHashes = defineMethod({
   name: 'starknet_getBlockWithTxHashes',
+  raises: STARKNET_READ,
   params: [BlockId],
   names: ['block_id'],
   handler: async (ctx: StarknetContext, [blockId]) =>

@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import { stateBlockNumber } from '../../starknet/blockRef.js';
+import { STARKNET_STATE } from '../raises.js';
 import { BlockId, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
@@ -11,6 +12,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getClass = defineMethod({
   name: 'starknet_getClass',
+  raises: STARKNET_STATE,
   params: [BlockId, Felt],
   names: ['block_id', 'class_hash'],
   handler: async (ctx: StarknetContext, [blockId, classHash]) => ctx.state.classAt(classHash, await stateBlockNumber(ctx.store, blockId)),

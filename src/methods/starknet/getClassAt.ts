@@ -1,5 +1,6 @@
 import { defineMethod } from '../../rpc/method.js';
 import { stateBlockNumber } from '../../starknet/blockRef.js';
+import { STARKNET_STATE } from '../raises.js';
 import { BlockId, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
@@ -10,6 +11,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getClassAt = defineMethod({
   name: 'starknet_getClassAt',
+  raises: STARKNET_STATE,
   params: [BlockId, Felt],
   names: ['block_id', 'contract_address'],
   handler: async (ctx: StarknetContext, [blockId, address]) => {

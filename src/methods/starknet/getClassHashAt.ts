@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import { stateBlockNumber } from '../../starknet/blockRef.js';
 import { feltHex } from '../../starknet/stateReader.js';
+import { STARKNET_STATE } from '../raises.js';
 import { BlockId, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
@@ -11,6 +12,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getClassHashAt = defineMethod({
   name: 'starknet_getClassHashAt',
+  raises: STARKNET_STATE,
   params: [BlockId, Felt],
   names: ['block_id', 'contract_address'],
   handler: async (ctx: StarknetContext, [blockId, address]): Promise<string> =>

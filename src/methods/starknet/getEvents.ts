@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineMethod } from '../../rpc/method.js';
 import { type EventFilter, getEvents as queryEvents } from '../../starknet/getEvents.js';
+import { STARKNET_EVENTS } from '../raises.js';
 import { type RpcEmittedEvent, toRpcEvent } from './_shared/emittedEvent.js';
 import { Addresses, BlockId, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
@@ -40,6 +41,7 @@ export interface GetEventsResult {
 /** `starknet_getEvents` (see the module comment above for params and errors). */
 export const getEvents = defineMethod({
   name: 'starknet_getEvents',
+  raises: STARKNET_EVENTS,
   params: [Filter],
   names: ['filter'],
   handler: async (ctx: StarknetContext, [f]): Promise<GetEventsResult> => {

@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import { resolveBlockRef } from '../../starknet/blockRef.js';
 import { NotHeldError } from '../../starknet/errors.js';
+import { STARKNET_READ } from '../raises.js';
 import { BlockId } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
@@ -17,6 +18,7 @@ const EMPTY_DIFF = { storage_diffs: [], deprecated_declared_classes: [], declare
  */
 export const getStateUpdate = defineMethod({
   name: 'starknet_getStateUpdate',
+  raises: STARKNET_READ,
   params: [BlockId],
   names: ['block_id'],
   handler: async (ctx: StarknetContext, [blockId]) => {

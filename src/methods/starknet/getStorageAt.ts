@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import { stateBlockNumber } from '../../starknet/blockRef.js';
 import { feltHex } from '../../starknet/stateReader.js';
+import { STARKNET_STATE } from '../raises.js';
 import { BlockId, Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
 
@@ -12,6 +13,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getStorageAt = defineMethod({
   name: 'starknet_getStorageAt',
+  raises: STARKNET_STATE,
   params: [Felt, Felt, BlockId],
   names: ['contract_address', 'key', 'block_id'],
   handler: async (ctx: StarknetContext, [address, key, blockId]): Promise<string> =>

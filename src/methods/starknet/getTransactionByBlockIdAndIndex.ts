@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import { describeBlockRef, resolveBlockRef } from '../../starknet/blockRef.js';
 import { InvalidTransactionIndexError } from '../../starknet/errors.js';
+import { STARKNET_READ } from '../raises.js';
 import { requireTransactions, transactionWithHash } from './_shared/blockBody.js';
 import { BlockId, TxIndex } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
@@ -12,6 +13,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getTransactionByBlockIdAndIndex = defineMethod({
   name: 'starknet_getTransactionByBlockIdAndIndex',
+  raises: STARKNET_READ,
   params: [BlockId, TxIndex],
   names: ['block_id', 'index'],
   handler: async (ctx: StarknetContext, [blockId, index]) => {

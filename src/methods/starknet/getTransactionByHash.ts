@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import { TransactionNotFoundError } from '../../starknet/errors.js';
 import { feltHex } from '../../starknet/stateReader.js';
+import { STARKNET_READ } from '../raises.js';
 import { transactionWithHash } from './_shared/blockBody.js';
 import { Felt } from './_shared/schemas.js';
 import type { StarknetContext } from './context.js';
@@ -11,6 +12,7 @@ import type { StarknetContext } from './context.js';
  */
 export const getTransactionByHash = defineMethod({
   name: 'starknet_getTransactionByHash',
+  raises: STARKNET_READ,
   params: [Felt],
   names: ['transaction_hash'],
   handler: async (ctx: StarknetContext, [hash]) => {

@@ -1,6 +1,7 @@
 import { defineMethod } from '../../rpc/method.js';
 import { TransactionNotFoundError } from '../../starknet/errors.js';
 import { feltHex } from '../../starknet/stateReader.js';
+import { STARKNET_READ } from '../raises.js';
 import { finalityOf } from './_shared/blockBody.js';
 import { forwardToFollowed, NEEDS } from './_shared/forward.js';
 import { Felt } from './_shared/schemas.js';
@@ -24,6 +25,7 @@ export interface RpcTransactionStatus {
  */
 export const getTransactionStatus = defineMethod({
   name: 'starknet_getTransactionStatus',
+  raises: STARKNET_READ,
   params: [Felt],
   names: ['transaction_hash'],
   handler: async (ctx: StarknetContext, [hash]): Promise<RpcTransactionStatus> => {

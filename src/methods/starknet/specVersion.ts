@@ -1,4 +1,5 @@
 import { defineMethod } from '../../rpc/method.js';
+import { NONE } from '../raises.js';
 
 /**
  * The Starknet JSON-RPC specification version this node's answers follow: 0.8.1
@@ -10,6 +11,7 @@ export const STARKNET_SPEC_VERSION = '0.8.1';
 /** `starknet_specVersion`: {@link STARKNET_SPEC_VERSION}. */
 export const specVersion = defineMethod({
   name: 'starknet_specVersion',
+  raises: NONE,
   params: [],
   handler: (): string => STARKNET_SPEC_VERSION,
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NotificationsUnsupportedError, StarknetTooManyKeysInFilterError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
 import { eventConstraints } from '../../starknet/eventMatcher.js';
+import { STARKNET_SUBSCRIPTION } from '../raises.js';
 import { eventsCatchUp } from './_shared/catchUp.js';
 import { Addresses, Felt } from './_shared/schemas.js';
 import { SubscriptionBlockId, startBlock } from './_shared/startBlock.js';
@@ -21,6 +22,7 @@ import type { StarknetContext } from './context.js';
  */
 export const subscribeEvents = defineMethod({
   name: 'starknet_subscribeEvents',
+  raises: STARKNET_SUBSCRIPTION,
   params: [Addresses, z.array(z.array(Felt)), SubscriptionBlockId],
   required: 0,
   names: ['from_address', 'keys', 'block_id'],

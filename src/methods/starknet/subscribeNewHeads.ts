@@ -1,5 +1,6 @@
 import { NotificationsUnsupportedError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
+import { STARKNET_SUBSCRIPTION } from '../raises.js';
 import { headsCatchUp } from './_shared/catchUp.js';
 import { SubscriptionBlockId, startBlock } from './_shared/startBlock.js';
 import type { StarknetContext } from './context.js';
@@ -17,6 +18,7 @@ import type { StarknetContext } from './context.js';
  */
 export const subscribeNewHeads = defineMethod({
   name: 'starknet_subscribeNewHeads',
+  raises: STARKNET_SUBSCRIPTION,
   params: [SubscriptionBlockId],
   required: 0,
   names: ['block_id'],

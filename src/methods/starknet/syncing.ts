@@ -1,4 +1,5 @@
 import { defineMethod } from '../../rpc/method.js';
+import { STARKNET_READ } from '../raises.js';
 import type { StarknetContext } from './context.js';
 
 /** SYNC_STATUS on the wire. */
@@ -18,6 +19,7 @@ export interface RpcSyncStatus {
  */
 export const syncing = defineMethod({
   name: 'starknet_syncing',
+  raises: STARKNET_READ,
   params: [],
   handler: async (ctx: StarknetContext): Promise<false | RpcSyncStatus> => {
     const progress = await ctx.upstream?.syncing();

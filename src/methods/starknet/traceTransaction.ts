@@ -1,4 +1,5 @@
 import type { MethodDefinition } from '../../rpc/method.js';
+import { NONE } from '../raises.js';
 import { forwardToFollowed, NEEDS } from './_shared/forward.js';
 import type { StarknetContext } from './context.js';
 
@@ -8,7 +9,8 @@ import type { StarknetContext } from './context.js';
  * -32601 `not served by this node` when the network follows none. Cheap here: nothing runs on this
  * node (the key's rate and quota count it).
  */
-export const traceTransaction: MethodDefinition<StarknetContext, 'starknet_traceTransaction'> = {
+export const traceTransaction: MethodDefinition<StarknetContext, 'starknet_traceTransaction', readonly unknown[], unknown, never> = {
   name: 'starknet_traceTransaction',
+  raises: NONE,
   call: (ctx, params) => forwardToFollowed(ctx, 'starknet_traceTransaction', params, NEEDS.execution),
 };

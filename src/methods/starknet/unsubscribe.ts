@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NotificationsUnsupportedError, StarknetInvalidSubscriptionIdError } from '../../rpc/errors.js';
 import { defineMethod } from '../../rpc/method.js';
+import { NONE } from '../raises.js';
 import type { StarknetContext } from './context.js';
 
 /**
@@ -17,6 +18,7 @@ const SubscriptionId = z.union([z.string(), z.number().int().nonnegative().trans
  */
 export const unsubscribe = defineMethod({
   name: 'starknet_unsubscribe',
+  raises: NONE,
   params: [SubscriptionId],
   names: ['subscription_id'],
   handler: (ctx: StarknetContext, [id], req): true => {

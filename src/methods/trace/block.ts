@@ -2,6 +2,7 @@ import { defineMethod } from '../../rpc/method.js';
 import { type RpcTrace, renderBlock } from '../../tracing/parity.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
 
 /** `trace_block` result: the block's traces, or null for a block beyond the head. */
@@ -17,6 +18,7 @@ export type TraceBlockResult = RpcTrace[] | null;
  */
 export const traceBlock = defineMethod({
   name: 'trace_block',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
   evm: true,
   params: [TraceBlockNumber],

@@ -6,6 +6,7 @@ import type { EthContext } from '../context.js';
 import { BlockOverrideSet, CallObject, StateOverrideSet } from '../eth/_shared/callArgs.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { traceTypes } from './_adHoc.js';
 
 /**
@@ -22,6 +23,7 @@ import { traceTypes } from './_adHoc.js';
  */
 export const traceCall = defineMethod({
   name: 'trace_call',
+  raises: REPLAY,
   cost: 'heavy', // runs the EVM
   evm: true,
   params: [CallObject, TraceTypeList, BlockNumberOrHash, StateOverrideSet, BlockOverrideSet],

@@ -9,6 +9,7 @@ import type { EthContext } from '../context.js';
 import { CallObject } from '../eth/_shared/callArgs.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { traceTypes } from './_adHoc.js';
 
 /** The list of `[call, traceTypes]` pairs, each decoded as trace_call's first two parameters. */
@@ -39,6 +40,7 @@ const CallList = z.unknown().transform((value, ctx): Array<{ request: CallReques
  */
 export const traceCallMany = defineMethod({
   name: 'trace_callMany',
+  raises: REPLAY,
   cost: 'heavy', // runs the EVM
   evm: true,
   params: [CallList, BlockNumberOrHash],

@@ -10,6 +10,7 @@ import type { BlockTraces } from '../../tracing/replay.js';
 import type { EthContext, EthRequest } from '../context.js';
 import { headOf, throwIfAborted } from '../eth/_shared/head.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { type TraceBlockId, TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
 
 /** The decoded trace_filter object. */
@@ -116,6 +117,7 @@ export const TraceFilterObject = z.unknown().transform((value, ctx): TraceFilter
  */
 export const traceFilter = defineMethod({
   name: 'trace_filter',
+  raises: REPLAY,
   cost: 'heavy', // replays the blocks of a range in the EVM workers
   evm: true,
   params: [TraceFilterObject],

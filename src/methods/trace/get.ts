@@ -3,6 +3,7 @@ import { defineMethod } from '../../rpc/method.js';
 import { flattenTx, type RpcTrace, renderFlatTrace } from '../../tracing/parity.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { tracerOf } from './_shared.js';
 
 /**
@@ -13,6 +14,7 @@ import { tracerOf } from './_shared.js';
  */
 export const traceGet = defineMethod({
   name: 'trace_get',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
   evm: true,
   params: [Hash, TraceIndexList],

@@ -7,6 +7,7 @@ import { type RpcTraceResults, renderTraceResults } from '../../tracing/parityRe
 import type { EthContext } from '../context.js';
 import { resolveBlock } from '../eth/_shared/resolveBlock.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { traceTypes } from './_adHoc.js';
 
 /** The call a signed transaction stands for: its sender (recovered) and every field it carries. */
@@ -48,6 +49,7 @@ function requestOf(tx: TypedTransaction): CallRequest {
  */
 export const traceRawTransaction = defineMethod({
   name: 'trace_rawTransaction',
+  raises: REPLAY,
   cost: 'heavy', // runs the EVM
   evm: true,
   params: [Data, TraceTypeList],

@@ -4,6 +4,7 @@ import { defineMethod } from '../../rpc/method.js';
 import { type RpcTraceResults, renderTraceResults } from '../../tracing/parityResults.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { traceTypes } from './_adHoc.js';
 import { TraceBlockNumber, traceBlockNumber, tracerOf } from './_shared.js';
 
@@ -20,6 +21,7 @@ export type RpcReplayedTx = RpcTraceResults & { transactionHash: string };
  */
 export const traceReplayBlockTransactions = defineMethod({
   name: 'trace_replayBlockTransactions',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers
   evm: true,
   params: [TraceBlockNumber, TraceTypeList],

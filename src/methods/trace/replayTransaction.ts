@@ -4,6 +4,7 @@ import { defineMethod } from '../../rpc/method.js';
 import { type RpcTraceResults, renderTraceResults } from '../../tracing/parityResults.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { traceTypes } from './_adHoc.js';
 import { tracerOf } from './_shared.js';
 
@@ -17,6 +18,7 @@ import { tracerOf } from './_shared.js';
  */
 export const traceReplayTransaction = defineMethod({
   name: 'trace_replayTransaction',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers
   evm: true,
   params: [Hash, TraceTypeList],

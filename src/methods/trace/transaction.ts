@@ -3,6 +3,7 @@ import { defineMethod } from '../../rpc/method.js';
 import { type RpcTrace, renderTx } from '../../tracing/parity.js';
 import type { EthContext } from '../context.js';
 import { evmRequest } from '../evmRequest.js';
+import { REPLAY } from '../raises.js';
 import { tracerOf } from './_shared.js';
 
 /** `trace_transaction` result: the transaction's traces, or null for an unknown hash. */
@@ -16,6 +17,7 @@ export type TraceTransactionResult = RpcTrace[] | null;
  */
 export const traceTransaction = defineMethod({
   name: 'trace_transaction',
+  raises: REPLAY,
   cost: 'heavy', // replays the block in the EVM workers (unless its traces are cached)
   evm: true,
   params: [Hash],

@@ -1,6 +1,7 @@
 import { MethodNotSupportedError } from '../../../rpc/errors.js';
 import type { MethodDefinition } from '../../../rpc/method.js';
 import type { EthContext } from '../../context.js';
+import { NONE } from '../../raises.js';
 import { forwardToUpstream } from './upstreamPool.js';
 
 /**
@@ -16,9 +17,10 @@ import { forwardToUpstream } from './upstreamPool.js';
 export function keylessRefusal<const Name extends string>(
   name: Name,
   opts: { onResult?: (ctx: EthContext, result: unknown) => void } = {},
-): MethodDefinition<EthContext, Name> {
+): MethodDefinition<EthContext, Name, readonly unknown[], unknown, never> {
   return {
     name,
+    raises: NONE,
     async call(ctx, params): Promise<unknown> {
       if (ctx.pool === undefined) {
         throw new MethodNotSupportedError(
