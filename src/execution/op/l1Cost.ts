@@ -1,0 +1,129 @@
+import { flzCompressLength } from './fastLz.js';
+
+/**
+ * What an OP-stack chain charges a transaction for posting it to L1 (its "L1 data fee"), by the
+ * rules of each upgrade, from the L1 attributes the L1Block predeploy holds. Deposits (type 0x7E)
+ * pay none: they came from L1.
+ *
+ * - Bedrock: the transaction's calldata gas (4 a zero byte, 16 another) plus 68 non-zero bytes
+ *   for the signature, plus `overhead`; the fee is that gas × L1 base fee × `scalar` / 10⁶.
+ * - Regolith: the same without the 68 bytes.
+ * - Ecotone: calldata gas × (16 × baseFeeScalar × L1 base fee + blobBaseFeeScalar × blob base
+ *   fee) / (16 × 10⁶); no overhead. The first Ecotone block, whose L1Block still holds Bedrock's
+ *   values (blob base fee and both scalars zero), is charged as Regolith.
+ * - Fjord: the size estimated from the FastLZ-compressed length of the signed transaction
+ *   (intercept −42,585,600 + 836,500 a byte, at least 100 bytes, all scaled by 10⁶) × the same
+ *   per-byte price / 10¹²; the receipt's `l1GasUsed` is that size × 16. (The GasPriceOracle,
+ *   asked about unsigned bytes, adds 68 to their length for the signature; a block's are signed.)
+ */
+
+export type L1FeeRules = 'bedrock' | 'regolith' | 'ecotone' | 'fjord';
+
+/** The L1 attributes the fee reads (L1Block storage, `l1FeeParams`). */
+export interface L1FeeParams {
+  l1BaseFee: bigint;
+  /** Bedrock/Regolith only. */
+  overhead: bigint;
+  /** Bedrock/Regolith only (10⁶ = 1). */
+  scalar: bigint;
+  l1BlobBaseFee: bigint;
+  baseFeeScalar: bigint;
+  blobBaseFeeScalar: bigint;
+}
+
+export interface L1Cost {
+  /** The fee, in wei of the L2 chain. */
+  fee: bigint;
+  /** The receipt's `l1GasUsed`. */
+  gasUsed: bigint;
+}
+
+/** The EIP-2718 type of a deposit. */
+export const DEPOSIT_TX_TYPE = 0x7e;
+
+const FJORD_INTERCEPT = -42_585_600n;
+const FJORD_FASTLZ_COEF = 836_500n;
+const FJORD_MIN_SIZE_SCALED = 100n * 1_000_000n;
+/** Non-zero bytes Bedrock added to a transaction's calldata for a signature it did not count. */
+const SIGNATURE_BYTES = 68n;
+
+/** Gas of `data` as calldata: 4 a zero byte, 16 another. */
+function calldataGas(data: Uint8Array): bigint {
+  let zeroes = 0;
+  for (const byte of data) if (byte === 0) zeroes++;
+  return BigInt(zeroes) * 4n + BigInt(data.length - zeroes) * 16n;
+}
+
+/** Ecotone's and Fjord's price of one compressed byte, × 16 × 10⁶. */
+function bytePriceScaled(p: L1FeeParams): bigint {
+  return 16n * p.baseFeeScalar * p.l1BaseFee + p.blobBaseFeeScalar * p.l1BlobBaseFee;
+}
+
+/**
+ * The L1 data fee of a transaction given as its EIP-2718 bytes (what a block carries), under
+ * `rules`; undefined for a deposit or no bytes (nothing charged).
+ */
+export function l1Cost(tx: Uint8Array, rules: L1FeeRules, p: L1FeeParams): L1Cost | undefined {
+  if (tx.length === 0 || tx[0] === DEPOSIT_TX_TYPE) return undefined;
+  switch (rules) {
+    case 'bedrock':
+    case 'regolith': {
+      const gasUsed = calldataGas(tx) + (rules === 'bedrock' ? SIGNATURE_BYTES * 16n : 0n) + p.overhead;
+      return { fee: (gasUsed * p.l1BaseFee * p.scalar) / 1_000_000n, gasUsed };
+    }
+    case 'ecotone': {
+      const gasUsed = calldataGas(tx);
+      return { fee: (gasUsed * bytePriceScaled(p)) / 16_000_000n, gasUsed };
+    }
+    case 'fjord': {
+      const estimated = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(flzCompressLength(tx));
+      const size = estimated > FJORD_MIN_SIZE_SCALED ? estimated : FJORD_MIN_SIZE_SCALED;
+      return { fee: (size * bytePriceScaled(p)) / 1_000_000_000_000n, gasUsed: (size * 16n) / 1_000_000n };
+    }
+  }
+}
+
+/**
+ * The rules a block is charged by: its upgrade's, except the first Ecotone block (L1Block not yet
+ * holding Ecotone's values: blob base fee and both scalars zero), charged as Regolith.
+ */
+export function l1FeeRulesFor(upgrade: L1FeeRules, p: L1FeeParams): L1FeeRules {
+  const ecotoneValuesUnset = p.l1BlobBaseFee === 0n && p.baseFeeScalar === 0n && p.blobBaseFeeScalar === 0n;
+  return (upgrade === 'ecotone' || upgrade === 'fjord') && ecotoneValuesUnset ? 'regolith' : upgrade;
+}
+
+/** The L1Block predeploy, whose storage holds the L1 attributes. */
+export const L1_BLOCK_ADDRESS = '0x4200000000000000000000000000000000000015';
+
+/** Its storage slots (the contract's layout, as op-geth reads it). */
+export const L1_BLOCK_SLOTS = { l1BaseFee: 1n, feeScalars: 3n, overhead: 5n, scalar: 6n, l1BlobBaseFee: 7n } as const;
+
+/** A 32-byte word as an unsigned integer. */
+function wordValue(word: Uint8Array, from = 0, to = word.length): bigint {
+  let v = 0n;
+  for (let i = from; i < to; i++) v = (v << 8n) | BigInt(word[i]);
+  return v;
+}
+
+/**
+ * The fee parameters from the L1Block contract's storage (`read(slot)` answers a slot's 32-byte
+ * word, zeros when unset). The two Ecotone scalars share slot 3: baseFeeScalar in bytes [16, 20),
+ * blobBaseFeeScalar in [20, 24), big-endian.
+ */
+export async function l1FeeParams(read: (slot: bigint) => Promise<Uint8Array>): Promise<L1FeeParams> {
+  const [baseFee, scalars, overhead, scalar, blobBaseFee] = await Promise.all([
+    read(L1_BLOCK_SLOTS.l1BaseFee),
+    read(L1_BLOCK_SLOTS.feeScalars),
+    read(L1_BLOCK_SLOTS.overhead),
+    read(L1_BLOCK_SLOTS.scalar),
+    read(L1_BLOCK_SLOTS.l1BlobBaseFee),
+  ]);
+  return {
+    l1BaseFee: wordValue(baseFee),
+    overhead: wordValue(overhead),
+    scalar: wordValue(scalar),
+    l1BlobBaseFee: wordValue(blobBaseFee),
+    baseFeeScalar: wordValue(scalars, 16, 20),
+    blobBaseFeeScalar: wordValue(scalars, 20, 24),
+  };
+}
