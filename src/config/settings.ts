@@ -189,7 +189,7 @@ export const SETTINGS = {
     shutdownNoticeMs: setting(
       nonNegativeInt,
       3000,
-      "After the signal the listener keeps accepting (every answer closing its connection) while /health answers 503, until no request has come for `shutdownQuietMs`, at most this long: a load balancer still sending before its health checks take the node out is served, not refused. deploy/haproxy.cfg's checks take a node out within about 1.5 s.",
+      "After the signal the listener keeps accepting (every answer closing its connection) while /health answers 503, until no request has come for `shutdownQuietMs`, at most this long: a load balancer still sending before its health checks take the node out is served, not refused. deploy/haproxy.cfg's checks take a node out within about 1.5 s. Then the connections already queued in the kernel are taken before the listener closes, for at most as long again (a starved serving thread accepts about one a turn).",
     ),
     shutdownQuietMs: setting(
       positiveInt,
