@@ -331,7 +331,8 @@ describe('an archive from block N', () => {
     const health = await until(
       'caught up',
       async () => JSON.parse((await rawHttp(`${serve.base}/health`, { method: 'GET' })).text) as Record<string, unknown>,
-      (h) => (h.head as { number: number }).number === 32,
+      // Block 32 written, and the round that wrote it over (the state says `following` after it).
+      (h) => (h.head as { number: number }).number === 32 && h.following === 'following',
       30_000,
     );
     expect(health).toMatchObject({ ok: true, archiveFrom: N, head: { number: 32, hash: built.blocks[32].hash }, upstreamHead: 32, following: 'following' });
