@@ -48,7 +48,7 @@ export interface RequestContext<Head = unknown> {
   readonly signal: AbortSignal;
   /** The same event as `signal`, without an AbortController: what the EVM workers' queue listens to. */
   readonly gone: ClientSignal;
-  /** The head of the network's chain as this request sees it; its type is the network's (`NetworkParts`, `transport/networks.ts`). */
+  /** The head of the network's chain as this request sees it; its type is the network's ({@link HeadOf} its context). */
   head(): Promise<Head | undefined>;
 }
 
@@ -167,7 +167,7 @@ export function declarationOf(def: Pick<MethodDefinition<never>, 'cost' | 'evm'>
 
 type Outputs<S extends readonly z.ZodType[]> = { -readonly [K in keyof S]: z.output<S[K]> };
 
-/** What a client sends for a schema: the wire type it names (`WireSchema`), else zod's input type. */
+/** What a client sends for a schema: the wire type it names (`Wired`, `codec/schemas.ts`), else zod's input type. */
 type WireOf<T extends z.ZodType> = T extends { readonly '~wire'?: infer W } ? (unknown extends W ? z.input<T> : W) : z.input<T>;
 
 /**
