@@ -66,9 +66,8 @@ export async function startServeCli(args: string[], timeoutMs = 60_000): Promise
           );
         });
   try {
-    await within('serve listening', saying('JSON-RPC '), timeoutMs);
-    // The line is whole once its URL's path is there.
-    await within('serve listening', saying('/v3/'), timeoutMs);
+    // The end of the JSON-RPC line (the WebSocket line, after it, reads `/ws/v3/<API_KEY>`).
+    await within('serve listening', saying('/v3/<API_KEY>'), timeoutMs);
   } catch {
     child.kill('SIGKILL');
     throw new Error(`serve did not start: ${out.slice(-2000)}`);

@@ -1,3 +1,4 @@
+import { bytesToBigInt } from '@ethereumjs/util';
 import { flzCompressLength } from './fastLz.js';
 
 /**
@@ -98,13 +99,6 @@ export const L1_BLOCK_ADDRESS = '0x4200000000000000000000000000000000000015';
 /** Its storage slots (the contract's layout, as op-geth reads it). */
 export const L1_BLOCK_SLOTS = { l1BaseFee: 1n, feeScalars: 3n, overhead: 5n, scalar: 6n, l1BlobBaseFee: 7n } as const;
 
-/** A 32-byte word as an unsigned integer. */
-function wordValue(word: Uint8Array, from = 0, to = word.length): bigint {
-  let v = 0n;
-  for (let i = from; i < to; i++) v = (v << 8n) | BigInt(word[i]);
-  return v;
-}
-
 /**
  * The fee parameters from the L1Block contract's storage (`read(slot)` answers a slot's 32-byte
  * word, zeros when unset). The two Ecotone scalars share slot 3: baseFeeScalar in bytes [16, 20),
@@ -119,11 +113,11 @@ export async function l1FeeParams(read: (slot: bigint) => Promise<Uint8Array>): 
     read(L1_BLOCK_SLOTS.l1BlobBaseFee),
   ]);
   return {
-    l1BaseFee: wordValue(baseFee),
-    overhead: wordValue(overhead),
-    scalar: wordValue(scalar),
-    l1BlobBaseFee: wordValue(blobBaseFee),
-    baseFeeScalar: wordValue(scalars, 16, 20),
-    blobBaseFeeScalar: wordValue(scalars, 20, 24),
+    l1BaseFee: bytesToBigInt(baseFee),
+    overhead: bytesToBigInt(overhead),
+    scalar: bytesToBigInt(scalar),
+    l1BlobBaseFee: bytesToBigInt(blobBaseFee),
+    baseFeeScalar: bytesToBigInt(scalars.subarray(16, 20)),
+    blobBaseFeeScalar: bytesToBigInt(scalars.subarray(20, 24)),
   };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { StoredLog } from '../../../chain/receipts.js';
 import { type BlockId, BlockNumberOrTag, type BlockParam } from '../../../codec/blockId.js';
 import { dataToBytes, HexError } from '../../../codec/hex.js';
-import { Hash, type HexString, jsonType, wire } from '../../../codec/schemas.js';
+import { decoderSchema, Hash, type HexString, jsonType, wire } from '../../../codec/schemas.js';
 import { type BloomBits, bloomBits, bloomMayContain } from './bloom.js';
 
 /** Most topic positions a filter may have: a log has at most four (LOG0…LOG4); geth `maxTopics`. */
@@ -123,17 +123,7 @@ export interface LogFilterWire {
   topics?: readonly (HexString | readonly HexString[] | null)[] | null;
 }
 
-export const LogFilterSchema = wire<LogFilterWire>()(
-  z.unknown().transform((value, ctx): LogFilterCriteria => {
-    try {
-      return decodeCriteria(value);
-    } catch (err) {
-      if (!(err instanceof HexError)) throw err;
-      ctx.addIssue({ code: 'custom', message: err.message });
-      return z.NEVER;
-    }
-  }),
-);
+export const LogFilterSchema = wire<LogFilterWire>()(decoderSchema(decodeCriteria));
 
 /** A filter ready to test blooms and logs; hashes of the filter values are computed once. */
 export interface CompiledLogFilter {
