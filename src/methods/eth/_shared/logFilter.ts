@@ -1,5 +1,4 @@
 import { equalsBytes } from '@ethereumjs/util';
-import { z } from 'zod';
 import type { StoredLog } from '../../../chain/receipts.js';
 import { type BlockId, BlockNumberOrTag, type BlockParam } from '../../../codec/blockId.js';
 import { dataToBytes, HexError } from '../../../codec/hex.js';
