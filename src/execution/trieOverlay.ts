@@ -3,6 +3,7 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
 import { DEFAULT_SEARCH_NIBBLES, FetchOnMiss } from '../state/fetchOnMiss.js';
+import { writeStorageBack } from './evm/storage.js';
 import type { RemoteState } from '../state/remoteState.js';
 import { openStateTrie } from '../state/stateManager.js';
 import { type StateRoots, stateTrieRoot } from '../state/trieDb.js';
@@ -64,6 +65,7 @@ export function remoteStateOf(stateDb: DB<string, string | Uint8Array>): RemoteS
 export async function overlayStateManager(common: Common, stateDb: DB<string, string | Uint8Array>, stateRoot: Uint8Array): Promise<MerkleStateManager> {
   const { trie, fetcher } = await fetchingOverlayTrie(stateDb, stateRoot);
   const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+  writeStorageBack(sm);
   fetcher?.attachCode(sm);
   return sm;
 }

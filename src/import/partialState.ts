@@ -1,6 +1,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { writeStorageBack } from '../execution/evm/storage.js';
 import { FetchOnMiss, type FetchOnMissOptions } from '../state/fetchOnMiss.js';
 import { createStateManager, openStateTrie } from '../state/stateManager.js';
 import type { StateSource } from '../state/stateSource.js';
@@ -38,11 +39,16 @@ export async function importerStateManager(
   trieNodeCacheEntries: number,
   provider: BlockStateProvider | undefined,
 ): Promise<{ sm: MerkleStateManager; fetcher?: FetchOnMiss }> {
-  if (provider === undefined) return { sm: await createStateManager(common, trieDb, { trieNodeCacheEntries, root, caches: true }) };
+  if (provider === undefined) {
+    const sm = await createStateManager(common, trieDb, { trieNodeCacheEntries, root, caches: true });
+    writeStorageBack(sm);
+    return { sm };
+  }
   const fetcher = new FetchOnMiss(provider.source, trieDb, trieDb, root, provider.fetchOptions);
   const trie = await openStateTrie(fetcher.db(), root, trieNodeCacheEntries);
   fetcher.attach(trie);
   const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+  writeStorageBack(sm);
   fetcher.attachCode(sm);
   return { sm, fetcher };
 }

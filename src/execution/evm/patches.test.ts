@@ -13,7 +13,7 @@ import { loadInterpreter } from './interpreter.js';
 import { keepTouchedAccounts, pointEvmAt, warmAddresses } from './journal.js';
 import { JumpAnalysisCache } from './jumpAnalysis.js';
 import { opcodeTable } from './opcodeTable.js';
-import { keepLoadedSlots, keepZeroStorageLeaves } from './storage.js';
+import { keepLoadedSlots, keepZeroStorageLeaves, writeStorageBack } from './storage.js';
 import { checkFingerprint } from './upstream.js';
 
 /** EIPs of several forks, and one no fork has. */
@@ -174,6 +174,44 @@ describe('@ethereumjs internals', () => {
       expect(() => keepZeroStorageLeaves(missing)).toThrow(/MerkleStateManager\._modifyContractStorage/);
       expect(() => keepLoadedSlots(new SimpleStateManager())).toThrow(/MerkleStateManager\.getStorage/);
       expect(() => keepLoadedSlots(new MerkleStateManager())).toThrow(/no storage cache/);
+    });
+
+    it('writeStorageBack: a write reaches the storage trie when the cache is flushed, not before (as published it reaches it at once); the roots agree', async () => {
+      const patched = new MerkleStateManager({ caches: new Caches() });
+      const plain = new MerkleStateManager({ caches: new Caches() });
+      writeStorageBack(patched);
+      const trieWrites = new Map<MerkleStateManager, string[]>();
+      for (const m of [patched, plain]) {
+        await m.putAccount(A, new Account());
+        await m.getStateRoot();
+        const writes: string[] = [];
+        trieWrites.set(m, writes);
+        const self = m as unknown as { _writeContractStorage(a: Address, acc: Account, k: Uint8Array, v: Uint8Array): Promise<void> };
+        const write = self._writeContractStorage.bind(m);
+        self._writeContractStorage = async (a, acc, k, v) => {
+          writes.push(`${bytesToHex(k).slice(-1)}=${bytesToHex(v)}`);
+          return write(a, acc, k, v);
+        };
+        await m.checkpoint();
+        await m.putStorage(A, word(0n), word(5n));
+        await m.putStorage(A, word(1n), word(6n));
+        await m.putStorage(A, word(1n), word(0n));
+        expect(await m.getStorage(A, word(1n))).toEqual(new Uint8Array(0));
+        expect(await m.getStorage(A, word(0n))).toEqual(Uint8Array.of(5));
+      }
+      expect(trieWrites.get(patched)).toEqual([]);
+      expect(trieWrites.get(plain)).toEqual(['0=0x05', '1=0x06', '1=0x']);
+      for (const m of [patched, plain]) await m.commit();
+      // The flush writes each slot's last value.
+      expect(trieWrites.get(patched)).toEqual(['0=0x05', '1=0x']);
+      expect(await patched.dumpStorage(A)).toEqual({ [leaf(0n)]: '0x05' });
+      expect(bytesToHex(await patched.getStateRoot())).toBe(bytesToHex(await plain.getStateRoot()));
+      await expect(patched.putStorage(new Address(new Uint8Array(20).fill(0xbb)), word(0n), word(1n))).rejects.toThrow(/non-existing account/);
+    });
+
+    it("error: writeStorageBack refuses a state manager whose putStorage is not the pinned release's, or without a storage cache", () => {
+      expect(() => writeStorageBack(new SimpleStateManager())).toThrow(/MerkleStateManager\.putStorage/);
+      expect(() => writeStorageBack(new MerkleStateManager())).toThrow(/no storage cache/);
     });
 
     it('keepTouchedAccounts: the cleanup hands over the touched accounts and deletes none of them (a 0-wei transfer to an address that has nothing)', async () => {

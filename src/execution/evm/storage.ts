@@ -1,5 +1,6 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
-import type { Account, Address } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { type Account, type Address, unpadBytes } from '@ethereumjs/util';
 import { checkFingerprint, unsupported } from './upstream.js';
 
 /*
@@ -9,7 +10,8 @@ import { checkFingerprint, unsupported } from './upstream.js';
 
 /** What the storage hooks use of a MerkleStateManager. */
 interface StorageWriter {
-  _caches?: { storage?: unknown };
+  _caches?: { storage?: { put(address: Address, key: Uint8Array, value: Uint8Array): void } };
+  getAccount(address: Address): Promise<Account | undefined>;
   _writeContractStorage(address: Address, account: Account, key: Uint8Array, value: Uint8Array): Promise<void>;
   _modifyContractStorage(
     address: Address,
@@ -52,4 +54,29 @@ export function keepLoadedSlots(sm: StateManagerInterface): void {
   checkFingerprint('MerkleStateManager.getStorage', (Object.getPrototypeOf(sm) as Partial<StateManagerInterface> | null)?.getStorage);
   if ((sm as unknown as StorageWriter)._caches?.storage === undefined) throw new Error('keepLoadedSlots: the state manager has no storage cache');
   keepZeroStorageLeaves(sm);
+}
+
+/**
+ * Makes `sm` (a MerkleStateManager with a storage cache) keep a storage write in the cache until
+ * the cache is flushed (the outermost checkpoint committed, or the state root read), as the cache
+ * is meant to. 10.1.3's `putStorage` writes the cache *and* the trie: the cache's `put` returns
+ * nothing, so the `??` after it always writes through. Every SSTORE of a block then reached the
+ * storage trie in turn, zeros as deletions, and a deletion that empties a branch for a moment
+ * reads the branch's other child to merge it — a node no other client reads (their tries see a
+ * block's last values), so an execution witness does not hold it, and a run from one stopped for
+ * it (OP Sepolia blocks 26,207,960 and 26,207,962; mainnet blocks of `test/follow/realBlocks`).
+ * The trie still sees every slot's last value when the cache is flushed. Throws when `putStorage`
+ * is not the pinned release's, or `sm` has no storage cache.
+ */
+export function writeStorageBack(sm: StateManagerInterface): void {
+  checkFingerprint('MerkleStateManager.putStorage', (Object.getPrototypeOf(sm) as Partial<StateManagerInterface> | null)?.putStorage);
+  const self = sm as unknown as StorageWriter;
+  const cache = self._caches?.storage;
+  if (cache === undefined) throw new Error('writeStorageBack: the state manager has no storage cache');
+  sm.putStorage = async (address, key, value) => {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
+    if ((await self.getAccount(address)) === undefined) throw new Error('putStorage() called on non-existing account');
+    cache.put(address, key, RLP.encode(unpadBytes(value)));
+  };
 }

@@ -44,6 +44,7 @@ describe('the @ethereumjs release under our patches', () => {
       'Interpreter._getValidJumpDestinations': (Interpreter.prototype as unknown as Record<string, object>)._getValidJumpDestinations,
       'MerkleStateManager._writeContractStorage': smProto._writeContractStorage,
       'MerkleStateManager.getStorage': smProto.getStorage,
+      'MerkleStateManager.putStorage': smProto.putStorage,
       'Journal.cleanup': journalProto.cleanup,
     };
     const digests = Object.fromEntries(Object.entries(installed).map(([name, fn]) => [name, sourceDigest(fn)]));

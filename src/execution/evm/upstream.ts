@@ -37,6 +37,7 @@ export const FINGERPRINTS = {
     'the storage write whose deletion of a zero anvil state replaces',
   ],
   'MerkleStateManager.getStorage': ['@ethereumjs/statemanager', 'c3078f8687c5f506', 'the storage read whose caching anvil state relies on'],
+  'MerkleStateManager.putStorage': ['@ethereumjs/statemanager', '186dd05d5d1bfec5', 'the storage write that writes through its cache'],
   'Journal.cleanup': ['@ethereumjs/evm', 'caf804e35c079fe0', 'the EIP-161 clearing anvil state replaces'],
 } as const;
 
