@@ -3,10 +3,10 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util';
 import { DEFAULT_SEARCH_NIBBLES, FetchOnMiss } from '../state/fetchOnMiss.js';
-import { writeStorageBack } from './evm/storage.js';
 import type { RemoteState } from '../state/remoteState.js';
 import { openStateTrie } from '../state/stateManager.js';
 import { type StateRoots, stateTrieRoot } from '../state/trieDb.js';
+import { writeStorageBack } from './evm/storage.js';
 
 /**
  * A trie whose writes stay in memory and are dropped with it, over the archive's read-only trie
