@@ -33,6 +33,8 @@ export interface DomainErrorNames {
   ExecutionFailedError: true;
   SimulateError: true;
   SystemCallError: true;
+  DepositDecodeError: true;
+  OpBlockError: true;
   // tracing
   TraceTimeoutError: true;
   TraceTooLargeError: true;

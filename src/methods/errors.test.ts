@@ -8,6 +8,8 @@ import { SnapshotError } from '../db/snapshot.js';
 import type { DomainError, DomainErrorName } from '../errors/domainError.js';
 import { SystemCallError } from '../execution/blockRun.js';
 import { CallError, CallTimeoutError, ExecutionFailedError, MessageError } from '../execution/callResult.js';
+import { OpBlockError } from '../execution/op/baseFee.js';
+import { DepositDecodeError } from '../execution/op/depositTx.js';
 import { SimulateError } from '../execution/simulate/errors.js';
 import { GenesisAnchorError } from '../follow/anchor.js';
 import { BlockFromRpcError } from '../follow/blockFromRpc.js';
@@ -96,6 +98,8 @@ const CASES: { readonly [K in DomainErrorName]: readonly [DomainError, Wire] } =
   NoHeadYetError: [new live.NoHeadYetError(), { code: -32000, message: 'no block yet' }],
   NoPendingTransactionsError: [new live.NoPendingTransactionsError('no pool'), 'internal'],
   SystemCallError: [new SystemCallError('system contract empty'), 'internal'],
+  DepositDecodeError: [new DepositDecodeError('deposit: bad RLP'), 'internal'],
+  OpBlockError: [new OpBlockError('Holocene extra data: denominator 0'), 'internal'],
   SchemaError: [new SchemaError('datadir schema 3, this build reads 4'), 'internal'],
   SnapshotError: [new SnapshotError('snapshot truncated'), 'internal'],
   NotInitialisedError: [new NotInitialisedError('run init first'), 'internal'],

@@ -116,9 +116,11 @@ const WIRE: { readonly [K in DomainErrorName]: WireOf<K> } = {
   NoHeadYetError: server,
   // Mapped where it is caught (`eth/_shared/pendingRefusal.ts`): its text names the method.
   NoPendingTransactionsError: INTERNAL,
-  // A block breaking a system call's rules is refused by import and the follower, before it is
-  // stored: no stored block can raise it.
+  // A block breaking a system call's rules, or an OP block that cannot be decoded or run, is
+  // refused by import and the follower, before it is stored: no stored block can raise them.
   SystemCallError: INTERNAL,
+  DepositDecodeError: INTERNAL,
+  OpBlockError: INTERNAL,
   // The datadir, import and follower (`db/`, `chain/open.ts`, `import/`, `follow/`, the Starknet
   // importer): they stop the command or retry, and are reported in logs and on stderr.
   SchemaError: INTERNAL,

@@ -5,7 +5,7 @@ import { hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../../test/helpers/chains.js';
 import { flzCompressLength } from './fastLz.js';
-import { type L1FeeParams, type L1FeeRules, l1Cost, l1FeeParams, l1FeeRulesFor } from './l1Cost.js';
+import { type L1FeeParams, type L1FeeRules, l1Cost, l1FeeAt, l1FeeRulesFor } from './l1Cost.js';
 
 /** The vendored vectors (fixtures/op-stack/README.md names their sources). */
 interface Vectors {
@@ -88,7 +88,7 @@ describe('the L1 data fee of each upgrade', () => {
     expect(l1FeeRulesFor('ecotone', params(VECTORS.opGeth.params))).toBe('ecotone');
   });
 
-  it('the parameters from L1Block storage: slots 1, 5, 6, 7, and both scalars packed in slot 3', async () => {
+  it('the parameters from L1Block storage, only the slots each rule reads: 1, 5, 6 before Ecotone; 1, 3 (both scalars packed), 7 after', async () => {
     const word = (value: bigint) => hexToBytes(`0x${value.toString(16).padStart(64, '0')}`);
     // Slot 3: the sequence number in bytes [24, 32), baseFeeScalar in [16, 20), blobBaseFeeScalar in [20, 24).
     const scalars = hexToBytes(`0x${'00'.repeat(16)}000000020000000300000000deadbeef`);
@@ -99,6 +99,25 @@ describe('the L1 data fee of each upgrade', () => {
       [6n, word(7_000_000n)],
       [7n, word(10_000_000n)],
     ]);
-    expect(await l1FeeParams(async (slot) => storage.get(slot) ?? new Uint8Array(32))).toEqual(params(VECTORS.opGeth.params));
+    const all = params(VECTORS.opGeth.params);
+    const reading = (slots: bigint[]) => async (slot: bigint) => {
+      slots.push(slot);
+      return storage.get(slot) ?? new Uint8Array(32);
+    };
+    const ecotoneSlots: bigint[] = [];
+    expect(await l1FeeAt(reading(ecotoneSlots), 'fjord')).toEqual({ rules: 'fjord', params: { ...all, overhead: 0n, scalar: 0n } });
+    expect(ecotoneSlots).toEqual([1n, 3n, 7n]);
+    const bedrockSlots: bigint[] = [];
+    expect(await l1FeeAt(reading(bedrockSlots), 'regolith')).toEqual({
+      rules: 'regolith',
+      params: { ...all, l1BlobBaseFee: 0n, baseFeeScalar: 0n, blobBaseFeeScalar: 0n },
+    });
+    expect(bedrockSlots).toEqual([1n, 5n, 6n]);
+    // The first Ecotone block: slots 3 and 7 still zero, so Regolith's rule and its slots.
+    storage.delete(3n);
+    storage.delete(7n);
+    const firstSlots: bigint[] = [];
+    expect((await l1FeeAt(reading(firstSlots), 'ecotone')).rules).toBe('regolith');
+    expect(firstSlots).toEqual([1n, 3n, 7n, 5n, 6n]);
   });
 });

@@ -100,24 +100,34 @@ export const L1_BLOCK_ADDRESS = '0x4200000000000000000000000000000000000015';
 export const L1_BLOCK_SLOTS = { l1BaseFee: 1n, feeScalars: 3n, overhead: 5n, scalar: 6n, l1BlobBaseFee: 7n } as const;
 
 /**
- * The fee parameters from the L1Block contract's storage (`read(slot)` answers a slot's 32-byte
- * word, zeros when unset). The two Ecotone scalars share slot 3: baseFeeScalar in bytes [16, 20),
- * blobBaseFeeScalar in [20, 24), big-endian.
+ * The rules a transaction at this point of a block of `upgrade` is charged by, and the parameters
+ * they read from the L1Block contract's storage (`read(slot)` answers a slot's 32-byte word, zeros
+ * when unset) — only the slots those rules read, as op-geth reads them (a block's execution
+ * witness holds no others): the L1 base fee (slot 1); Bedrock's and Regolith's overhead and
+ * scalar (5, 6); Ecotone's two scalars, which share slot 3 (baseFeeScalar in bytes [16, 20),
+ * blobBaseFeeScalar in [20, 24), big-endian), and the blob base fee (7). A block of Ecotone or
+ * later whose L1Block holds no Ecotone values yet is charged as Regolith ({@link l1FeeRulesFor}).
+ * Unread fields are 0.
  */
-export async function l1FeeParams(read: (slot: bigint) => Promise<Uint8Array>): Promise<L1FeeParams> {
-  const [baseFee, scalars, overhead, scalar, blobBaseFee] = await Promise.all([
-    read(L1_BLOCK_SLOTS.l1BaseFee),
-    read(L1_BLOCK_SLOTS.feeScalars),
-    read(L1_BLOCK_SLOTS.overhead),
-    read(L1_BLOCK_SLOTS.scalar),
-    read(L1_BLOCK_SLOTS.l1BlobBaseFee),
-  ]);
-  return {
-    l1BaseFee: bytesToBigInt(baseFee),
-    overhead: bytesToBigInt(overhead),
-    scalar: bytesToBigInt(scalar),
-    l1BlobBaseFee: bytesToBigInt(blobBaseFee),
-    baseFeeScalar: bytesToBigInt(scalars.subarray(16, 20)),
-    blobBaseFeeScalar: bytesToBigInt(scalars.subarray(20, 24)),
+export async function l1FeeAt(read: (slot: bigint) => Promise<Uint8Array>, upgrade: L1FeeRules): Promise<{ rules: L1FeeRules; params: L1FeeParams }> {
+  const params: L1FeeParams = {
+    l1BaseFee: bytesToBigInt(await read(L1_BLOCK_SLOTS.l1BaseFee)),
+    overhead: 0n,
+    scalar: 0n,
+    l1BlobBaseFee: 0n,
+    baseFeeScalar: 0n,
+    blobBaseFeeScalar: 0n,
   };
+  if (upgrade === 'ecotone' || upgrade === 'fjord') {
+    const scalars = await read(L1_BLOCK_SLOTS.feeScalars);
+    params.baseFeeScalar = bytesToBigInt(scalars.subarray(16, 20));
+    params.blobBaseFeeScalar = bytesToBigInt(scalars.subarray(20, 24));
+    params.l1BlobBaseFee = bytesToBigInt(await read(L1_BLOCK_SLOTS.l1BlobBaseFee));
+  }
+  const rules = l1FeeRulesFor(upgrade, params);
+  if (rules === 'bedrock' || rules === 'regolith') {
+    params.overhead = bytesToBigInt(await read(L1_BLOCK_SLOTS.overhead));
+    params.scalar = bytesToBigInt(await read(L1_BLOCK_SLOTS.scalar));
+  }
+  return { rules, params };
 }

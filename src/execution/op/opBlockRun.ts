@@ -1,0 +1,246 @@
+import type { Block } from '@ethereumjs/block';
+import type { Log } from '@ethereumjs/evm';
+import { RLP } from '@ethereumjs/rlp';
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
+import { OpBlockError } from './baseFee.js';
+import { runDeposit } from './depositRun.js';
+import { decodeDepositTx, isDeposit } from './depositTx.js';
+import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS, type L1Cost, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
+import { activatesAt, isActive, type OpRollup, upgradeAt } from './rollup.js';
+
+/**
+ * An OP-stack block run as op-geth runs one (`core/state_processor.go`, `state_transition.go`),
+ * on @ethereumjs/vm: the EIP-4788 beacon root stored first (from Ecotone), then each transaction
+ * in order — a deposit by {@link runDeposit}, any other by runTx, with the OP fees around it:
+ *
+ * - its L1 data fee (`l1Cost.ts`, from the L1Block contract's state at that point of the block)
+ *   taken from the sender with the gas it buys, so a sender who cannot pay both makes the block
+ *   invalid, and credited to the L1 fee vault (0x42…1a) once it ran;
+ * - the base fee it paid (gas used × base fee) credited to the base fee vault (0x42…19) instead
+ *   of burned; the priority fee goes to the coinbase (the sequencer fee vault) as on Ethereum.
+ *
+ * Receipts are encoded as op-geth encodes them for the receipts root: a deposit's as type 0x7E
+ * with its sender's nonce before it (`depositNonce`, from Regolith) and the receipt version 1
+ * (from Canyon) after the logs. The state root is read once every transaction ran (OP blocks
+ * carry no withdrawals before Isthmus).
+ *
+ * Not yet run: blocks from Isthmus on (operator fee, the withdrawals root of the message passer,
+ * EIP-2935 and EIP-7702 on OP) and the first Canyon block (the create2 deployer it installs);
+ * both are refused with {@link OpBlockError} rather than computed without their rules.
+ */
+
+export const BASE_FEE_VAULT = hexToBytes('0x4200000000000000000000000000000000000019');
+export const L1_FEE_VAULT = hexToBytes('0x420000000000000000000000000000000000001a');
+const BEACON_ROOTS = new Address(hexToBytes('0x000f3df6d732807ef1319fb7b8bb8522d0beac02'));
+const BEACON_ROOTS_LENGTH = 8191n;
+
+/** One transaction's receipt, with the OP fields op-geth gives it. */
+export interface OpReceipt {
+  type: number;
+  status: 0 | 1;
+  cumulativeGasUsed: bigint;
+  gasUsed: bigint;
+  logs: Log[];
+  bloom: Uint8Array;
+  /** Deposits from Regolith. */
+  depositNonce?: bigint;
+  /** Deposits from Canyon. */
+  depositReceiptVersion?: bigint;
+  /** Ordinary transactions: the L1 data fee charged and its gas. */
+  l1?: L1Cost;
+  createdAddress?: Address;
+}
+
+export interface OpBlockResult {
+  stateRoot: Uint8Array;
+  receiptsRoot: Uint8Array;
+  transactionsRoot: Uint8Array;
+  logsBloom: Uint8Array;
+  gasUsed: bigint;
+  receipts: OpReceipt[];
+}
+
+export interface OpBlockInput {
+  /** The block's header (as a Block without transactions: what runTx reads of it). */
+  block: Block;
+  /** Its transactions' EIP-2718 bytes, in order. */
+  transactions: Uint8Array[];
+  rollup: OpRollup;
+  parentTimestamp: bigint;
+}
+
+/** Runs the block on `vm`'s state; the caller compares the result with the header. Throws {@link OpBlockError} for a block it cannot run. */
+export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlockResult> {
+  const { block, rollup } = input;
+  const header = block.header;
+  const time = header.timestamp;
+  if (isActive(rollup, 'isthmus', time)) throw new OpBlockError(`block ${header.number}: Isthmus and later upgrades are not run yet`);
+  if (activatesAt(rollup, 'canyon', time, input.parentTimestamp))
+    throw new OpBlockError(`block ${header.number}: the first Canyon block (create2 deployer) is not run yet`);
+  const regolith = isActive(rollup, 'regolith', time);
+  const canyon = isActive(rollup, 'canyon', time);
+  const feeUpgrade = feeUpgradeAt(rollup, time);
+
+  // One checkpoint around the block, as runBlock keeps one: the state manager writes to the trie
+  // when it is committed, so the trie sees each slot's and account's last value only (a write per
+  // transaction would reach, in between, nodes no client reads: a witness does not hold them).
+  await vm.evm.journal.checkpoint();
+  let run: { receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint };
+  try {
+    run = await runTransactions(vm, input, { regolith, canyon, feeUpgrade });
+  } catch (e) {
+    await vm.evm.journal.revert();
+    throw e;
+  }
+  await vm.evm.journal.commit();
+  const { receipts, bloom, gasUsed } = run;
+  const stateRoot = await vm.stateManager.getStateRoot();
+  return {
+    stateRoot,
+    receiptsRoot: orderedTrieRoot(receipts.map(encodeOpReceipt)),
+    transactionsRoot: orderedTrieRoot(input.transactions),
+    logsBloom: bloom.bitvector,
+    gasUsed,
+    receipts,
+  };
+}
+
+/** The beacon root stored, then every transaction run in order, with its receipt. */
+async function runTransactions(
+  vm: VM,
+  input: OpBlockInput,
+  rules: { regolith: boolean; canyon: boolean; feeUpgrade: L1FeeRules },
+): Promise<{ receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint }> {
+  const { block } = input;
+  const header = block.header;
+  const { regolith, canyon, feeUpgrade } = rules;
+  if (vm.common.isActivatedEIP(4788)) await storeBeaconRoot(vm, header.parentBeaconBlockRoot!, header.timestamp);
+
+  const receipts: OpReceipt[] = [];
+  const bloom = new Bloom(undefined, vm.common);
+  let cumulative = 0n;
+  for (const [index, raw] of input.transactions.entries()) {
+    let receipt: Omit<OpReceipt, 'cumulativeGasUsed'>;
+    if (isDeposit(raw)) {
+      const tx = decodeDepositTx(raw);
+      if (!(tx.isSystemTx && !regolith)) checkGas(header.gasLimit, cumulative, tx.gasLimit, header.number, index);
+      const run = await runDeposit(vm, tx, block, { regolith });
+      receipt = {
+        type: DEPOSIT_TX_TYPE,
+        status: run.status,
+        gasUsed: run.gasUsed,
+        logs: run.logs,
+        bloom: logsBloom(vm, run.logs),
+        ...(regolith ? { depositNonce: run.nonce } : {}),
+        ...(canyon ? { depositReceiptVersion: 1n } : {}),
+        ...(run.createdAddress ? { createdAddress: run.createdAddress } : {}),
+      };
+    } else {
+      receipt = await runOrdinary(vm, raw, block, feeUpgrade, cumulative, index);
+    }
+    cumulative += receipt.gasUsed;
+    bloom.or(new Bloom(receipt.bloom, vm.common));
+    receipts.push({ ...receipt, cumulativeGasUsed: cumulative });
+  }
+  return { receipts, bloom, gasUsed: cumulative };
+}
+
+/** The L1 data fee rules of a block at `time`: Fjord's from Fjord on. */
+function feeUpgradeAt(rollup: OpRollup, time: bigint): L1FeeRules {
+  const upgrade = upgradeAt(rollup, time);
+  if (upgrade === 'bedrock' || upgrade === 'regolith') return upgrade;
+  if (upgrade === 'canyon' || upgrade === 'delta') return 'regolith';
+  return isActive(rollup, 'fjord', time) ? 'fjord' : 'ecotone';
+}
+
+function checkGas(blockLimit: bigint, used: bigint, txLimit: bigint, number: bigint, index: number): void {
+  if (used + txLimit > blockLimit) throw new OpBlockError(`block ${number}: transaction ${index} needs ${txLimit} gas, ${blockLimit - used} left`);
+}
+
+/** An ordinary (signed) transaction with the OP fees around it. */
+async function runOrdinary(
+  vm: VM,
+  raw: Uint8Array,
+  block: Block,
+  feeUpgrade: L1FeeRules,
+  used: bigint,
+  index: number,
+): Promise<Omit<OpReceipt, 'cumulativeGasUsed'>> {
+  const header = block.header;
+  let tx: TypedTransaction;
+  try {
+    tx = createTxFromRLP(raw, { common: vm.common }) as TypedTransaction;
+  } catch (e) {
+    throw new OpBlockError(`block ${header.number}: transaction ${index} cannot be decoded: ${(e as Error).message}`);
+  }
+  if (tx.type === 3) throw new OpBlockError(`block ${header.number}: transaction ${index} is a blob transaction, which OP chains do not take`);
+  checkGas(header.gasLimit, used, tx.gasLimit, header.number, index);
+  const l1Address = new Address(hexToBytes(L1_BLOCK_ADDRESS));
+  // getStorage answers a word without its leading zeros: the scalars' offsets count from a full word.
+  const word = async (slot: bigint) => setLengthLeft(await vm.stateManager.getStorage(l1Address, setLengthLeft(bigIntToBytes(slot), 32)), 32);
+  const fee = await l1FeeAt(word, feeUpgrade);
+  const l1 = l1Cost(raw, fee.rules, fee.params);
+  const sender = tx.getSenderAddress();
+  if (l1 !== undefined && l1.fee > 0n) {
+    const account = (await vm.stateManager.getAccount(sender)) ?? new Account();
+    if (account.balance < l1.fee) {
+      throw new OpBlockError(
+        `block ${header.number}: transaction ${index}'s sender ${sender} cannot pay its L1 data fee ${l1.fee} (balance ${account.balance})`,
+      );
+    }
+    account.balance -= l1.fee;
+    await vm.stateManager.putAccount(sender, account);
+  }
+  const result = await runTx(vm, { tx, block, skipHardForkValidation: true, blockGasUsed: used });
+  const gasUsed = result.totalGasSpent;
+  await credit(vm, BASE_FEE_VAULT, gasUsed * header.baseFeePerGas!);
+  if (l1 !== undefined) await credit(vm, L1_FEE_VAULT, l1.fee);
+  const logs = result.execResult.logs ?? [];
+  return {
+    type: tx.type,
+    status: result.execResult.exceptionError === undefined ? 1 : 0,
+    gasUsed,
+    logs,
+    bloom: result.bloom.bitvector,
+    ...(l1 !== undefined ? { l1 } : {}),
+    ...(result.createdAddress ? { createdAddress: result.createdAddress } : {}),
+  };
+}
+
+async function credit(vm: VM, address: Uint8Array, amount: bigint): Promise<void> {
+  const at = new Address(address);
+  const account = (await vm.stateManager.getAccount(at)) ?? new Account();
+  account.balance += amount;
+  await vm.stateManager.putAccount(at, account);
+}
+
+/** EIP-4788: the block's time and parent beacon root in the ring buffers, where the contract has code. */
+async function storeBeaconRoot(vm: VM, root: Uint8Array, time: bigint): Promise<void> {
+  if ((await vm.stateManager.getCode(BEACON_ROOTS)).length === 0) return;
+  const index = time % BEACON_ROOTS_LENGTH;
+  await vm.stateManager.putStorage(BEACON_ROOTS, setLengthLeft(bigIntToBytes(index), 32), bigIntToUnpaddedBytes(time));
+  await vm.stateManager.putStorage(BEACON_ROOTS, setLengthLeft(bigIntToBytes(index + BEACON_ROOTS_LENGTH), 32), root);
+}
+
+function logsBloom(vm: VM, logs: Log[]): Uint8Array {
+  const bloom = new Bloom(undefined, vm.common);
+  for (const [address, topics] of logs) {
+    bloom.add(address);
+    for (const topic of topics) bloom.add(topic);
+  }
+  return bloom.bitvector;
+}
+
+/** A receipt as the receipts root holds it: Ethereum's encoding, a deposit's with its OP fields after the logs. */
+export function encodeOpReceipt(r: OpReceipt): Uint8Array {
+  if (r.type !== DEPOSIT_TX_TYPE) {
+    return encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.bloom, logs: r.logs }, r.type as never);
+  }
+  const fields: unknown[] = [r.status === 1 ? Uint8Array.of(1) : new Uint8Array(), bigIntToUnpaddedBytes(r.cumulativeGasUsed), r.bloom, r.logs];
+  if (r.depositNonce !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositNonce));
+  if (r.depositReceiptVersion !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositReceiptVersion));
+  return concatBytes(Uint8Array.of(DEPOSIT_TX_TYPE), RLP.encode(fields as never));
+}

@@ -1,0 +1,53 @@
+import { hexToBytes } from '@ethereumjs/util';
+import { describe, expect, it } from 'vitest';
+import { baseFeeParams, decodeHoloceneExtraData, holoceneExtraData, nextBaseFee } from './baseFee.js';
+import { activatesAt, isActive, rollupFromConfig, upgradeAt } from './rollup.js';
+
+/** OP Sepolia's rollup config as kona's fixtures carry it (times in seconds; no regolith_time: Regolith from genesis). */
+const OP_SEPOLIA = rollupFromConfig({
+  l2_chain_id: 11155420,
+  canyon_time: 1699981200,
+  delta_time: 1703203200,
+  ecotone_time: 1708534800,
+  fjord_time: 1716998400,
+  granite_time: 1723478400,
+  holocene_time: 1732633200,
+  isthmus_time: 1744905600,
+  chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
+});
+
+describe('an OP-stack chain’s upgrades and EIP-1559 parameters', () => {
+  it('an upgrade is active from its time, or once a later one is (Regolith has no time in OP Sepolia’s config)', () => {
+    expect(upgradeAt(OP_SEPOLIA, 0n)).toBe('bedrock');
+    expect(isActive(OP_SEPOLIA, 'regolith', 1699981199n)).toBe(false);
+    expect(isActive(OP_SEPOLIA, 'regolith', 1699981200n)).toBe(true);
+    expect(upgradeAt(OP_SEPOLIA, 1744218460n)).toBe('holocene');
+    expect(upgradeAt(OP_SEPOLIA, 1744905600n)).toBe('isthmus');
+    expect(activatesAt(OP_SEPOLIA, 'canyon', 1699981200n, 1699981198n)).toBe(true);
+    expect(activatesAt(OP_SEPOLIA, 'canyon', 1699981202n, 1699981200n)).toBe(false);
+  });
+
+  it('Holocene extra data: the payload’s parameters after a version byte; zeros take the config’s Canyon values', () => {
+    expect(holoceneExtraData(OP_SEPOLIA, hexToBytes('0x000000fa00000006'))).toEqual(hexToBytes('0x00000000fa00000006'));
+    expect(holoceneExtraData(OP_SEPOLIA, new Uint8Array(8))).toEqual(hexToBytes('0x00000000fa00000006'));
+    expect(decodeHoloceneExtraData(hexToBytes('0x00000000fa00000006'))).toEqual({ denominator: 250n, elasticity: 6n });
+    expect(() => decodeHoloceneExtraData(hexToBytes('0x01000000fa00000006'))).toThrow(/not version 0/);
+    expect(() => decodeHoloceneExtraData(hexToBytes('0x000000000000000006'))).toThrow(/denominator 0/);
+    expect(() => holoceneExtraData(OP_SEPOLIA, new Uint8Array(7))).toThrow(/7 bytes/);
+  });
+
+  it('the base fee: from the parent’s extra data once the parent is Holocene, else the config’s (Canyon’s denominator from Canyon)', () => {
+    const holoceneParent = { timestamp: 1744218458n, extraData: hexToBytes('0x00000000320000000a') };
+    expect(baseFeeParams(OP_SEPOLIA, holoceneParent, 1744218460n)).toEqual({ denominator: 50n, elasticity: 10n });
+    expect(baseFeeParams(OP_SEPOLIA, { timestamp: 1703203200n, extraData: new Uint8Array() }, 1703203202n)).toEqual({ denominator: 250n, elasticity: 6n });
+    expect(baseFeeParams(OP_SEPOLIA, { timestamp: 1699981000n, extraData: new Uint8Array() }, 1699981002n)).toEqual({ denominator: 50n, elasticity: 6n });
+    // OP Sepolia block 26,207,959 (the parent of the first fixture): 2,136,422 of 60,000,000 gas at 270 wei; the target is
+    // 10,000,000, and 270 × 7,863,578 / 10,000,000 / 250 rounds to 0: block 26,207,960's base fee is 270 again.
+    const params = { denominator: 250n, elasticity: 6n };
+    expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 2_136_422n, baseFee: 270n }, params)).toBe(270n);
+    // Above the target by half: +1/500; exactly at it: unchanged; a tiny excess still adds 1 wei.
+    expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 15_000_000n, baseFee: 1_000_000n }, params)).toBe(1_002_000n);
+    expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 10_000_000n, baseFee: 1_000_000n }, params)).toBe(1_000_000n);
+    expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 10_000_001n, baseFee: 1_000_000n }, params)).toBe(1_000_001n);
+  });
+});

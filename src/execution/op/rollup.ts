@@ -1,0 +1,106 @@
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import { withMergedModuleParams } from '../../chain/commonParams.js';
+import { ecrecover } from '../../codec/ecrecover.js';
+import { keccak256 } from '../../codec/keccak.js';
+
+/**
+ * An OP-stack chain's execution rules: which upgrade is active at a block's time, the EIP-1559
+ * parameters, and the Ethereum fork each upgrade runs the EVM at (OP specification, "superchain
+ * upgrades"). Upgrades activate by L2 block time; an upgrade active implies every earlier one is
+ * (a rollup config may leave an early one out when it was active from genesis, as OP Sepolia's
+ * does for Regolith).
+ */
+
+/** The upgrades after Bedrock, in order. */
+export const OP_UPGRADES = ['regolith', 'canyon', 'delta', 'ecotone', 'fjord', 'granite', 'holocene', 'isthmus', 'jovian'] as const;
+export type OpUpgrade = 'bedrock' | (typeof OP_UPGRADES)[number];
+
+export interface OpRollup {
+  chainId: bigint;
+  /** Activation time (seconds) of each scheduled upgrade. */
+  times: Partial<Record<(typeof OP_UPGRADES)[number], bigint>>;
+  eip1559: {
+    elasticity: bigint;
+    /** Before Canyon. */
+    denominator: bigint;
+    /** From Canyon (and Holocene's default when a block's extra data gives zeros). */
+    denominatorCanyon: bigint;
+  };
+}
+
+/** Whether `upgrade` is active at `time`: its own time has come, or a later upgrade's has. */
+export function isActive(rollup: OpRollup, upgrade: OpUpgrade, time: bigint): boolean {
+  if (upgrade === 'bedrock') return true;
+  for (let i = OP_UPGRADES.indexOf(upgrade); i < OP_UPGRADES.length; i++) {
+    const at = rollup.times[OP_UPGRADES[i]];
+    if (at !== undefined && time >= at) return true;
+  }
+  return false;
+}
+
+/** The latest upgrade active at `time`. */
+export function upgradeAt(rollup: OpRollup, time: bigint): OpUpgrade {
+  for (let i = OP_UPGRADES.length - 1; i >= 0; i--) if (isActive(rollup, OP_UPGRADES[i], time)) return OP_UPGRADES[i];
+  return 'bedrock';
+}
+
+/** Whether `time` is the first block of `upgrade` (active now, not at the parent's time). */
+export function activatesAt(rollup: OpRollup, upgrade: OpUpgrade, time: bigint, parentTime: bigint): boolean {
+  return isActive(rollup, upgrade, time) && !isActive(rollup, upgrade, parentTime);
+}
+
+/**
+ * The Ethereum fork whose EVM and transaction rules an upgrade runs: Bedrock and Regolith are
+ * London after the merge, Canyon and Delta Shanghai, Ecotone to Holocene Cancun (without blob
+ * transactions), Isthmus and Jovian Prague.
+ */
+export function ethereumForkOf(upgrade: OpUpgrade): Hardfork {
+  switch (upgrade) {
+    case 'bedrock':
+    case 'regolith':
+      return Hardfork.Paris;
+    case 'canyon':
+    case 'delta':
+      return Hardfork.Shanghai;
+    case 'ecotone':
+    case 'fjord':
+    case 'granite':
+    case 'holocene':
+      return Hardfork.Cancun;
+    case 'isthmus':
+    case 'jovian':
+      return Hardfork.Prague;
+  }
+}
+
+/** Field names of a rollup config as op-node and kona write it (JSON, snake case). */
+interface RollupConfigJson {
+  l2_chain_id: number | string;
+  chain_op_config?: { eip1559Elasticity: number; eip1559Denominator: number; eip1559DenominatorCanyon: number };
+  [key: string]: unknown;
+}
+
+/** The rules of a chain from its rollup config (op-node's `rollup.json`, as kona's fixtures carry it). */
+export function rollupFromConfig(json: RollupConfigJson): OpRollup {
+  const times: OpRollup['times'] = {};
+  for (const upgrade of OP_UPGRADES) {
+    const at = json[`${upgrade}_time`];
+    if (typeof at === 'number' || typeof at === 'string') times[upgrade] = BigInt(at);
+  }
+  // op-node's defaults (OP Mainnet's and OP Sepolia's values) when the config leaves them out.
+  const op = json.chain_op_config ?? { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 };
+  return {
+    chainId: BigInt(json.l2_chain_id),
+    times,
+    eip1559: { elasticity: BigInt(op.eip1559Elasticity), denominator: BigInt(op.eip1559Denominator), denominatorCanyon: BigInt(op.eip1559DenominatorCanyon) },
+  };
+}
+
+/**
+ * A Common for `rollup`'s blocks of `upgrade`: mainnet's parameters at the Ethereum fork the
+ * upgrade runs ({@link ethereumForkOf}), under the chain's id (EIP-155 signatures, CHAINID).
+ */
+export function opCommon(rollup: OpRollup, upgrade: OpUpgrade): Common {
+  const chain = { ...Mainnet, name: `op-${rollup.chainId}`, chainId: Number(rollup.chainId) };
+  return withMergedModuleParams(new Common({ chain, hardfork: ethereumForkOf(upgrade), customCrypto: { keccak256, ecrecover } }));
+}
