@@ -194,7 +194,7 @@ export async function executeOpFixture(b: OpBlock): Promise<{ result: OpBlockRes
     const vm = await createBlockVM({ common, stateManager: sm, blockchain: ancestors(b) });
     const block: Block = createBlock({ header: builtHeader(b) }, { common });
     const transactions = b.fixture.executing_payload.transactions.map(hex);
-    const result = await raceFetchOnMiss(sm, executeOpBlock(vm, { block, transactions, rollup: b.rollup, parentTimestamp: b.parent.timestamp }));
+    const result = await raceFetchOnMiss(sm, executeOpBlock(vm, { block, transactions, rollup: b.rollup }));
     return { result, header: builtHeader(b, result) };
   } finally {
     await level.close();

@@ -9,7 +9,7 @@ import { OpBlockError } from './baseFee.js';
 import { runDeposit } from './depositRun.js';
 import { decodeDepositTx, isDeposit } from './depositTx.js';
 import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS, type L1Cost, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
-import { activatesAt, isActive, type OpRollup, upgradeAt } from './rollup.js';
+import { isActive, type OpRollup, upgradeAt } from './rollup.js';
 
 /**
  * An OP-stack block run as op-geth runs one (`core/state_processor.go`, `state_transition.go`),
@@ -28,7 +28,7 @@ import { activatesAt, isActive, type OpRollup, upgradeAt } from './rollup.js';
  * carry no withdrawals before Isthmus).
  *
  * Not yet run: blocks from Isthmus on (operator fee, the withdrawals root of the message passer,
- * EIP-2935 and EIP-7702 on OP) and the first Canyon block (the create2 deployer it installs);
+ * EIP-2935 and EIP-7702 on OP) and the block at Canyon's time (the create2 deployer it installs);
  * both are refused with {@link OpBlockError} rather than computed without their rules.
  */
 
@@ -69,7 +69,6 @@ export interface OpBlockInput {
   /** Its transactions' EIP-2718 bytes, in order. */
   transactions: Uint8Array[];
   rollup: OpRollup;
-  parentTimestamp: bigint;
 }
 
 /** Runs the block on `vm`'s state; the caller compares the result with the header. Throws {@link OpBlockError} for a block it cannot run. */
@@ -78,8 +77,8 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   const header = block.header;
   const time = header.timestamp;
   if (isActive(rollup, 'isthmus', time)) throw new OpBlockError(`block ${header.number}: Isthmus and later upgrades are not run yet`);
-  if (activatesAt(rollup, 'canyon', time, input.parentTimestamp))
-    throw new OpBlockError(`block ${header.number}: the first Canyon block (create2 deployer) is not run yet`);
+  // op-geth installs the create2 deployer's code in the block whose time is exactly Canyon's.
+  if (rollup.times.canyon === time) throw new OpBlockError(`block ${header.number}: the Canyon block (its create2 deployer code) is not run yet`);
   const regolith = isActive(rollup, 'regolith', time);
   const canyon = isActive(rollup, 'canyon', time);
   const feeUpgrade = feeUpgradeAt(rollup, time);

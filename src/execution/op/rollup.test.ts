@@ -1,7 +1,7 @@
 import { hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { baseFeeParams, decodeHoloceneExtraData, holoceneExtraData, nextBaseFee } from './baseFee.js';
-import { activatesAt, isActive, rollupFromConfig, upgradeAt } from './rollup.js';
+import { isActive, rollupFromConfig, upgradeAt } from './rollup.js';
 
 /** OP Sepolia's rollup config as kona's fixtures carry it (times in seconds; no regolith_time: Regolith from genesis). */
 const OP_SEPOLIA = rollupFromConfig({
@@ -23,8 +23,6 @@ describe('an OP-stack chain’s upgrades and EIP-1559 parameters', () => {
     expect(isActive(OP_SEPOLIA, 'regolith', 1699981200n)).toBe(true);
     expect(upgradeAt(OP_SEPOLIA, 1744218460n)).toBe('holocene');
     expect(upgradeAt(OP_SEPOLIA, 1744905600n)).toBe('isthmus');
-    expect(activatesAt(OP_SEPOLIA, 'canyon', 1699981200n, 1699981198n)).toBe(true);
-    expect(activatesAt(OP_SEPOLIA, 'canyon', 1699981202n, 1699981200n)).toBe(false);
   });
 
   it('Holocene extra data: the payload’s parameters after a version byte; zeros take the config’s Canyon values', () => {

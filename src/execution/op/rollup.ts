@@ -44,11 +44,6 @@ export function upgradeAt(rollup: OpRollup, time: bigint): OpUpgrade {
   return 'bedrock';
 }
 
-/** Whether `time` is the first block of `upgrade` (active now, not at the parent's time). */
-export function activatesAt(rollup: OpRollup, upgrade: OpUpgrade, time: bigint, parentTime: bigint): boolean {
-  return isActive(rollup, upgrade, time) && !isActive(rollup, upgrade, parentTime);
-}
-
 /**
  * The Ethereum fork whose EVM and transaction rules an upgrade runs: Bedrock and Regolith are
  * London after the merge, Canyon and Delta Shanghai, Ecotone to Holocene Cancun (without blob
