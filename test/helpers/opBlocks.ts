@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { createBlockVM } from '../../src/execution/blockRun.js';
 import { baseFeeParams, holoceneExtraData, nextBaseFee } from '../../src/execution/op/baseFee.js';
 import { executeOpBlock, type OpBlockResult } from '../../src/execution/op/opBlockRun.js';
+import { opPrecompiles } from '../../src/execution/op/precompiles.js';
 import { type OpRollup, opCommon, rollupFromConfig, upgradeAt } from '../../src/execution/op/rollup.js';
 import type { Upstream } from '../../src/follow/upstream.js';
 import { fetchWitness } from '../../src/follow/witnessSource.js';
@@ -191,7 +192,12 @@ export async function executeOpFixture(b: OpBlock): Promise<{ result: OpBlockRes
     );
     const provider = { trieDb, prepare: async () => undefined, source: new NothingMore(), fetchOptions: { maxSearchNibbles: DEFAULT_SEARCH_NIBBLES } };
     const { sm } = await importerStateManager(common, trieDb, b.parent.stateRoot, 10_000, provider);
-    const vm = await createBlockVM({ common, stateManager: sm, blockchain: ancestors(b) });
+    const vm = await createBlockVM({
+      common,
+      stateManager: sm,
+      blockchain: ancestors(b),
+      evmOpts: { customPrecompiles: opPrecompiles(b.rollup, time, common) },
+    });
     const block: Block = createBlock({ header: builtHeader(b) }, { common });
     const transactions = b.fixture.executing_payload.transactions.map(hex);
     const result = await raceFetchOnMiss(sm, executeOpBlock(vm, { block, transactions, rollup: b.rollup }));

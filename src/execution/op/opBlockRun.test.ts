@@ -16,6 +16,9 @@ describe('OP block execution: what it refuses, and deposit receipts', () => {
     await expect(executeOpBlock(noVm, { block: blockAt(5000n), transactions: [], rollup })).rejects.toThrow(OpBlockError);
     await expect(executeOpBlock(noVm, { block: blockAt(5000n), transactions: [], rollup })).rejects.toThrow(/Isthmus and later upgrades are not run yet/);
     await expect(executeOpBlock(noVm, { block: blockAt(1000n), transactions: [], rollup })).rejects.toThrow(/the Canyon block \(its create2 deployer code\)/);
+    const fjord = rollupFromConfig({ l2_chain_id: 10, fjord_time: 0 });
+    const plainVm = { evm: { precompiles: new Map() } } as unknown as VM;
+    await expect(executeOpBlock(plainVm, { block: blockAt(10n), transactions: [], rollup: fjord })).rejects.toThrow(/lacks Fjord's P256VERIFY/);
   });
 
   it('a deposit receipt: 0x7E ‖ RLP([status, cumulative gas, bloom, logs, depositNonce, version]); Ethereum’s for others', () => {

@@ -9,6 +9,7 @@ import { OpBlockError } from './baseFee.js';
 import { runDeposit } from './depositRun.js';
 import { decodeDepositTx, isDeposit } from './depositTx.js';
 import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS, type L1Cost, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
+import { P256VERIFY_ADDRESS } from './precompiles.js';
 import { isActive, type OpRollup, upgradeAt } from './rollup.js';
 
 /**
@@ -21,6 +22,9 @@ import { isActive, type OpRollup, upgradeAt } from './rollup.js';
  *   invalid, and credited to the L1 fee vault (0x42…1a) once it ran;
  * - the base fee it paid (gas used × base fee) credited to the base fee vault (0x42…19) instead
  *   of burned; the priority fee goes to the coinbase (the sequencer fee vault) as on Ethereum.
+ *
+ * The VM must carry the upgrade's precompiles (`precompiles.ts`, `opPrecompiles`); a block
+ * of Fjord or later on a VM without P256VERIFY is refused.
  *
  * Receipts are encoded as op-geth encodes them for the receipts root: a deposit's as type 0x7E
  * with its sender's nonce before it (`depositNonce`, from Regolith) and the receipt version 1
@@ -79,6 +83,9 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   if (isActive(rollup, 'isthmus', time)) throw new OpBlockError(`block ${header.number}: Isthmus and later upgrades are not run yet`);
   // op-geth installs the create2 deployer's code in the block whose time is exactly Canyon's.
   if (rollup.times.canyon === time) throw new OpBlockError(`block ${header.number}: the Canyon block (its create2 deployer code) is not run yet`);
+  if (isActive(rollup, 'fjord', time) && !vm.evm.precompiles.has(P256VERIFY_ADDRESS.toString().slice(2))) {
+    throw new OpBlockError(`block ${header.number}: the VM lacks Fjord's P256VERIFY: build it with opPrecompiles`);
+  }
   const regolith = isActive(rollup, 'regolith', time);
   const canyon = isActive(rollup, 'canyon', time);
   const feeUpgrade = feeUpgradeAt(rollup, time);

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { createEVM } from '@ethereumjs/evm';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { describe, expect, it } from 'vitest';
+import { BN254_PAIRING_MAX_INPUT_GRANITE, opPrecompiles, P256VERIFY_GAS, p256Verify } from './precompiles.js';
+import { opCommon, rollupFromConfig } from './rollup.js';
+
+/** op-geth's P256VERIFY vectors (fixtures/op-stack/README.md): Wycheproof's secp256r1 cases and more. */
+const VECTORS = JSON.parse(
+  gunzipSync(readFileSync(resolve(import.meta.dirname, '../../../fixtures/op-stack/p256-verify-vectors.json.gz'))).toString('utf8'),
+) as Array<{
+  Input: string;
+  Expected: string;
+  Gas: number;
+  Name: string;
+}>;
+
+describe('Fjord’s P256VERIFY (RIP-7212)', () => {
+  it(`answers each of op-geth’s ${VECTORS.length} vectors as op-geth does, at op-geth’s gas`, () => {
+    const wrong = VECTORS.filter((v) => bytesToHex(p256Verify(hexToBytes(`0x${v.Input}`))) !== `0x${v.Expected}`).map((v) => v.Name);
+    expect(wrong).toEqual([]);
+    expect(new Set(VECTORS.map((v) => BigInt(v.Gas)))).toEqual(new Set([P256VERIFY_GAS]));
+    // Both answers occur: valid signatures and refused ones.
+    expect(VECTORS.filter((v) => v.Expected === '').length).toBeGreaterThan(100);
+    expect(VECTORS.filter((v) => v.Expected !== '').length).toBeGreaterThan(100);
+  });
+
+  it('a wrong length or a key off the curve gives no output', () => {
+    const valid = VECTORS.find((v) => v.Expected !== '')!;
+    const input = hexToBytes(`0x${valid.Input}`);
+    expect(p256Verify(input.subarray(0, 159))).toEqual(new Uint8Array());
+    const offCurve = input.slice();
+    offCurve[159] ^= 1;
+    expect(p256Verify(offCurve)).toEqual(new Uint8Array());
+  });
+});
+
+describe('the precompiles each upgrade adds or bounds', () => {
+  it('Fjord adds P256VERIFY at 0x100; Granite bounds the BN254 pairing to 112,687 bytes of input (all gas taken beyond), the pairing unchanged below', async () => {
+    const rollup = rollupFromConfig({ l2_chain_id: 10, fjord_time: 100, granite_time: 200 });
+    const common = opCommon(rollup, 'granite');
+    expect(opPrecompiles(rollup, 99n, common)).toEqual([]);
+    expect(opPrecompiles(rollup, 100n, common).map((p) => p.address.toString())).toEqual(['0x0000000000000000000000000000000000000100']);
+    const granite = opPrecompiles(rollup, 200n, common);
+    expect(granite.map((p) => p.address.toString())).toEqual(['0x0000000000000000000000000000000000000100', '0x0000000000000000000000000000000000000008']);
+    const pairing = (granite[1] as { function: (o: unknown) => { returnValue: Uint8Array; executionGasUsed: bigint; exceptionError?: unknown } }).function;
+    const evm = await createEVM({ common });
+    const tooLong = pairing({ data: new Uint8Array(BN254_PAIRING_MAX_INPUT_GRANITE + 1), gasLimit: 10_000_000n, common, _EVM: evm });
+    expect([tooLong.executionGasUsed, tooLong.exceptionError !== undefined]).toEqual([10_000_000n, true]);
+    // No pairs: the check holds (1), for the base 45,000 gas.
+    const empty = pairing({ data: new Uint8Array(), gasLimit: 10_000_000n, common, _EVM: evm });
+    expect([bytesToHex(empty.returnValue), empty.executionGasUsed]).toEqual([`0x${'00'.repeat(31)}01`, 45_000n]);
+  });
+});

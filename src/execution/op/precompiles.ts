@@ -1,0 +1,71 @@
+import type { Common } from '@ethereumjs/common';
+import { type CustomPrecompile, EVMError, type ExecResult, getActivePrecompiles, type PrecompileInput } from '@ethereumjs/evm';
+import { Address, bytesToBigInt } from '@ethereumjs/util';
+import { p256 } from '@noble/curves/nist.js';
+import { isActive, type OpRollup } from './rollup.js';
+
+/**
+ * The precompiles OP-stack upgrades add or bound (op-geth `core/vm/contracts.go`):
+ *
+ * - Fjord: P256VERIFY at 0x100 (RIP-7212): 160 bytes of input (message hash, r, s, public key x,
+ *   y), 3,450 gas whatever the input; 32 bytes ending in 1 for a valid secp256r1 signature, no
+ *   output otherwise (a wrong length, r or s outside [1, n−1], a key off the curve or at
+ *   infinity, a signature that does not verify). High s is accepted, as Go's `ecdsa.Verify` does.
+ * - Granite: the BN254 pairing (0x08) refuses more than 112,687 bytes of input (an error that
+ *   consumes all the call's gas), against the 10,000-odd pairs an unbounded input could ask.
+ */
+
+export const P256VERIFY_ADDRESS = new Address(Uint8Array.from({ length: 20 }, (_, i) => (i === 18 ? 1 : 0)));
+export const P256VERIFY_GAS = 3450n;
+const BN254_PAIRING = '0000000000000000000000000000000000000008';
+export const BN254_PAIRING_MAX_INPUT_GRANITE = 112_687;
+
+const VALID = Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 1 : 0));
+
+/** RIP-7212's answer for `input`: 32 bytes ending in 1 for a valid signature, else none. */
+export function p256Verify(input: Uint8Array): Uint8Array {
+  if (input.length !== 160) return new Uint8Array();
+  const hash = input.subarray(0, 32);
+  const r = bytesToBigInt(input.subarray(32, 64));
+  const s = bytesToBigInt(input.subarray(64, 96));
+  const n = p256.Point.CURVE().n;
+  if (r === 0n || r >= n || s === 0n || s >= n) return new Uint8Array();
+  const key = new Uint8Array(65);
+  key[0] = 0x04;
+  key.set(input.subarray(96, 160), 1);
+  try {
+    // fromBytes checks the point: on the curve, coordinates below p, not infinity.
+    p256.Point.fromBytes(key);
+    const signature = new Uint8Array(64);
+    signature.set(input.subarray(32, 96));
+    return p256.verify(signature, hash, key, { prehash: false, lowS: false, format: 'compact' }) ? VALID : new Uint8Array();
+  } catch {
+    return new Uint8Array();
+  }
+}
+
+function p256Precompile(opts: PrecompileInput): ExecResult {
+  if (opts.gasLimit < P256VERIFY_GAS)
+    return { returnValue: new Uint8Array(), executionGasUsed: opts.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
+  return { returnValue: p256Verify(opts.data), executionGasUsed: P256VERIFY_GAS };
+}
+
+/** The precompiles `rollup`'s blocks at `time` have beyond Ethereum's at the upgrade's fork, for an EVM on `common`. */
+export function opPrecompiles(rollup: OpRollup, time: bigint, common: Common): CustomPrecompile[] {
+  const out: CustomPrecompile[] = [];
+  if (isActive(rollup, 'fjord', time)) out.push({ address: P256VERIFY_ADDRESS, function: p256Precompile });
+  if (isActive(rollup, 'granite', time)) {
+    const pairing = getActivePrecompiles(common).get(BN254_PAIRING);
+    if (pairing === undefined) throw new Error('the BN254 pairing precompile is not active at this fork');
+    out.push({
+      address: new Address(Uint8Array.from({ length: 20 }, (_, i) => (i === 19 ? 8 : 0))),
+      function: (opts: PrecompileInput) => {
+        if (opts.data.length > BN254_PAIRING_MAX_INPUT_GRANITE) {
+          return { returnValue: new Uint8Array(), executionGasUsed: opts.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.INVALID_INPUT_LENGTH) };
+        }
+        return pairing(opts) as ExecResult;
+      },
+    });
+  }
+  return out;
+}
