@@ -5,21 +5,29 @@ import { upgradeAt } from '../../src/execution/op/rollup.js';
 import { executeOpFixture, loadOpBlocks, type OpBlock } from '../helpers/opBlocks.js';
 
 /**
- * Real OP Sepolia blocks (fixtures/op-stack/, kona's executor fixtures: Holocene, April 2025), each
- * run by tracenode's OP executor (`src/execution/op/opBlockRun.ts`) on the importer's partial trie
- * database filled from the block's preimages through the follower's witness intake, as an archive
- * from block N would run it. Kona's own check: the header built from the parent and the payload
- * with the roots execution gives hashes to the block's real hash (state root, receipts root, logs
- * bloom, gas used, transactions root, base fee and extra data all exact). For the three blocks
- * whose header is another fixture's parent, each root is compared on its own as well.
+ * Real blocks of three OP-stack chains (fixtures/op-stack/, kona's executor fixtures, all
+ * Holocene): OP Mainnet, OP Sepolia and Unichain. Each is run by tracenode's OP executor
+ * (`src/execution/op/opBlockRun.ts`) on the importer's partial trie database filled from the
+ * block's preimages through the follower's witness intake, as an archive from block N would run
+ * it. Kona's own check: the header built from the parent and the payload with the roots execution
+ * gives hashes to the block's real hash (state root, receipts root, logs bloom, gas used,
+ * transactions root, base fee and extra data all exact). For the three blocks whose header is
+ * another fixture's parent, each root is compared on its own as well.
  */
 
-const blocks = loadOpBlocks().sort((a, b) => Number(a.number - b.number));
+const CHAIN_IDS: Record<string, bigint> = { 'op-mainnet': 10n, 'op-sepolia': 11155420n, unichain: 130n };
+const blocks = loadOpBlocks().sort((a, b) => a.network.localeCompare(b.network) || Number(a.number - b.number));
 const label = (b: OpBlock) => `${b.network} ${b.number}`;
 
-describe('real OP Sepolia blocks: the built header hashes to the real block hash', () => {
-  it('the fixtures: seven Holocene blocks of OP Sepolia; consecutive ones chain by hash', () => {
+describe('real OP-stack blocks: the built header hashes to the real block hash', () => {
+  it('the fixtures: sixteen Holocene blocks of OP Mainnet, OP Sepolia and Unichain; consecutive ones chain by hash', () => {
     expect(blocks.map(label)).toEqual([
+      'op-mainnet 132795025',
+      'op-mainnet 132796000',
+      'op-mainnet 132796100',
+      'op-mainnet 132797000',
+      'op-mainnet 132798000',
+      'op-mainnet 132799000',
       'op-sepolia 26207960',
       'op-sepolia 26207961',
       'op-sepolia 26207962',
@@ -27,12 +35,15 @@ describe('real OP Sepolia blocks: the built header hashes to the real block hash
       'op-sepolia 26208384',
       'op-sepolia 26208858',
       'op-sepolia 26211680',
+      'unichain 10211000',
+      'unichain 10215000',
+      'unichain 10311000',
     ]);
     for (const b of blocks) {
-      expect(b.rollup.chainId).toBe(11155420n);
+      expect(b.rollup.chainId).toBe(CHAIN_IDS[b.network]);
       expect(b.parent.number).toBe(b.number - 1n);
       expect(upgradeAt(b.rollup, BigInt(b.fixture.executing_payload.timestamp))).toBe('holocene');
-      const next = blocks.find((n) => n.number === b.number + 1n);
+      const next = blocks.find((n) => n.network === b.network && n.number === b.number + 1n);
       if (next) expect(bytesToHex(next.parent.hash())).toBe(b.fixture.expected_block_hash);
     }
   });
@@ -40,7 +51,7 @@ describe('real OP Sepolia blocks: the built header hashes to the real block hash
   for (const b of blocks) {
     it(label(b), async () => {
       const { result, header } = await executeOpFixture(b);
-      const next = blocks.find((n) => n.number === b.number + 1n);
+      const next = blocks.find((n) => n.network === b.network && n.number === b.number + 1n);
       if (next) {
         // The real header of this block: every root on its own.
         expect({

@@ -58,14 +58,17 @@ export interface OpBlock {
   preimages: Map<string, Uint8Array>;
 }
 
+/** A block's file: `<network>-<number>.json.br`. */
+const FILE = /^(op-sepolia|op-mainnet|unichain)-(\d+)\.json\.br$/;
+
 const hex = (s: string) => hexToBytes(s as `0x${string}`);
 
 /** Every OP block fixture, decoded; the parent header's hash checked against its preimage where the store holds it. */
 export function loadOpBlocks(): OpBlock[] {
-  const files = readdirSync(OP_BLOCKS).filter((f) => /^op-[a-z-]+-\d+\.json\.br$/.test(f));
+  const files = readdirSync(OP_BLOCKS).filter((f) => FILE.test(f));
   return files.map((file) => {
     const json = JSON.parse(brotliDecompressSync(readFileSync(join(OP_BLOCKS, file))).toString('utf8')) as { fixture: KonaFixture; preimages: string[] };
-    const [, network, n] = /^(op-[a-z-]+)-(\d+)\.json\.br$/.exec(file)!;
+    const [, network, n] = FILE.exec(file)!;
     const preimages = new Map<string, Uint8Array>();
     for (const p of json.preimages) {
       const bytes = hex(p);

@@ -71,7 +71,8 @@ export function ethereumForkOf(upgrade: OpUpgrade): Hardfork {
 /** Field names of a rollup config as op-node and kona write it (JSON, snake case). */
 interface RollupConfigJson {
   l2_chain_id: number | string;
-  chain_op_config?: { eip1559Elasticity: number; eip1559Denominator: number; eip1559DenominatorCanyon: number };
+  /** Numbers, or hex strings as kona wrote them before July 2025. */
+  chain_op_config?: { eip1559Elasticity: number | string; eip1559Denominator: number | string; eip1559DenominatorCanyon: number | string };
   [key: string]: unknown;
 }
 
