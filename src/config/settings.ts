@@ -176,6 +176,11 @@ export const SETTINGS = {
       "nginx's `lingering_timeout`: a refused body whose bytes stop coming for this long has its connection closed.",
     ),
     wsCloseGraceMs: setting(positiveInt, 1000, 'How long shutdown waits for sockets to answer the close frame before cutting them.'),
+    wsSlowConsumerGraceMs: setting(
+      positiveInt,
+      5000,
+      'A socket closed (1008) for leaving answers or notifications unread past its limit gets this long to read what was queued and the close frame; then it is cut, so a client that has stopped reading holds no server memory beyond it.',
+    ),
     shutdownDrainMs: setting(
       positiveInt,
       30_000,

@@ -215,6 +215,7 @@ function transportLimits(config: Config): { httpLimits: DispatchLimits; wsLimits
     writeStallMs: t.wsWriteStallMs,
     pingIntervalMs: t.wsPingIntervalMs,
     closeGraceMs: t.wsCloseGraceMs,
+    slowConsumerGraceMs: t.wsSlowConsumerGraceMs,
   };
   return { httpLimits, wsLimits };
 }

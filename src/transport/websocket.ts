@@ -32,9 +32,6 @@ export const WS_CLOSE_GOING_AWAY = 1001;
 /** RFC 6455: a message violates the server's policy; used for a client that does not read its answers. */
 export const WS_CLOSE_POLICY_VIOLATION = 1008;
 
-/** How long a connection closed for unread answers may take to read them and the close frame. */
-const SLOW_CONSUMER_GRACE_MS = 5000;
-
 export interface WebSocketLimits {
   dispatch: DispatchLimits;
   maxInFlight: number;
@@ -47,6 +44,8 @@ export interface WebSocketLimits {
   pingIntervalMs: number;
   /** How long a socket sent 1001 at shutdown may take to answer the close frame before it is cut. */
   closeGraceMs: number;
+  /** How long a socket closed (1008) for reading too little may take to read the close frame before it is cut. */
+  slowConsumerGraceMs: number;
 }
 
 /** Serves one connection until it closes, when the session's client-gone signal fires. */
@@ -72,7 +71,7 @@ export function serveWebSocket(
     socket.close(WS_CLOSE_POLICY_VIOLATION, `${what} left unread past the server limit`);
     // A slow client gets what is already queued and the close frame; one that does not read at
     // all is cut after a grace period.
-    setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+    setTimeout(() => socket.terminate(), limits.slowConsumerGraceMs).unref();
   };
 
   /** Sends `frame` and applies `limit` to what is left queued; false when that closed the connection. */

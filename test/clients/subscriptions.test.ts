@@ -175,6 +175,8 @@ beforeAll(async () => {
     ...['--datadir', datadir, '--port', '0', '--api-keys', `${KEY_A},${KEY_B}`, '--log-level', 'warn'],
     ...['--follow', anvil.url, '--follow.poll-interval-ms', '50'],
     ...['--subscriptions.filters-per-key', String(FILTERS_PER_KEY), '--subscriptions.max-backlog-bytes', '65536'],
+    // The backlog test's subscriber reads again only once 120 blocks are mined: as long as a loaded machine takes.
+    ...['--transport.ws-slow-consumer-grace-ms', '600000'],
   ]);
   await caughtUp();
 }, 120_000);

@@ -61,7 +61,9 @@ describe('one frame larger than the unread limit (#27 part 3)', () => {
   beforeAll(async () => {
     // Every limit at its default; the other server only stalls sooner, so the tests stay short.
     defaults = await startServer({ networks: [toyNetwork()], logger: false });
-    quick = await startServer({ networks: [toyNetwork()], logger: false, limits: { wsWriteStallMs: STALL_MS } });
+    // A closed socket gets as long as a loaded machine needs to read what was queued (the grace
+    // period's own test uses a short one).
+    quick = await startServer({ networks: [toyNetwork()], logger: false, limits: { wsWriteStallMs: STALL_MS, wsSlowConsumerGraceMs: 120_000 } });
     patient = await startServer({ networks: [toyNetwork()], logger: false, limits: { wsWriteStallMs: PATIENT_STALL_MS } });
   });
   afterAll(async () => {
@@ -155,6 +157,30 @@ describe('one frame larger than the unread limit (#27 part 3)', () => {
     expect(await metrics(defaults)).not.toMatch(/tracenode_websocket_closed_total\{reason="notification_backlog"\}/);
     c.socket.close();
     expect((await c.closed).code).toBe(1005);
+  });
+
+  it('a client that still does not read once closed (1008) is cut when transport.wsSlowConsumerGraceMs has passed: no close frame reaches it', async () => {
+    const cutting = await startServer({ networks: [toyNetwork()], logger: false, limits: { wsWriteStallMs: STALL_MS, wsSlowConsumerGraceMs: 300 } });
+    try {
+      const c = await open(cutting);
+      const server = serverSide(cutting);
+      tcp(c.socket).pause();
+      c.socket.send(call(1, 'test_bigAnswer', [BIG]));
+      await until(
+        'closed by the server',
+        () => server.readyState,
+        (state) => state === WebSocket.CLOSING,
+      );
+      await until(
+        'cut after the grace period',
+        () => server.readyState,
+        (state) => state === WebSocket.CLOSED,
+      );
+      tcp(c.socket).resume();
+      expect((await c.closed).code).toBe(1006);
+    } finally {
+      await cutting.close();
+    }
   });
 
   it('a subscriber that does not read the 20 MB notification is closed with 1008 and counted as notification_backlog', async () => {
