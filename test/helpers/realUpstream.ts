@@ -30,6 +30,8 @@ export interface RealUpstream {
   url: string;
   /** Calls received, by method. */
   counts: Map<string, number>;
+  /** The block numbers debug_executionWitness was asked for, in order. */
+  witnessesAsked: number[];
   close(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export async function startRealUpstream(blocks: RealBlock[], opts: RealUpstreamO
     throw new Error(`block ${anchor.json.number}: its receipts do not give its receiptsRoot`);
   const anchorReceipts = receiptsJson(anchor, anchorRun.result);
   const counts = new Map<string, number>();
+  const witnessesAsked: number[] = [];
   // The state at block n is what block n + 1's witness proves.
   const stateAt = new Map<string, { nodes: Map<string, Uint8Array>; codes: Map<string, Uint8Array>; root: Uint8Array }>();
   for (const b of blocks.slice(1)) {
@@ -221,6 +224,7 @@ export async function startRealUpstream(blocks: RealBlock[], opts: RealUpstreamO
       const one = (call: Json) => {
         const method = String(call.method);
         counts.set(method, (counts.get(method) ?? 0) + 1);
+        if (method === 'debug_executionWitness') witnessesAsked.push(Number((call.params as unknown[])[0]));
         try {
           return { jsonrpc: '2.0', id: call.id, result: answer(method, (call.params as unknown[]) ?? []) };
         } catch (err) {
@@ -237,6 +241,7 @@ export async function startRealUpstream(blocks: RealBlock[], opts: RealUpstreamO
   return {
     url: `http://127.0.0.1:${port}`,
     counts,
+    witnessesAsked,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
