@@ -81,11 +81,13 @@ describeWithFoundry(['anvil'], 'the benchmark harness test')('benchmark harness'
           expect(r!.p99).toBeGreaterThanOrEqual(r!.p50);
           // CPU per request, from /proc: every server's process is read (anvil's too). Times its
           // request rate, it is the cores the server kept busy over the window: no more than the
-          // machine has, and, under 10 connections sending without pause, not next to nothing —
-          // what a unit mistake (clock ticks, µs) would break.
+          // machine has, and not next to nothing — what a unit mistake would break (clock ticks
+          // read as µs: 10,000 times off). The floor is low: on a machine whose cores other
+          // processes keep busy, the load generator itself is starved (a loaded run measured anvil
+          // at 0.033 cores).
           const cores = (r!.cpuUsPerRequest! * r!.rps) / 1e6;
           expect(cores, `${k.name} ${server} cores busy`).toBeLessThanOrEqual(availableParallelism() + 0.5);
-          expect(cores, `${k.name} ${server} cores busy`).toBeGreaterThan(0.05);
+          expect(cores, `${k.name} ${server} cores busy`).toBeGreaterThan(0.002);
         }
         expect(run?.c1?.requests, `${k.name} ${server} one connection`).toBeGreaterThan(0);
       }
