@@ -1,6 +1,5 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
-import { keccak256 } from '../../codec/keccak.js';
 import { DomainError } from '../../errors/domainError.js';
 import { DEPOSIT_TX_TYPE } from './l1Cost.js';
 
@@ -12,7 +11,7 @@ import { DEPOSIT_TX_TYPE } from './l1Cost.js';
  *
  * Encoding: `0x7E ‖ RLP([sourceHash, from, to, mint, value, gas, isSystemTx, data])`, `to` empty
  * for a contract creation, `isSystemTx` an RLP boolean (0x80 false, 0x01 true); its hash is the
- * keccak-256 of that encoding.
+ * keccak-256 of that encoding, as for any typed transaction.
  */
 export interface DepositTx {
   /** Where it came from: the L1 deposit or the L1 block and the upgrade it is for (32 bytes). */
@@ -91,9 +90,4 @@ export function encodeDepositTx(tx: DepositTx): Uint8Array {
     tx.data,
   ];
   return concatBytes(Uint8Array.of(DEPOSIT_TX_TYPE), RLP.encode(fields));
-}
-
-/** A deposit's hash: keccak-256 of its EIP-2718 bytes. */
-export function depositTxHash(raw: Uint8Array): Uint8Array {
-  return keccak256(raw);
 }
