@@ -82,6 +82,7 @@ export async function createEthereumNetwork(chain: EthereumChain, opts: Ethereum
       state_reads: context.state.reads.cacheStats(),
       trie_nodes: context.state.db.cacheStats(),
       call_results: context.execution.cacheStats(),
+      gas_estimates: context.execution.estimateCacheStats(),
     }),
     remoteState: chain.start === undefined ? undefined : () => remoteStateStats(context, opts.stateSource, opts.follower?.status().stateFetch),
   });

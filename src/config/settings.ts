@@ -268,6 +268,11 @@ export const SETTINGS = {
       16 * MiB,
       'eth_call answers kept per block hash and call, by estimated size (0: off): dapps and price feeds ask the same views of each block many times; never `pending`.',
     ),
+    estimateCacheBytes: setting(
+      nonNegativeInt,
+      4 * MiB,
+      'eth_estimateGas answers kept per block hash and call, by estimated size (0: off): wallets and dapp pages estimate the same actions many times in a block, and an estimate is several EVM runs; never `pending`.',
+    ),
     simulateGasBudget: setting(
       positiveInt,
       50_000_000,

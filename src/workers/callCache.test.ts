@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import type { CallResult } from '../execution/callResult.js';
-import { cachedCalls } from './callCache.js';
+import { cachedCalls, cachedEstimates } from './callCache.js';
 import { JobAbortedError } from './pool.js';
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Shanghai });
@@ -106,5 +106,54 @@ describe('eth_call result cache (workers/callCache.ts)', () => {
     // Each entry is its key (~140 characters), 3 bytes of answer and the overhead: ~540 bytes estimated.
     expect(calls.stats().entries).toBeGreaterThan(5);
     expect(calls.stats().entries).toBeLessThanOrEqual(Math.ceil(maxBytes / 500));
+  });
+});
+
+describe('eth_estimateGas answer cache (workers/callCache.ts)', () => {
+  /** A stand-in for the estimate search: the block's number plus the call's first data byte, counting its runs. */
+  function fakeEstimates() {
+    const runs: string[] = [];
+    let fail: Error | undefined;
+    const run = async (h: BlockHeader, request: CallRequest): Promise<bigint> => {
+      runs.push(`${h.number}${new TextDecoder().decode(h.extraData)}`);
+      await Promise.resolve();
+      const err = fail;
+      fail = undefined;
+      if (err) throw err;
+      return 21_000n + h.number + BigInt(request.data?.[0] ?? 0);
+    };
+    return { run, runs, failNext: (err: Error) => (fail = err) };
+  }
+
+  it('the same estimate at the same block runs once; another block (a reorganisation’s too), call, override or pending runs again', async () => {
+    const { run, runs } = fakeEstimates();
+    const estimates = cachedEstimates(run, 1024 * 1024);
+    expect(await estimates.run(header(5), { to: TO, data: BALANCE_OF })).toBe(21_117n);
+    expect(await estimates.run(header(5), { to: TO, data: BALANCE_OF })).toBe(21_117n);
+    expect(estimates.stats()).toEqual({ hits: 1, misses: 1, entries: 1 });
+    expect(await estimates.run(header(5, 'b'), { to: TO, data: BALANCE_OF })).toBe(21_117n);
+    await estimates.run(header(5), { to: TO, data: BALANCE_OF, value: 1n });
+    await estimates.run(header(5), { to: TO, data: BALANCE_OF }, { state: [{ address: TO, balance: 1n }] });
+    await estimates.run(header(5), { to: TO, data: BALANCE_OF }, {}, { cache: false });
+    expect(runs).toEqual(['5a', '5b', '5a', '5a', '5a']);
+    expect(estimates.stats()).toEqual({ hits: 1, misses: 4, entries: 4 });
+  });
+
+  it('an error (a revert at the cap, gas beyond the allowance) is not kept', async () => {
+    const { run, runs, failNext } = fakeEstimates();
+    const estimates = cachedEstimates(run, 1024 * 1024);
+    failNext(new Error('gas required exceeds allowance (300000000)'));
+    await expect(estimates.run(header(9), { to: TO })).rejects.toThrow('gas required exceeds allowance');
+    expect(await estimates.run(header(9), { to: TO })).toBe(21_009n);
+    expect(runs).toEqual(['9a', '9a']);
+  });
+
+  it('a size of 0 keeps nothing', async () => {
+    const { run, runs } = fakeEstimates();
+    const off = cachedEstimates(run, 0);
+    await off.run(header(5), { to: TO });
+    await off.run(header(5), { to: TO });
+    expect(runs).toHaveLength(2);
+    expect(off.stats().entries).toBe(0);
   });
 });

@@ -7,7 +7,7 @@ import type { CallResult } from '../execution/callResult.js';
 import { JobAbortedError, type JobOptions } from './pool.js';
 
 /**
- * eth_call results by block and call: the dapps and price feeds behind a provider ask the same
+ * eth_call (and eth_estimateGas) answers by block and call: the dapps and price feeds behind a provider ask the same
  * views of the same block many times (every wallet open on a token page polls `balanceOf`, every
  * feed the same `latestRoundData` at each new head). A call's answer depends only on the block's
  * state, the call and its overrides, and the block is named by its hash, so an answer kept under
@@ -16,8 +16,9 @@ import { JobAbortedError, type JobOptions } from './pool.js';
  * deadline, a busy node, state an archive from block N could not fetch) is not.
  *
  * Identical calls under way share one run, as the trace cache does: a new head makes every poller
- * ask at once. Entries are bounded by an estimate of their bytes (`execution.callCacheBytes`; 0
- * turns the cache off). `pending` is never cached: the method asks with `cache: false`.
+ * ask at once. Entries are bounded by an estimate of their bytes (`execution.callCacheBytes`,
+ * `execution.estimateCacheBytes`; 0 turns a cache off). `pending` is never cached: the methods ask
+ * with `cache: false`.
  */
 
 /** What a call asks besides the block: the cache's key within a block. */
@@ -26,7 +27,15 @@ export type CallJob = JobOptions & {
   cache?: boolean;
 };
 
-type RunCall = (header: BlockHeader, request: CallRequest, overrides: CallOverrides, job: JobOptions) => Promise<CallResult>;
+/** A run whose answer depends only on the block's state, the request and the overrides. */
+type BlockRun<R> = (header: BlockHeader, request: CallRequest, overrides: CallOverrides, job: JobOptions) => Promise<R>;
+
+/** Answers of one kind of run kept per block and request. */
+export interface ResultCache<R> {
+  run(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: CallJob): Promise<R>;
+  /** Lookups that found an answer, lookups that did not, answers held (a cache of the metrics). */
+  stats(): CacheStats;
+}
 
 export interface CachedCalls {
   call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: CallJob): Promise<CallResult>;
@@ -52,31 +61,35 @@ export function callKey(header: BlockHeader, request: CallRequest, overrides: Ca
   return `${bytesToHex(header.hash())}|${JSON.stringify([request, overrides.state ?? null, overrides.block ?? null], keyPart)}`;
 }
 
-export function cachedCalls(run: RunCall, maxBytes: number): CachedCalls {
-  const results = new LruCache<string, { result: CallResult; bytes: number }>(Number.MAX_SAFE_INTEGER, {
+/**
+ * `run` with its answers kept under {@link callKey} within `maxBytes` (0: off); `bytesOf` is an
+ * answer's own size beyond its key and the entry's overhead. Identical runs under way share one.
+ */
+export function cachedByBlock<R>(run: BlockRun<R>, maxBytes: number, bytesOf: (answer: R) => number): ResultCache<R> {
+  const results = new LruCache<string, { answer: R; bytes: number }>(Number.MAX_SAFE_INTEGER, {
     maxWeight: Math.max(1, maxBytes),
     weigh: (entry) => entry.bytes,
   });
-  const inFlight = new Map<string, Promise<CallResult>>();
+  const inFlight = new Map<string, Promise<R>>();
   const off = maxBytes <= 0;
 
   return {
-    async call(header, request, overrides = {}, job = {}) {
+    async run(header, request, overrides = {}, job = {}) {
       const { cache = true, ...options } = job;
       if (off || !cache) return run(header, request, overrides, options);
       const key = callKey(header, request, overrides);
       const hit = results.get(key);
-      if (hit) return hit.result;
+      if (hit) return hit.answer;
       let promise = inFlight.get(key);
       const shared = promise !== undefined;
       if (promise === undefined) {
         promise = run(header, request, overrides, options);
         inFlight.set(key, promise);
         promise.then(
-          (result) => {
+          (answer) => {
             inFlight.delete(key);
-            const bytes = key.length * 2 + result.returnValue.length + ENTRY_OVERHEAD_BYTES;
-            if (bytes <= maxBytes / 2) results.set(key, { result, bytes });
+            const bytes = key.length * 2 + bytesOf(answer) + ENTRY_OVERHEAD_BYTES;
+            if (bytes <= maxBytes / 2) results.set(key, { answer, bytes });
           },
           () => inFlight.delete(key),
         );
@@ -84,11 +97,27 @@ export function cachedCalls(run: RunCall, maxBytes: number): CachedCalls {
       try {
         return await promise;
       } catch (err) {
-        // The client whose call was running went away before it started; this one still waits.
+        // The client whose run it was went away before it started; this one still waits.
         if (shared && err instanceof JobAbortedError && !options.signal?.aborted) return run(header, request, overrides, options);
         throw err;
       }
     },
     stats: () => results.stats(),
   };
+}
+
+/** eth_call's answers (reverts and halts included) per block and call. */
+export function cachedCalls(run: BlockRun<CallResult>, maxBytes: number): CachedCalls {
+  const cache = cachedByBlock(run, maxBytes, (result) => result.returnValue.length);
+  return { call: cache.run, stats: cache.stats };
+}
+
+/**
+ * eth_estimateGas's answers per block and call: a wallet asks again for the same transfer while
+ * its user looks at the confirmation screen, and a dapp's page load estimates the same actions for
+ * every visitor. An estimate is a search of several EVM runs, the dearest request of a provider's
+ * common ten. Errors (a revert at the cap, gas beyond the allowance) are not kept.
+ */
+export function cachedEstimates(run: BlockRun<bigint>, maxBytes: number): ResultCache<bigint> {
+  return cachedByBlock(run, maxBytes, () => 32);
 }

@@ -12,7 +12,7 @@ import type { SimulateRequest } from '../execution/simulate/simulate.js';
 import type { StateSource } from '../state/stateSource.js';
 import type { ReplayedTx, TraceCallItem, TracedRun } from '../tracing/adHoc.js';
 import type { TxCallTree } from '../tracing/callTree.js';
-import { type CallJob, cachedCalls } from './callCache.js';
+import { type CallJob, cachedCalls, cachedEstimates } from './callCache.js';
 import { type DebugTraceRunner, debugTraceRunner } from './debugJobs.js';
 import { decodeError } from './errors.js';
 import type { EvmJob, EvmWorkerData } from './jobs.js';
@@ -36,7 +36,10 @@ export interface CallRunner {
   call(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: CallJob): Promise<CallResult>;
   /** The call result cache's lookups and entries (the metrics' `call_results` cache). */
   cacheStats(): CacheStats;
-  estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<bigint>;
+  /** eth_estimateGas; answers are kept per block and call as eth_call's are, unless `job.cache` is false. */
+  estimateGas(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: CallJob): Promise<bigint>;
+  /** The estimate cache's lookups and entries (the metrics' `gas_estimates` cache). */
+  estimateCacheStats(): CacheStats;
   /** eth_createAccessList; `request` carries geth's fee defaults. */
   createAccessList(header: BlockHeader, request: CallRequest, overrides?: CallOverrides, job?: JobOptions): Promise<AccessListResult>;
   /** eth_simulateV1: the simulated blocks, which `methods/` renders. */
@@ -120,14 +123,19 @@ export function createEvmService(
       pool.run({ kind: 'call', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<CallResult>,
     settings.callCacheBytes,
   );
+  const estimates = cachedEstimates(
+    (header, request, overrides, job) =>
+      pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
+    settings.estimateCacheBytes,
+  );
 
   return {
     calls: {
       gasCap: (header) => header.gasLimit * capFactor,
       call: calls.call,
       cacheStats: calls.stats,
-      estimateGas: (header, request, overrides = {}, job = {}) =>
-        pool.run({ kind: 'estimateGas', block: header.hash(), request, state: overrides.state, blockOverrides: overrides.block }, job) as Promise<bigint>,
+      estimateGas: estimates.run,
+      estimateCacheStats: estimates.stats,
       createAccessList: (header, request, overrides = {}, job = {}) =>
         pool.run({ kind: 'createAccessList', block: header.hash(), request, state: overrides.state }, job) as Promise<AccessListResult>,
       simulate: (header, request, job = {}) => pool.run({ kind: 'simulate', block: header.hash(), request }, job) as Promise<SimulatedBlock[]>,

@@ -23,7 +23,8 @@ export const estimateGas = defineMethod({
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
     const header = await resolveBlock(ctx, block, req);
-    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides }, evmRequest(req));
+    const cache = !(block?.kind === 'tag' && block.tag === 'pending');
+    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides }, { ...evmRequest(req), cache });
     return bigIntToQuantity(gas);
   },
 });
