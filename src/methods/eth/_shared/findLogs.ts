@@ -1,6 +1,7 @@
+import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
 import { InvalidParamsError, LimitExceededError, ServerError } from '../../../rpc/errors.js';
 import type { EthContext, EthRequest } from '../../context.js';
-import { formatLog, type RpcLog } from './formatLog.js';
+import { formatLogAt, type RenderedPlace, type RpcLog } from './formatLog.js';
 import { headOf, throwIfAborted } from './head.js';
 import {
   type CompiledLogFilter,
@@ -24,25 +25,27 @@ async function collectBlock(ctx: EthContext, block: BlockPlace, filter: Compiled
   const maxResults = ctx.limits.getLogsMaxResults;
   const [txHashes, receipts] = await Promise.all([ctx.chain.store.txHashes(block.hash), ctx.chain.store.receipts(block.hash)]);
   if (!txHashes || !receipts) return;
+  // The block's fields are rendered once, a transaction's at its first matching log.
+  let blockHash: string | undefined;
+  let blockNumber = '';
+  let blockTimestamp = '';
   let logIndex = 0;
-  receipts.forEach((receipt, txIndex) => {
-    for (const log of receipt.logs) {
+  for (let txIndex = 0; txIndex < receipts.length; txIndex++) {
+    let place: RenderedPlace | undefined;
+    for (const log of receipts[txIndex].logs) {
       if (filter.matches(log)) {
-        out.push(
-          formatLog(log, {
-            blockHash: block.hash,
-            blockNumber: block.number,
-            blockTimestamp: block.timestamp,
-            transactionHash: txHashes[txIndex],
-            transactionIndex: txIndex,
-            logIndex,
-          }),
-        );
+        if (blockHash === undefined) {
+          blockHash = bytesToData(block.hash);
+          blockNumber = bigIntToQuantity(block.number);
+          blockTimestamp = bigIntToQuantity(block.timestamp);
+        }
+        place ??= { blockHash, blockNumber, blockTimestamp, transactionHash: bytesToData(txHashes[txIndex]), transactionIndex: bigIntToQuantity(txIndex) };
+        out.push(formatLogAt(log, place, logIndex));
         if (out.length > maxResults) throw new LimitExceededError(`query returned more than ${maxResults} results`);
       }
       logIndex++;
     }
-  });
+  }
 }
 
 async function resolveFilterBlock(ctx: EthContext, id: FilterBlock | undefined, req: EthRequest | undefined): Promise<bigint> {

@@ -17,22 +17,48 @@ export interface RpcLog {
   removed: boolean;
 }
 
+/** A log's place as rendered text: the block's and transaction's fields, shared by their logs. */
+export interface RenderedPlace {
+  blockHash: string;
+  blockNumber: string;
+  blockTimestamp: string;
+  transactionHash: string;
+  transactionIndex: string;
+}
+
+/** The block's and transaction's fields of `at`, rendered. */
+export function renderPlace(at: Omit<LogPosition, 'logIndex'>): RenderedPlace {
+  return {
+    blockHash: bytesToData(at.blockHash),
+    blockNumber: bigIntToQuantity(at.blockNumber),
+    blockTimestamp: bigIntToQuantity(at.blockTimestamp),
+    transactionHash: bytesToData(at.transactionHash),
+    transactionIndex: bigIntToQuantity(at.transactionIndex),
+  };
+}
+
 /**
- * Renders a stored log. `removed` is false except in the notifications and filter changes that
- * withdraw the logs of a block a reorganisation dropped. Field set as geth ≥ 1.16 emits it
- * (with `blockTimestamp`).
+ * Renders a stored log at a rendered place (the block's and transaction's strings made once for
+ * all their logs). `removed` is false except in the notifications and filter changes that
+ * withdraw the logs of a block a reorganisation dropped. Field set and order as geth ≥ 1.16 emits
+ * them (with `blockTimestamp`).
  */
-export function formatLog([address, topics, data]: StoredLog, at: LogPosition, removed = false): RpcLog {
+export function formatLogAt([address, topics, data]: StoredLog, place: RenderedPlace, logIndex: number, removed = false): RpcLog {
   return {
     address: bytesToData(address),
     topics: topics.map(bytesToData),
     data: bytesToData(data),
-    blockNumber: bigIntToQuantity(at.blockNumber),
-    transactionHash: bytesToData(at.transactionHash),
-    transactionIndex: bigIntToQuantity(at.transactionIndex),
-    blockHash: bytesToData(at.blockHash),
-    blockTimestamp: bigIntToQuantity(at.blockTimestamp),
-    logIndex: bigIntToQuantity(at.logIndex),
+    blockNumber: place.blockNumber,
+    transactionHash: place.transactionHash,
+    transactionIndex: place.transactionIndex,
+    blockHash: place.blockHash,
+    blockTimestamp: place.blockTimestamp,
+    logIndex: bigIntToQuantity(logIndex),
     removed,
   };
+}
+
+/** Renders a stored log at its position (see {@link formatLogAt}). */
+export function formatLog(log: StoredLog, at: LogPosition, removed = false): RpcLog {
+  return formatLogAt(log, renderPlace(at), at.logIndex, removed);
 }

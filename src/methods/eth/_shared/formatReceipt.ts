@@ -4,7 +4,7 @@ import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import type { StoredReceipt } from '../../../chain/receipts.js';
 import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
 import { logsBloom } from './bloom.js';
-import { formatLog, type RpcLog } from './formatLog.js';
+import { formatLogAt, type RpcLog, renderPlace } from './formatLog.js';
 import { effectiveGasPrice, senderOf } from './formatTransaction.js';
 
 /** A receipt on the wire (geth `internal/ethapi` `MarshalReceipt`). */
@@ -31,6 +31,20 @@ export interface RpcReceipt {
   blobGasPrice?: string;
 }
 
+/**
+ * A stored receipt's bloom, computed once while the store keeps the receipt (its decoded receipts
+ * are cached objects): a log's bloom bits cost a keccak of its address and of each topic.
+ */
+const blooms = new WeakMap<StoredReceipt, Uint8Array>();
+function receiptBloom(receipt: StoredReceipt): Uint8Array {
+  let bloom = blooms.get(receipt);
+  if (bloom === undefined) {
+    bloom = logsBloom(receipt.logs);
+    blooms.set(receipt, bloom);
+  }
+  return bloom;
+}
+
 /** Blob gas one blob costs (EIP-4844 `GAS_PER_BLOB`); used only if a stored receipt lacks it. */
 const GAS_PER_BLOB = 131_072n;
 
@@ -39,28 +53,20 @@ function formatOne(block: Block, tx: TypedTransaction, receipt: StoredReceipt, i
   const blockHash = block.hash();
   const transactionHash = tx.hash();
   const from = senderOf(tx);
+  const place = renderPlace({ blockHash, blockNumber: header.number, blockTimestamp: header.timestamp, transactionHash, transactionIndex: index });
   const out: RpcReceipt = {
-    blockHash: bytesToData(blockHash),
-    blockNumber: bigIntToQuantity(header.number),
-    transactionHash: bytesToData(transactionHash),
-    transactionIndex: bigIntToQuantity(index),
+    blockHash: place.blockHash,
+    blockNumber: place.blockNumber,
+    transactionHash: place.transactionHash,
+    transactionIndex: place.transactionIndex,
     from: bytesToData(from),
     to: tx.to ? bytesToData(tx.to.bytes) : null,
     gasUsed: bigIntToQuantity(receipt.gasUsed),
     cumulativeGasUsed: bigIntToQuantity(receipt.cumulativeGasUsed),
     // geth derives it from sender and nonce for every creation, successful or not.
     contractAddress: tx.to ? null : bytesToData(generateAddress(from, bigIntToUnpaddedBytes(tx.nonce))),
-    logs: receipt.logs.map((log, i) =>
-      formatLog(log, {
-        blockHash,
-        blockNumber: header.number,
-        blockTimestamp: header.timestamp,
-        transactionHash,
-        transactionIndex: index,
-        logIndex: firstLogIndex + i,
-      }),
-    ),
-    logsBloom: bytesToData(logsBloom(receipt.logs)),
+    logs: receipt.logs.map((log, i) => formatLogAt(log, place, firstLogIndex + i)),
+    logsBloom: bytesToData(receiptBloom(receipt)),
     type: bigIntToQuantity(tx.type),
     effectiveGasPrice: bigIntToQuantity(effectiveGasPrice(tx, header.baseFeePerGas)),
   };
