@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import type { CallResult } from '../execution/callResult.js';
-import { cachedCalls, cachedEstimates } from './callCache.js';
+import { cachedCalls, cachedEstimates, callKey } from './callCache.js';
 import { JobAbortedError } from './pool.js';
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Shanghai });
@@ -48,6 +48,39 @@ describe('eth_call result cache (workers/callCache.ts)', () => {
     await calls.call(header(5), { to: TO, data: BALANCE_OF }, { block: { number: 9n, unsupported: [] } });
     expect(runs).toEqual(['5a', '6a', '5a', '5a', '5a', '5a']);
     expect(calls.stats().entries).toBe(6);
+  });
+
+  it('the key: every field of the call, each override, the block; a call of plain fields a short key, any other its JSON', () => {
+    const h = header(5);
+    const base: CallRequest = { from: TO, to: TO, data: BALANCE_OF };
+    const variants: CallRequest[] = [
+      base,
+      { ...base, from: undefined },
+      { ...base, to: undefined },
+      { ...base, gas: 1n },
+      { ...base, gasPrice: 1n },
+      { ...base, maxFeePerGas: 1n },
+      { ...base, maxPriorityFeePerGas: 1n },
+      { ...base, maxFeePerBlobGas: 1n },
+      { ...base, value: 1n },
+      { ...base, nonce: 1n },
+      { ...base, data: Uint8Array.of(0x70, 0xa0, 0x82) },
+      { ...base, chainId: 1n },
+      { ...base, type: 1n },
+      { ...base, gas: 1n, value: 16n },
+      { ...base, gas: 0x11n, value: 6n },
+      { ...base, accessList: [] },
+      { ...base, blobVersionedHashes: [] },
+      { ...base, authorizationList: [] },
+    ];
+    const keys = variants.map((r) => callKey(h, r, {}));
+    expect(new Set(keys).size).toBe(variants.length);
+    expect(keys[0]).toMatch(/^[0-9a-f]{64}#/);
+    expect(keys.at(-1)).toMatch(/^[0-9a-f]{64}\|/);
+    expect(callKey(h, base, { state: [{ address: TO, balance: 1n }] })).not.toBe(keys[0]);
+    expect(callKey(h, base, { block: { number: 9n, unsupported: [] } })).not.toBe(keys[0]);
+    expect(callKey(header(5, 'b'), base, {})).not.toBe(keys[0]);
+    expect(callKey(h, { ...base, gas: undefined }, {})).toBe(keys[0]);
   });
 
   it('a block of the same number on another branch (a reorganisation) is another block: never the old answer', async () => {

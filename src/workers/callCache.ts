@@ -1,6 +1,7 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import { type CacheStats, LruCache } from '../chain/lru.js';
+import { hexKey } from '../codec/hex.js';
 import type { CallRequest } from '../execution/callArgs.js';
 import type { CallOverrides } from '../execution/callEngine.js';
 import type { CallResult } from '../execution/callResult.js';
@@ -53,12 +54,52 @@ function keyPart(_key: string, value: unknown): unknown {
   return value;
 }
 
+/** The call object's fields of one value each (bytes or a number), with their one-letter tags in the short key. */
+const PLAIN_FIELDS = [
+  ['from', 'f'],
+  ['to', 't'],
+  ['gas', 'g'],
+  ['gasPrice', 'p'],
+  ['maxFeePerGas', 'm'],
+  ['maxPriorityFeePerGas', 'r'],
+  ['maxFeePerBlobGas', 'b'],
+  ['value', 'v'],
+  ['nonce', 'n'],
+  ['data', 'd'],
+  ['chainId', 'c'],
+  ['type', 'y'],
+] as const satisfies ReadonlyArray<readonly [keyof CallRequest, string]>;
+const PLAIN = new Set<string>(PLAIN_FIELDS.map(([field]) => field));
+
+/**
+ * The short key of a call made only of plain fields and no overrides (most calls: `to` and `data`):
+ * each field present as its tag and its hex. undefined when the call has anything else.
+ */
+function plainKey(request: CallRequest, overrides: CallOverrides): string | undefined {
+  if (overrides.state !== undefined || overrides.block !== undefined) return undefined;
+  for (const field in request) {
+    if (!PLAIN.has(field) && (request as Record<string, unknown>)[field] !== undefined) return undefined;
+  }
+  let key = '';
+  for (const [field, tag] of PLAIN_FIELDS) {
+    const value = request[field];
+    if (value === undefined) continue;
+    key += `${tag}${typeof value === 'bigint' ? value.toString(16) : hexKey(value)}|`;
+  }
+  return key;
+}
+
 /**
  * The key of a call at a block: the block's hash, then the call object and both overrides, each
- * field as the decoder gave it (a field left undefined is a field left out).
+ * field as the decoder gave it (a field left undefined is a field left out). A call of plain
+ * fields only has a short key (`#`, then tag and hex per field: no JSON, ~5 % of a cached call's
+ * CPU); any other the JSON of all three (`|`): the two forms never meet.
  */
 export function callKey(header: BlockHeader, request: CallRequest, overrides: CallOverrides): string {
-  return `${bytesToHex(header.hash())}|${JSON.stringify([request, overrides.state ?? null, overrides.block ?? null], keyPart)}`;
+  const block = hexKey(header.hash());
+  const plain = plainKey(request, overrides);
+  if (plain !== undefined) return `${block}#${plain}`;
+  return `${block}|${JSON.stringify([request, overrides.state ?? null, overrides.block ?? null], keyPart)}`;
 }
 
 /**

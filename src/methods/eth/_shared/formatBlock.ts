@@ -85,19 +85,30 @@ export function formatHeader(header: BlockHeader): RpcHeader {
 }
 
 /**
+ * The rendered transaction hashes of a block, kept while the store keeps the decoded block (its
+ * recent blocks are cached objects): the head's block is asked for by every poller.
+ */
+const renderedHashes = new WeakMap<Block, readonly string[]>();
+function txHashesOf(block: Block): string[] {
+  let hashes = renderedHashes.get(block);
+  if (hashes === undefined) {
+    hashes = block.transactions.map((tx) => bytesToData(tx.hash()));
+    renderedHashes.set(block, hashes);
+  }
+  return hashes.slice();
+}
+
+/**
  * Renders a block. `fullTx` false lists transaction hashes; true renders each transaction with
- * its position. `size` is the length of the block's RLP encoding, as geth's `Block.Size()`.
+ * its position. `size` is the length of the block's RLP encoding, as geth's `Block.Size()`. The
+ * header's object is extended in place, not spread into a new one (a spread costs more than the
+ * header's rendering); the fields come out in the same order.
  */
 export function formatBlock(block: Block, fullTx: boolean): RpcBlock {
-  const transactions = fullTx
-    ? block.transactions.map((_, index) => formatBlockTransaction(block, index) as RpcTransaction)
-    : block.transactions.map((tx) => bytesToData(tx.hash()));
-  const out: RpcBlock = {
-    ...formatHeader(block.header),
-    size: bigIntToQuantity(blockSize(block)),
-    transactions,
-    uncles: block.uncleHeaders.map((uncle) => bytesToData(uncle.hash())),
-  };
+  const out = formatHeader(block.header) as RpcBlock;
+  out.size = bigIntToQuantity(blockSize(block));
+  out.transactions = fullTx ? block.transactions.map((_, index) => formatBlockTransaction(block, index) as RpcTransaction) : txHashesOf(block);
+  out.uncles = block.uncleHeaders.map((uncle) => bytesToData(uncle.hash()));
   if (block.withdrawals !== undefined) {
     out.withdrawals = block.withdrawals.map((w) => ({
       index: bigIntToQuantity(w.index),
