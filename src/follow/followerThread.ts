@@ -17,6 +17,8 @@ export class FollowerThread {
   private readonly worker: Worker;
   private last: FollowStatus;
   private readonly stoppedP: Promise<void>;
+  /** The follower said it stopped, or was asked to: its thread's end (terminate() exits with 1) is not a failure. */
+  private stopping = false;
 
   constructor(chain: EthereumChain, url: string, config: Config, log: FollowerLog, shownUrl: string, onHead?: (reorg: boolean) => void) {
     this.last = { upstream: shownUrl, state: 'starting', upstreamHead: undefined, lastBlockAt: Date.now(), lastContactAt: Date.now() };
@@ -25,7 +27,9 @@ export class FollowerThread {
     this.worker = new Worker(script, { workerData: data });
     this.stoppedP = new Promise<void>((resolve) => {
       this.worker.once('exit', (code) => {
-        if (this.last.state !== 'stopped') {
+        if (this.stopping) {
+          this.last = { ...this.last, state: 'stopped' };
+        } else if (this.last.state !== 'stopped') {
           this.last = { ...this.last, state: 'stopped', error: this.last.error ?? `the follower thread exited (code ${code})` };
           if (code !== 0) log.error({ code }, 'follower thread exited: following stopped');
         }
@@ -50,6 +54,7 @@ export class FollowerThread {
           log[msg.level!](msg.obj ?? {}, msg.msg ?? '');
           break;
         case 'stopped':
+          this.stopping = true;
           void this.worker.terminate();
           break;
       }
@@ -62,6 +67,7 @@ export class FollowerThread {
 
   /** Asks the follower to stop after the block it is writing, then waits for its thread (at most `graceMs`). */
   async stop(graceMs = 15_000): Promise<void> {
+    this.stopping = true;
     this.worker.postMessage({ type: 'stop' });
     const timer = setTimeout(() => void this.worker.terminate(), graceMs);
     await this.stoppedP;

@@ -156,6 +156,37 @@ describe('serve --follow', () => {
     expect(missing.stderr).toContain('missing --follow URL');
   });
 
+  it('SIGTERM while the follower retries an upstream that refuses: serve exits 0, and the stop it asked for is no error', async () => {
+    // Port 1 on 127.0.0.1: nothing listens, every attempt is refused and retried with backoff.
+    const datadir = join(tmp.dir, 'refused');
+    await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), testConfig());
+    const serve = await startServeCli([
+      '--datadir',
+      datadir,
+      '--port',
+      '0',
+      '--api-keys',
+      'follow-key',
+      '--log-level',
+      'info',
+      '--follow',
+      'http://127.0.0.1:1',
+    ]);
+    children.push(serve.child);
+    await until(
+      'retrying',
+      () => health(serve.base),
+      (r) => r.status === 503,
+    );
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    const errors = serve
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50);
+    expect(errors).toEqual([]);
+  });
+
   it('an upstream of another chain: following stops, /health is 503 and says why', async () => {
     // A plain anvil: chain id 31337 and its own genesis.
     const other = spawn(ANVIL_BIN, ['--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
