@@ -272,9 +272,12 @@ export async function startServers(o: {
         // goes to a file beside the datadir, not through this process (startServer).
         '--log-level',
         'info',
-        // Each case repeats one request: with the eth_call result cache on, the eth_call cases
-        // would measure the cache. They measure each call's own run; the traffic mix measures the cache.
+        // Each case repeats one request: with the eth_call result and estimate caches on, the
+        // eth_call and eth_estimateGas cases would measure the caches. They measure each call's own
+        // run; the traffic mix measures the caches.
         '--execution.call-cache-bytes',
+        '0',
+        '--execution.estimate-cache-bytes',
         '0',
       ),
       /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,

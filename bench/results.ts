@@ -6,6 +6,7 @@
 
 export { type Network, round, SERVERS, type ServerName, type Transport } from './names.js';
 
+import type { CallCosts } from './callCosts.js';
 import type { EvmPoolReport } from './evmPool.js';
 import type { FollowReport } from './follow.js';
 import type { FollowFromReport } from './followFrom.js';
@@ -130,6 +131,8 @@ export interface BenchReport {
   heavyLoopFloor?: HeavyLoopFloor;
   /** The ERC-20 transfer run once by plain @ethereumjs/evm (bench/transferFloor.ts). */
   transferFloor?: TransferFloor;
+  /** The view call in process, its set-up, and through the EVM workers (bench/callCosts.ts): what bounds issue 39's eth_call targets. */
+  callCosts?: CallCosts;
   /** WebSocket subscribers of a following node (bench/subscriptions.ts). */
   subscriptions?: SubscriptionsReport;
   /** Several replicas behind HAProxy, limits in Redis (bench/replicas.ts). */

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { onPath } from '../scripts/lib/programs.js';
+import { measureCallCosts } from './callCosts.js';
 import { bodyFor, byCaseOrder, CASE_NAMES, type CaseDef, ethCases, selectCases, starknetCases } from './cases.js';
 import { anvilVersion, balanceSlot, prepareChain, prepareDemo, runStarknetBench } from './chains.js';
 import { measureEvmPool } from './evmPool.js';
@@ -278,6 +279,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         `ERC-20 transfer on plain @ethereumjs/evm: ${round(transferFloor.cpuUsPerRun, 1)} µs of CPU a run (${transferFloor.gasUsed} gas)${transferFloor.sameOutput ? '' : ' — OUTPUT DIFFERS'}`,
       );
     }
+    // What bounds issue 39's eth_call targets: the view call on one thread with nothing around it,
+    // the call without bytecode (the set-up), and through the EVM workers (a copy of the datadir).
+    let callCosts: BenchReport['callCosts'];
+    if (cases.some((k) => k.name === 'eth_call view (balanceOf)')) {
+      log('call costs: the view call in process, its set-up, and through the EVM workers…');
+      callCosts = await measureCallCosts({ datadir: chain.datadir, workers: true, calls: mode === 'quick' ? 500 : 2000, rounds: mode === 'quick' ? 3 : 7 });
+    }
     // Memory under a client that never reads and under a batch of proofs (issue 20), on the run's tracenode.
     let memoryChecks: BenchReport['memoryChecks'];
     if (wantPool) {
@@ -426,6 +434,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...(trafficMix ? { trafficMix } : {}),
       ...(heavyLoopFloor ? { heavyLoopFloor } : {}),
       ...(transferFloor ? { transferFloor } : {}),
+      ...(callCosts ? { callCosts } : {}),
       ...(subscriptions ? { subscriptions } : {}),
       ...(replicas ? { replicas } : {}),
       targets: [],

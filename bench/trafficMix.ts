@@ -1,7 +1,7 @@
 /**
  * The traffic a hosted provider serves (#39), replayed on the bench chain: a mix of the ten most
  * asked methods, eth_call about half of it, the views repeated as a population of dapps repeats
- * them. Measured on tracenode with the eth_call result cache off and on (a tracenode of this
+ * them. Measured on tracenode with the eth_call result and estimate caches off and on (a tracenode of this
  * section's own each time, on the bench datadir: LevelDB allows one process) and on anvil (the
  * run's anvil, same chain), HTTP keep-alive at 32 connections and at one: requests per CPU-second
  * of the server (all threads, /proc), CPU per request, p50/p99, and the cache's hit rate (from
@@ -205,6 +205,8 @@ export interface MixServer {
   runs: MixRun[];
   /** Hits over lookups of the call result cache during the runs (tracenode). */
   hitRate?: number;
+  /** The same of the eth_estimateGas answer cache. */
+  estimateHitRate?: number;
   /**
    * Each method's requests of the mix alone, at 32 connections: CPU µs per request (anvil, tracenode
    * with the cache on; with it off, eth_call alone), and for tracenode where it went.
@@ -297,12 +299,22 @@ async function splitByThread(threads: { base: string; pid?: number } | undefined
   return split ? { ...r, threads: split } : r;
 }
 
-/** The call result cache's hits and misses from tracenode's /metrics. */
-async function callCacheCounts(base: string): Promise<{ hits: number; misses: number }> {
+type CacheCounts = Record<'call_results' | 'gas_estimates', { hits: number; misses: number }>;
+
+/** The call result and estimate caches' hits and misses from tracenode's /metrics. */
+async function cacheCounts(base: string): Promise<CacheCounts> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const value = (name: string) =>
-    Number(new RegExp(`^tracenode_cache_${name}_total\\{network="mainnet",cache="call_results"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return { hits: value('hits'), misses: value('misses') };
+  const value = (cache: string, name: string) =>
+    Number(new RegExp(`^tracenode_cache_${name}_total\\{network="mainnet",cache="${cache}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const of = (cache: string) => ({ hits: value(cache, 'hits'), misses: value(cache, 'misses') });
+  return { call_results: of('call_results'), gas_estimates: of('gas_estimates') };
+}
+
+/** Hits over lookups of a cache between two readings; undefined without lookups. */
+function hitRateOf(before: CacheCounts, after: CacheCounts, cache: keyof CacheCounts): number | undefined {
+  const hits = after[cache].hits - before[cache].hits;
+  const lookups = hits + after[cache].misses - before[cache].misses;
+  return lookups > 0 ? round(hits / lookups, 4) : undefined;
 }
 
 /** The section: anvil, then tracenode with the cache off, then on; 32 connections and one each. */
@@ -366,7 +378,7 @@ export async function benchTrafficMix(o: {
         '0',
         '--log-level',
         'info',
-        ...(cacheOn ? [] : ['--execution.call-cache-bytes', '0']),
+        ...(cacheOn ? [] : ['--execution.call-cache-bytes', '0', '--execution.estimate-cache-bytes', '0']),
       ),
       /JSON-RPC\s+http:\/\/127\.0\.0\.1:(\d+)\//,
       120_000,
@@ -382,14 +394,16 @@ export async function benchTrafficMix(o: {
           if (d) differences.push(`${e.body.slice(0, 120)}: ${d}`);
         });
       }
-      const before = await callCacheCounts(base);
+      const before = await cacheCounts(base);
       const runs = await measure(url, ours, () => processCpuSeconds(tn.proc.pid), { base, pid: tn.proc.pid });
-      const after = await callCacheCounts(base);
-      const lookups = after.hits - before.hits + (after.misses - before.misses);
+      const after = await cacheCounts(base);
+      const hitRate = hitRateOf(before, after, 'call_results');
+      const estimateHitRate = hitRateOf(before, after, 'gas_estimates');
       servers.push({
         server: label,
         runs,
-        ...(lookups > 0 ? { hitRate: round((after.hits - before.hits) / lookups, 4) } : {}),
+        ...(hitRate !== undefined ? { hitRate } : {}),
+        ...(estimateHitRate !== undefined ? { estimateHitRate } : {}),
         byMethod: await byMethod(url, ours, () => processCpuSeconds(tn.proc.pid), cacheOn ? undefined : new Set(['eth_call']), { base, pid: tn.proc.pid }),
       });
     } finally {
