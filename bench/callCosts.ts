@@ -20,7 +20,7 @@
  * temporary directory first (LevelDB allows one process, and the bench's server may hold it);
  * --in-place opens it where it is.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -133,7 +133,8 @@ export async function measureCallCosts(opts: CallCostOptions = {}): Promise<Call
       call = benchCall(datadir);
       if (!opts.inPlace) {
         const copy = join(temp, 'datadir');
-        cpSync(datadir, copy, { recursive: true });
+        // A serving node's control socket lives in its datadir: sockets are not copied.
+        cpSync(datadir, copy, { recursive: true, filter: (path) => !lstatSync(path).isSocket() });
         datadir = copy;
       }
       chain = await openChain(datadir, config.caches);

@@ -284,7 +284,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     let callCosts: BenchReport['callCosts'];
     if (cases.some((k) => k.name === 'eth_call view (balanceOf)')) {
       log('call costs: the view call in process, its set-up, and through the EVM workers…');
-      callCosts = await measureCallCosts({ datadir: chain.datadir, workers: true, calls: mode === 'quick' ? 500 : 2000, rounds: mode === 'quick' ? 3 : 7 });
+      const measured = await measureCallCosts({
+        datadir: chain.datadir,
+        workers: true,
+        calls: mode === 'quick' ? 500 : 2000,
+        rounds: mode === 'quick' ? 3 : 7,
+      });
+      callCosts = { ...measured, datadir: relative(REPO, measured.datadir) };
     }
     // Memory under a client that never reads and under a batch of proofs (issue 20), on the run's tracenode.
     let memoryChecks: BenchReport['memoryChecks'];

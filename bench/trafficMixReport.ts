@@ -123,9 +123,9 @@ export function renderCallBounds(rep: BenchReport, mdTable: (head: string[], row
     rows.push(['the hop to an EVM worker and back (wall time, one call at a time)', f(workers - engine), 'through the workers − in process']);
   if (workers !== undefined && serverUs !== undefined) {
     rows.push([
-      'HTTP, JSON-RPC, decoding, rendering, GC threads (by difference)',
+      'the rest, under 10 connections: HTTP, JSON-RPC, decoding, rendering, V8 GC and compiler threads, and two cores shared by the serving thread, the workers and the load generator',
       f(Math.max(0, serverUs - workers)),
-      "the case's CPU per request − through the workers",
+      "by difference: the case's CPU per request − through the workers",
     ]);
     rows.push(['the case: CPU per request of the server, all threads (10 connections)', f(serverUs), 'the case table']);
   }
