@@ -385,6 +385,11 @@ export const SETTINGS = {
     blockEntries: setting(positiveInt, 256, 'Decoded blocks kept.'),
     receiptBytes: setting(bytes, 32 * MiB, 'Receipts kept, counted by their stored size, so a log scan over a few thousand blocks stays decoded.'),
     txHashesEntries: setting(positiveInt, 16_384, 'Transaction-hash lists kept (32 bytes a transaction).'),
+    renderedLogsBytes: setting(
+      nonNegativeInt,
+      8 * MiB,
+      'Logs eth_getLogs rendered, kept by block hash and position, by estimated size (0: off): pollers ask for the same recent blocks again and again, and rendering a log costs more than finding it.',
+    ),
     bloomEntries: setting(positiveInt, 131_072, 'Canonical blocks whose bloom, hash and time a log scan keeps (~50 MiB).'),
     stateReadEntries: setting(positiveInt, 100_000, 'Account, slot and code reads kept, across all blocks.'),
     trieNodeEntries: setting(positiveInt, 200_000, 'Trie nodes kept by the shared read-only node cache.'),

@@ -11,6 +11,7 @@ import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
 import { ETH_LIVE_FORMAT, type EthChainEvents } from './eth/_shared/liveFormat.js';
+import { RenderedLogs } from './eth/_shared/renderedLogs.js';
 import type { UpstreamPool } from './eth/_shared/upstreamPool.js';
 
 /** The sections of the configuration an Ethereum network's methods and the layers below them read. */
@@ -68,6 +69,8 @@ export interface EthContext {
   events: EthChainEvents;
   /** `web3_clientVersion` answer. */
   clientVersion: string;
+  /** Logs of recent blocks as eth_getLogs rendered them (absent: rendered every time). */
+  renderedLogs?: RenderedLogs;
   /** The followed node, where transactions are sent and pending ones found (absent: nothing followed). */
   pool?: UpstreamPool;
   /** Transactions relayed to it lately, and how long a receipt of one waits for its block (with `pool`). */
@@ -125,6 +128,7 @@ export async function createEthContext(
     limits: ethLimits(config),
     events: createChainEvents(chain.store, config.subscriptions, ETH_LIVE_FORMAT, { pending, shared: sharedFilters }),
     clientVersion,
+    renderedLogs: new RenderedLogs(config.caches.renderedLogsBytes),
     pool,
     ...(pool === undefined
       ? {}

@@ -1,4 +1,4 @@
-import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
+import { bigIntToQuantity, bytesToData, hexKey } from '../../../codec/hex.js';
 import { InvalidParamsError, LimitExceededError, ServerError } from '../../../rpc/errors.js';
 import type { EthContext, EthRequest } from '../../context.js';
 import { formatLogAt, type RenderedPlace, type RpcLog } from './formatLog.js';
@@ -25,22 +25,26 @@ async function collectBlock(ctx: EthContext, block: BlockPlace, filter: Compiled
   const maxResults = ctx.limits.getLogsMaxResults;
   const [txHashes, receipts] = await Promise.all([ctx.chain.store.txHashes(block.hash), ctx.chain.store.receipts(block.hash)]);
   if (!txHashes || !receipts) return;
-  // The block's fields are rendered once, a transaction's at its first matching log.
+  // The block's fields are rendered once, a transaction's at its first log rendered; a log kept
+  // rendered (`renderedLogs`) is not rendered again.
+  const rendered = ctx.renderedLogs;
+  const blockKey = rendered === undefined ? '' : hexKey(block.hash);
   let blockHash: string | undefined;
-  let blockNumber = '';
-  let blockTimestamp = '';
+  let blockNumber: string | undefined;
+  let blockTimestamp: string | undefined;
   let logIndex = 0;
   for (let txIndex = 0; txIndex < receipts.length; txIndex++) {
     let place: RenderedPlace | undefined;
     for (const log of receipts[txIndex].logs) {
       if (filter.matches(log)) {
-        if (blockHash === undefined) {
-          blockHash = bytesToData(block.hash);
-          blockNumber = bigIntToQuantity(block.number);
-          blockTimestamp = bigIntToQuantity(block.timestamp);
-        }
-        place ??= { blockHash, blockNumber, blockTimestamp, transactionHash: bytesToData(txHashes[txIndex]), transactionIndex: bigIntToQuantity(txIndex) };
-        out.push(formatLogAt(log, place, logIndex));
+        const render = () => {
+          blockHash ??= bytesToData(block.hash);
+          blockNumber ??= bigIntToQuantity(block.number);
+          blockTimestamp ??= bigIntToQuantity(block.timestamp);
+          place ??= { blockHash, blockNumber, blockTimestamp, transactionHash: bytesToData(txHashes[txIndex]), transactionIndex: bigIntToQuantity(txIndex) };
+          return formatLogAt(log, place, logIndex);
+        };
+        out.push(rendered === undefined ? render() : rendered.log(blockKey, logIndex, render));
         if (out.length > maxResults) throw new LimitExceededError(`query returned more than ${maxResults} results`);
       }
       logIndex++;
