@@ -1,3 +1,4 @@
+import type { BlockId } from '../codec/blockId.js';
 import type { ClientSignal, RequestContext } from '../rpc/method.js';
 
 /**
@@ -7,4 +8,13 @@ import type { ClientSignal, RequestContext } from '../rpc/method.js';
  */
 export function evmRequest(req: RequestContext | undefined): { signal?: ClientSignal; owner?: object } {
   return req === undefined ? {} : { signal: req.gone, owner: req };
+}
+
+/**
+ * {@link evmRequest} for a run whose answer may be kept per block (eth_call's and eth_estimateGas's
+ * caches): `cache` is false at `pending`, which is run each time (a node with a pool would answer
+ * it from a block that changes).
+ */
+export function keptEvmRequest(req: RequestContext | undefined, block: BlockId | undefined): { signal?: ClientSignal; owner?: object; cache: boolean } {
+  return { ...evmRequest(req), cache: !(block?.kind === 'tag' && block.tag === 'pending') };
 }

@@ -3,7 +3,7 @@ import { bytesToData } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { failedRunError } from '../errors.js';
-import { evmRequest } from '../evmRequest.js';
+import { keptEvmRequest } from '../evmRequest.js';
 import { EVM_RUN } from '../raises.js';
 import { BlockOverrideSet, CallObject, StateOverrideSet } from './_shared/callArgs.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
@@ -23,9 +23,7 @@ export const call = defineMethod({
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
     const header = await resolveBlock(ctx, block, req);
-    // `pending` is run each time (a node with a pool would answer it from a block that changes).
-    const cache = !(block?.kind === 'tag' && block.tag === 'pending');
-    const result = await ctx.execution.call(header, request, { state, block: blockOverrides }, { ...evmRequest(req), cache });
+    const result = await ctx.execution.call(header, request, { state, block: blockOverrides }, keptEvmRequest(req, block));
     if (result.failure) throw failedRunError(result);
     return bytesToData(result.returnValue);
   },

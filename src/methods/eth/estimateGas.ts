@@ -2,7 +2,7 @@ import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { bigIntToQuantity } from '../../codec/hex.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
-import { evmRequest } from '../evmRequest.js';
+import { keptEvmRequest } from '../evmRequest.js';
 import { EVM_RUN } from '../raises.js';
 import { BlockOverrideSet, CallObject, StateOverrideSet } from './_shared/callArgs.js';
 import { resolveBlock } from './_shared/resolveBlock.js';
@@ -23,8 +23,7 @@ export const estimateGas = defineMethod({
   required: 1,
   handler: async (ctx: EthContext, [request, block, state, blockOverrides], req) => {
     const header = await resolveBlock(ctx, block, req);
-    const cache = !(block?.kind === 'tag' && block.tag === 'pending');
-    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides }, { ...evmRequest(req), cache });
+    const gas = await ctx.execution.estimateGas(header, request, { state, block: blockOverrides }, keptEvmRequest(req, block));
     return bigIntToQuantity(gas);
   },
 });
