@@ -42,24 +42,35 @@ const loopGas = (balance: bigint) => 23_624n + 40n * balance;
 /** An estimate of the loop is within geth's 1.5 % above its gas. */
 const estimateFor = (balance: bigint) => (e: bigint) => e >= loopGas(balance) && e <= (loopGas(balance) * 1015n) / 1000n;
 
+/**
+ * anvil pays `watched` 11 wei in a block that is then dropped (`evm_revert`) for a longer branch
+ * that pays it 22; `onDropped` runs while the dropped block is the head, tracenode caught up.
+ * Returns the dropped block and its replacement at the same number.
+ */
+async function reorgAround(onDropped: (dropped: { number: string; hash: string }) => Promise<void>): Promise<{ dropped: { number: string; hash: string } }> {
+  const snapshot = await f.anvil('evm_snapshot');
+  await f.pay(watched, 11n);
+  await f.caughtUp();
+  const dropped = (await f.anvil('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
+  await onDropped(dropped);
+  expect(await f.anvil('evm_revert', [snapshot])).toBe(true);
+  await f.pay(watched, 22n);
+  await f.pay(accountFor('alice').address as Hex, 1n);
+  await f.caughtUp();
+  const replaced = (await f.anvil('eth_getBlockByNumber', [dropped.number, false])) as { hash: string };
+  expect(replaced.hash).not.toBe(dropped.hash);
+  return { dropped };
+}
+
 describe('eth_call answers kept per block, through a reorganisation', () => {
   it('the dropped block’s answer is never served for the new branch’s block of the same number', async () => {
-    const snapshot = await f.anvil('evm_snapshot');
-    await f.pay(watched, 11n);
-    await f.caughtUp();
-    const dropped = (await f.anvil('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
-    const before = f.ctx.execution.cacheStats();
-    expect(await f.ours('eth_call', viewArgs('latest'))).toBe(word(11n));
-    expect(await f.ours('eth_call', viewArgs(dropped.number))).toBe(word(11n));
-    // The second ask (by number: the same block) was the kept answer.
-    expect(f.ctx.execution.cacheStats()).toMatchObject({ hits: before.hits + 1, misses: before.misses + 1 });
-
-    expect(await f.anvil('evm_revert', [snapshot])).toBe(true);
-    await f.pay(watched, 22n);
-    await f.pay(accountFor('alice').address as Hex, 1n);
-    await f.caughtUp();
-    const replaced = (await f.anvil('eth_getBlockByNumber', [dropped.number, false])) as { hash: string };
-    expect(replaced.hash).not.toBe(dropped.hash);
+    const { dropped } = await reorgAround(async (dropped) => {
+      const before = f.ctx.execution.cacheStats();
+      expect(await f.ours('eth_call', viewArgs('latest'))).toBe(word(11n));
+      expect(await f.ours('eth_call', viewArgs(dropped.number))).toBe(word(11n));
+      // The second ask (by number: the same block) was the kept answer.
+      expect(f.ctx.execution.cacheStats()).toMatchObject({ hits: before.hits + 1, misses: before.misses + 1 });
+    });
     expect(await f.anvil('eth_call', viewArgs(dropped.number))).toBe(word(22n));
     expect(await f.ours('eth_call', viewArgs(dropped.number))).toBe(word(22n));
     expect(await f.ours('eth_call', viewArgs('latest'))).toBe(word(22n));
@@ -67,23 +78,15 @@ describe('eth_call answers kept per block, through a reorganisation', () => {
   });
 
   it('eth_estimateGas answers kept per block, through a reorganisation: the new branch’s estimate, never the dropped one’s', async () => {
-    const snapshot = await f.anvil('evm_snapshot');
-    await f.pay(watched, 11n);
-    await f.caughtUp();
-    const dropped = (await f.anvil('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string };
-    const balanceThen = BigInt((await f.anvil('eth_getBalance', [watched, dropped.number])) as string);
-    const before = f.ctx.execution.estimateCacheStats();
-    const first = BigInt((await f.ours('eth_estimateGas', loopArgs('latest'))) as string);
-    expect(first).toSatisfy(estimateFor(balanceThen));
-    expect(await f.ours('eth_estimateGas', loopArgs(dropped.number))).toBe(`0x${first.toString(16)}`);
-    expect(f.ctx.execution.estimateCacheStats()).toMatchObject({ hits: before.hits + 1, misses: before.misses + 1 });
-
-    expect(await f.anvil('evm_revert', [snapshot])).toBe(true);
-    await f.pay(watched, 22n);
-    await f.pay(accountFor('alice').address as Hex, 1n);
-    await f.caughtUp();
-    const replaced = (await f.anvil('eth_getBlockByNumber', [dropped.number, false])) as { hash: string };
-    expect(replaced.hash).not.toBe(dropped.hash);
+    let balanceThen = 0n;
+    const { dropped } = await reorgAround(async (dropped) => {
+      balanceThen = BigInt((await f.anvil('eth_getBalance', [watched, dropped.number])) as string);
+      const before = f.ctx.execution.estimateCacheStats();
+      const first = BigInt((await f.ours('eth_estimateGas', loopArgs('latest'))) as string);
+      expect(first).toSatisfy(estimateFor(balanceThen));
+      expect(await f.ours('eth_estimateGas', loopArgs(dropped.number))).toBe(`0x${first.toString(16)}`);
+      expect(f.ctx.execution.estimateCacheStats()).toMatchObject({ hits: before.hits + 1, misses: before.misses + 1 });
+    });
     // The new branch paid 22 wei where the dropped one paid 11: 11 turns more, 440 gas, more than
     // the search's 1.5 %, so the dropped block's estimate cannot pass for the new one's.
     const balanceNow = BigInt((await f.anvil('eth_getBalance', [watched, dropped.number])) as string);

@@ -8,7 +8,7 @@ import { openChain } from '../../src/chain/open.js';
 import { initDatadir } from '../../src/import/init.js';
 import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
-import { runCli, startServeCli } from '../helpers/cli.js';
+import { runCli, type ServeCli, startServeCli } from '../helpers/cli.js';
 import { ANVIL_BIN, describeWithFoundry } from '../helpers/foundry.js';
 import { rawHttp } from '../helpers/rpcClient.js';
 import { testConfig } from '../helpers/testConfig.js';
@@ -40,8 +40,8 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-/** Starts serve on a fresh genesis-only datadir following `url`; resolves its base URL. */
-async function serveFollowing(name: string, url: string, extra: string[] = []): Promise<string> {
+/** Starts serve on a fresh genesis-only datadir following `url`. */
+async function serveFollowing(name: string, url: string, extra: string[] = []): Promise<ServeCli> {
   const datadir = join(tmp.dir, name);
   await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), testConfig());
   const serve = await startServeCli([
@@ -62,7 +62,7 @@ async function serveFollowing(name: string, url: string, extra: string[] = []): 
     ...extra,
   ]);
   children.push(serve.child);
-  return serve.base;
+  return serve;
 }
 
 async function health(base: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -72,7 +72,7 @@ async function health(base: string): Promise<{ status: number; body: Record<stri
 
 describe('serve --follow', () => {
   it('beside anvil: /health is 200 with the upstream’s head once caught up; latest moves when anvil mines', async () => {
-    const base = await serveFollowing('data', built.anvil!.url);
+    const { base } = await serveFollowing('data', built.anvil!.url);
     const anvilHead = async () => Number(BigInt((await rawResult(built.anvil!.url, 'eth_blockNumber', [])) as string));
     const target = await anvilHead();
     const h = await until(
@@ -101,7 +101,7 @@ describe('serve --follow', () => {
 
   it('a ws:// upstream pushes new heads: a mined block is followed with the hourly poll far off', async () => {
     // Polled once an hour: a block followed within the test can only have come by the subscription.
-    const base = await serveFollowing('ws', built.anvil!.url.replace('http://', 'ws://'), ['--follow.poll-interval-ms', '3600000']);
+    const { base } = await serveFollowing('ws', built.anvil!.url.replace('http://', 'ws://'), ['--follow.poll-interval-ms', '3600000']);
     await until(
       'caught up',
       () => health(base),
@@ -158,21 +158,7 @@ describe('serve --follow', () => {
 
   it('SIGTERM while the follower retries an upstream that refuses: serve exits 0, and the stop it asked for is no error', async () => {
     // Port 1 on 127.0.0.1: nothing listens, every attempt is refused and retried with backoff.
-    const datadir = join(tmp.dir, 'refused');
-    await initDatadir(datadir, readFileSync(built.genesisPath, 'utf8'), testConfig());
-    const serve = await startServeCli([
-      '--datadir',
-      datadir,
-      '--port',
-      '0',
-      '--api-keys',
-      'follow-key',
-      '--log-level',
-      'info',
-      '--follow',
-      'http://127.0.0.1:1',
-    ]);
-    children.push(serve.child);
+    const serve = await serveFollowing('refused', 'http://127.0.0.1:1');
     await until(
       'retrying',
       () => health(serve.base),
@@ -200,7 +186,7 @@ describe('serve --follow', () => {
       async () => /Listening on [\d.]+:(\d+)/.exec(text)?.[1],
       (p) => p !== undefined,
     );
-    const base = await serveFollowing('other', `http://127.0.0.1:${port}`);
+    const { base } = await serveFollowing('other', `http://127.0.0.1:${port}`);
     const h = await until(
       'stopped',
       () => health(base),

@@ -15,37 +15,37 @@ const log = (n: number): RpcLog => ({
   removed: false,
 });
 
+/** A renderer of log `n` that counts its renders in `counter.renders`. */
+const counting = (counter: { renders: number }) => (n: number) => () => {
+  counter.renders++;
+  return log(n);
+};
+
 describe('logs kept rendered (methods/eth/_shared/renderedLogs.ts)', () => {
   it('a log is rendered once per block and position; another block or position is rendered', () => {
     const kept = new RenderedLogs(1024 * 1024);
-    let renders = 0;
-    const render = (n: number) => () => {
-      renders++;
-      return log(n);
-    };
+    const counter = { renders: 0 };
+    const render = counting(counter);
     const first = kept.log('aa', 3, render(3));
     expect(kept.log('aa', 3, render(99))).toBe(first);
     kept.log('aa', 4, render(4));
     kept.log('bb', 3, render(3));
-    expect(renders).toBe(3);
+    expect(counter.renders).toBe(3);
   });
 
   it('within the bytes given: a budget of a few logs keeps the last ones asked, 0 keeps none', () => {
     const kept = new RenderedLogs(4 * 1024);
-    let renders = 0;
-    const counted = (n: number) => () => {
-      renders++;
-      return log(n);
-    };
+    const counter = { renders: 0 };
+    const counted = counting(counter);
     for (let block = 0; block < 200; block++) kept.log(`b${block}`, 0, counted(block));
-    expect(renders).toBe(200);
+    expect(counter.renders).toBe(200);
     kept.log('b199', 0, counted(199));
-    expect(renders).toBe(200); // the last one asked is kept
+    expect(counter.renders).toBe(200); // the last one asked is kept
     kept.log('b0', 0, counted(0));
-    expect(renders).toBe(201); // the first one is long gone
+    expect(counter.renders).toBe(201); // the first one is long gone
     const off = new RenderedLogs(0);
     off.log('b', 0, counted(0));
     off.log('b', 0, counted(0));
-    expect(renders).toBe(203);
+    expect(counter.renders).toBe(203);
   });
 });
