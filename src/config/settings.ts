@@ -388,7 +388,17 @@ export const SETTINGS = {
     renderedLogsBytes: setting(
       nonNegativeInt,
       8 * MiB,
-      'Logs eth_getLogs rendered, kept by block hash and position, by estimated size (0: off): pollers ask for the same recent blocks again and again, and rendering a log costs more than finding it.',
+      'Logs eth_getLogs rendered, kept by block hash and position with their JSON text, by estimated size (0: off): pollers ask for the same recent blocks again and again, and rendering a log costs more than finding it.',
+    ),
+    renderedReceiptsBytes: setting(
+      nonNegativeInt,
+      4 * MiB,
+      'Receipts eth_getTransactionReceipt and eth_getBlockReceipts rendered, kept by block hash and index with their JSON text, by estimated size (0: off): wallets poll the receipt of the transaction they sent, and rendering and serializing a receipt costs more than reading it.',
+    ),
+    renderedBlocksBytes: setting(
+      nonNegativeInt,
+      8 * MiB,
+      'Blocks eth_getBlockByNumber and eth_getBlockByHash rendered (with transaction hashes or full transactions), kept by block hash with their JSON text, by estimated size (0: off): every poller asks for the head block, and rendering and serializing a block costs more than reading it.',
     ),
     bloomEntries: setting(positiveInt, 131_072, 'Canonical blocks whose bloom, hash and time a log scan keeps (~50 MiB).'),
     stateReadEntries: setting(positiveInt, 100_000, 'Account, slot and code reads kept, across all blocks.'),

@@ -9,9 +9,12 @@ import { StateReader } from '../state/stateReader.js';
 import type { StateSource } from '../state/stateSource.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
+import type { RpcBlock } from './eth/_shared/formatBlock.js';
+import type { RpcLog } from './eth/_shared/formatLog.js';
+import type { RpcReceipt } from './eth/_shared/formatReceipt.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
 import { ETH_LIVE_FORMAT, type EthChainEvents } from './eth/_shared/liveFormat.js';
-import { RenderedLogs } from './eth/_shared/renderedLogs.js';
+import { blockBytes, logBytes, RenderedByBlock, receiptBytes } from './eth/_shared/rendered.js';
 import type { UpstreamPool } from './eth/_shared/upstreamPool.js';
 
 /** The sections of the configuration an Ethereum network's methods and the layers below them read. */
@@ -70,7 +73,11 @@ export interface EthContext {
   /** `web3_clientVersion` answer. */
   clientVersion: string;
   /** Logs of recent blocks as eth_getLogs rendered them (absent: rendered every time). */
-  renderedLogs?: RenderedLogs;
+  renderedLogs?: RenderedByBlock<RpcLog>;
+  /** Receipts of recent blocks as eth_getTransactionReceipt and eth_getBlockReceipts rendered them (absent: rendered every time). */
+  renderedReceipts?: RenderedByBlock<RpcReceipt>;
+  /** Blocks as eth_getBlockByNumber and eth_getBlockByHash rendered them, each form (hashes, full transactions) by itself (absent: rendered every time). */
+  renderedBlocks?: RenderedByBlock<RpcBlock>;
   /** The followed node, where transactions are sent and pending ones found (absent: nothing followed). */
   pool?: UpstreamPool;
   /** Transactions relayed to it lately, and how long a receipt of one waits for its block (with `pool`). */
@@ -128,7 +135,9 @@ export async function createEthContext(
     limits: ethLimits(config),
     events: createChainEvents(chain.store, config.subscriptions, ETH_LIVE_FORMAT, { pending, shared: sharedFilters }),
     clientVersion,
-    renderedLogs: new RenderedLogs(config.caches.renderedLogsBytes),
+    renderedLogs: new RenderedByBlock(config.caches.renderedLogsBytes, logBytes),
+    renderedReceipts: new RenderedByBlock(config.caches.renderedReceiptsBytes, receiptBytes),
+    renderedBlocks: new RenderedByBlock(config.caches.renderedBlocksBytes, blockBytes),
     pool,
     ...(pool === undefined
       ? {}

@@ -16,5 +16,8 @@ export function evmRequest(req: RequestContext | undefined): { signal?: ClientSi
  * it from a block that changes).
  */
 export function keptEvmRequest(req: RequestContext | undefined, block: BlockId | undefined): { signal?: ClientSignal; owner?: object; cache: boolean } {
-  return { ...evmRequest(req), cache: !(block?.kind === 'tag' && block.tag === 'pending') };
+  const cache = !(block?.kind === 'tag' && block.tag === 'pending');
+  // A literal, not `{ ...evmRequest(req), cache }`: V8 (Node 20) spreads through its slow path,
+  // ~2 % of a cached eth_call's CPU.
+  return req === undefined ? { cache } : { signal: req.gone, owner: req, cache };
 }

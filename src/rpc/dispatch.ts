@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { BaseLogger } from 'pino';
 import { InternalError, InvalidRequestError, MethodNotFoundError, ParseError, RpcError } from './errors.js';
+import { resultJson } from './keptJson.js';
 import { declarationOf, type MethodDeclaration, type MethodTable, type RequestContext } from './method.js';
 
 /**
@@ -213,7 +214,7 @@ async function runRequest(env: Env, req: unknown, rawId: string | undefined): Pr
   if ('error' in outcome) return reply(env, id, outcome.error);
   try {
     // A handler that returns nothing answers null, as geth does for methods without a result.
-    const result = JSON.stringify(outcome.result ?? null) as string | undefined;
+    const result = resultJson(outcome.result ?? null);
     if (result === undefined) throw new TypeError(`result of ${method} is not JSON-serializable`);
     return { id, json: `{"jsonrpc":"2.0","id":${id},"result":${result}}` };
   } catch (err) {

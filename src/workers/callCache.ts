@@ -89,6 +89,17 @@ function plainKey(request: CallRequest, overrides: CallOverrides): string | unde
   return key;
 }
 
+/** Each header's hash as {@link hexKey}, while the header is held: every call at the head asks it. */
+const headerKeys = new WeakMap<BlockHeader, string>();
+function headerKey(header: BlockHeader): string {
+  let key = headerKeys.get(header);
+  if (key === undefined) {
+    key = hexKey(header.hash());
+    headerKeys.set(header, key);
+  }
+  return key;
+}
+
 /**
  * The key of a call at a block: the block's hash, then the call object and both overrides, each
  * field as the decoder gave it (a field left undefined is a field left out). A call of plain
@@ -96,7 +107,7 @@ function plainKey(request: CallRequest, overrides: CallOverrides): string | unde
  * CPU); any other the JSON of all three (`|`): the two forms never meet.
  */
 export function callKey(header: BlockHeader, request: CallRequest, overrides: CallOverrides): string {
-  const block = hexKey(header.hash());
+  const block = headerKey(header);
   const plain = plainKey(request, overrides);
   if (plain !== undefined) return `${block}#${plain}`;
   return `${block}|${JSON.stringify([request, overrides.state ?? null, overrides.block ?? null], keyPart)}`;
@@ -116,8 +127,10 @@ export function cachedByBlock<R>(run: BlockRun<R>, maxBytes: number, bytesOf: (a
 
   return {
     async run(header, request, overrides = {}, job = {}) {
-      const { cache = true, ...options } = job;
-      if (off || !cache) return run(header, request, overrides, options);
+      // The job goes to the run as it is (its `cache` is read here only): a rest pattern would
+      // copy it through V8's slow path on every call, hits included.
+      const options: JobOptions = job;
+      if (off || job.cache === false) return run(header, request, overrides, options);
       const key = callKey(header, request, overrides);
       const hit = results.get(key);
       if (hit) return hit.answer;

@@ -16,6 +16,6 @@ export const getBlockByHash = defineMethod({
   params: [Hash, Bool],
   handler: async (ctx: EthContext, [hash, fullTx]) => {
     const block = await ctx.chain.store.blockByHash(hash);
-    return block ? formatBlock(block, fullTx) : null;
+    return block ? formatBlock(block, fullTx, ctx.renderedBlocks) : null;
   },
 });

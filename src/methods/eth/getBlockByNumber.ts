@@ -17,6 +17,6 @@ export const getBlockByNumber = defineMethod({
   params: [BlockNumberOrTag, Bool],
   handler: async (ctx: EthContext, [id, fullTx], req) => {
     const block = await findBlock(ctx, id, req);
-    return block ? formatBlock(block, fullTx) : null;
+    return block ? formatBlock(block, fullTx, ctx.renderedBlocks) : null;
   },
 });

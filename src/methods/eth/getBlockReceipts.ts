@@ -19,6 +19,6 @@ export const getBlockReceipts = defineMethod({
     // The genesis block is stored without a receipts entry; it has no transactions.
     const receipts = (await ctx.chain.store.receipts(block.hash())) ?? [];
     if (receipts.length !== block.transactions.length) throw new Error(`database corrupt: block ${block.header.number} has ${receipts.length} receipts`);
-    return formatBlockReceipts(block, receipts);
+    return formatBlockReceipts(block, receipts, ctx.renderedReceipts);
   },
 });

@@ -26,10 +26,10 @@ export const getTransactionReceipt = defineMethod({
   params: [Hash],
   handler: async (ctx: EthContext, [hash]) => {
     const found = await localReceipt(ctx, hash);
-    if (found !== undefined) return formatReceipt(found.block, found.receipts, found.index);
+    if (found !== undefined) return formatReceipt(found.block, found.receipts, found.index, ctx.renderedReceipts);
     if (!(await awaitRelayedBlock(ctx, hash))) return null;
     const later = await localReceipt(ctx, hash);
-    return later === undefined ? null : formatReceipt(later.block, later.receipts, later.index);
+    return later === undefined ? null : formatReceipt(later.block, later.receipts, later.index, ctx.renderedReceipts);
   },
 });
 

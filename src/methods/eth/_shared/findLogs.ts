@@ -44,7 +44,7 @@ async function collectBlock(ctx: EthContext, block: BlockPlace, filter: Compiled
           place ??= { blockHash, blockNumber, blockTimestamp, transactionHash: bytesToData(txHashes[txIndex]), transactionIndex: bigIntToQuantity(txIndex) };
           return formatLogAt(log, place, logIndex);
         };
-        out.push(rendered === undefined ? render() : rendered.log(blockKey, logIndex, render));
+        out.push(rendered === undefined ? render() : rendered.item(blockKey, logIndex, render));
         if (out.length > maxResults) throw new LimitExceededError(`query returned more than ${maxResults} results`);
       }
       logIndex++;

@@ -1,8 +1,9 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { blockSize } from '../../../chain/store.js';
-import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
+import { bigIntToQuantity, bytesToData, hexKey } from '../../../codec/hex.js';
 import { formatBlockTransaction, type RpcTransaction } from './formatTransaction.js';
+import type { RenderedByBlock } from './rendered.js';
 
 /** A header on the wire (geth `RPCMarshalHeader`). Fork fields appear only when the header has them. */
 export interface RpcHeader {
@@ -102,9 +103,11 @@ function txHashesOf(block: Block): string[] {
  * Renders a block. `fullTx` false lists transaction hashes; true renders each transaction with
  * its position. `size` is the length of the block's RLP encoding, as geth's `Block.Size()`. The
  * header's object is extended in place, not spread into a new one (a spread costs more than the
- * header's rendering); the fields come out in the same order.
+ * header's rendering); the fields come out in the same order. With `kept`, a block is rendered
+ * once in each form while kept there, and the answer is shared: never changed.
  */
-export function formatBlock(block: Block, fullTx: boolean): RpcBlock {
+export function formatBlock(block: Block, fullTx: boolean, kept?: RenderedByBlock<RpcBlock>): RpcBlock {
+  if (kept !== undefined) return kept.item(hexKey(block.hash()), fullTx ? 1 : 0, () => formatBlock(block, fullTx));
   const out = formatHeader(block.header) as RpcBlock;
   out.size = bigIntToQuantity(blockSize(block));
   out.transactions = fullTx ? block.transactions.map((_, index) => formatBlockTransaction(block, index) as RpcTransaction) : txHashesOf(block);

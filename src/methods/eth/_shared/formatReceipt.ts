@@ -2,10 +2,11 @@ import type { Block } from '@ethereumjs/block';
 import { isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import type { StoredReceipt } from '../../../chain/receipts.js';
-import { bigIntToQuantity, bytesToData } from '../../../codec/hex.js';
+import { bigIntToQuantity, bytesToData, hexKey } from '../../../codec/hex.js';
 import { logsBloom } from './bloom.js';
 import { formatLogAt, type RpcLog, renderPlace } from './formatLog.js';
 import { effectiveGasPrice, senderOf } from './formatTransaction.js';
+import type { RenderedByBlock } from './rendered.js';
 
 /** A receipt on the wire (geth `internal/ethapi` `MarshalReceipt`). */
 export interface RpcReceipt {
@@ -81,21 +82,31 @@ function formatOne(block: Block, tx: TypedTransaction, receipt: StoredReceipt, i
 
 /**
  * Renders every receipt of a block, with log indexes counted across the block. The receipts must
- * be the block's own (same length and order as its transactions).
+ * be the block's own (same length and order as its transactions). With `kept`, each receipt is
+ * rendered once while kept there, and the array's elements are shared: never changed.
  */
-export function formatBlockReceipts(block: Block, receipts: readonly StoredReceipt[]): RpcReceipt[] {
+export function formatBlockReceipts(block: Block, receipts: readonly StoredReceipt[], kept?: RenderedByBlock<RpcReceipt>): RpcReceipt[] {
   const out: RpcReceipt[] = [];
+  const blockKey = kept === undefined ? '' : hexKey(block.hash());
   let logIndex = 0;
   block.transactions.forEach((tx, i) => {
-    out.push(formatOne(block, tx, receipts[i], i, logIndex));
+    const first = logIndex;
+    const render = () => formatOne(block, tx, receipts[i], i, first);
+    out.push(kept === undefined ? render() : kept.item(blockKey, i, render));
     logIndex += receipts[i].logs.length;
   });
   return out;
 }
 
-/** Renders the receipt of transaction `index` of a block (log indexes counted from the block start). */
-export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], index: number): RpcReceipt {
-  let firstLogIndex = 0;
-  for (let i = 0; i < index; i++) firstLogIndex += receipts[i].logs.length;
-  return formatOne(block, block.transactions[index], receipts[index], index, firstLogIndex);
+/**
+ * Renders the receipt of transaction `index` of a block (log indexes counted from the block
+ * start). With `kept`, once while kept there, and the answer is shared: never changed.
+ */
+export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], index: number, kept?: RenderedByBlock<RpcReceipt>): RpcReceipt {
+  const render = () => {
+    let firstLogIndex = 0;
+    for (let i = 0; i < index; i++) firstLogIndex += receipts[i].logs.length;
+    return formatOne(block, block.transactions[index], receipts[index], index, firstLogIndex);
+  };
+  return kept === undefined ? render() : kept.item(hexKey(block.hash()), index, render);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RpcLog } from './formatLog.js';
-import { RenderedLogs } from './renderedLogs.js';
+import { logBytes, RenderedByBlock } from './rendered.js';
 
 const log = (n: number): RpcLog => ({
   address: `0x${'11'.repeat(20)}`,
@@ -21,31 +21,31 @@ const counting = (counter: { renders: number }) => (n: number) => () => {
   return log(n);
 };
 
-describe('logs kept rendered (methods/eth/_shared/renderedLogs.ts)', () => {
+describe('logs kept rendered (methods/eth/_shared/rendered.ts)', () => {
   it('a log is rendered once per block and position; another block or position is rendered', () => {
-    const kept = new RenderedLogs(1024 * 1024);
+    const kept = new RenderedByBlock(1024 * 1024, logBytes);
     const counter = { renders: 0 };
     const render = counting(counter);
-    const first = kept.log('aa', 3, render(3));
-    expect(kept.log('aa', 3, render(99))).toBe(first);
-    kept.log('aa', 4, render(4));
-    kept.log('bb', 3, render(3));
+    const first = kept.item('aa', 3, render(3));
+    expect(kept.item('aa', 3, render(99))).toBe(first);
+    kept.item('aa', 4, render(4));
+    kept.item('bb', 3, render(3));
     expect(counter.renders).toBe(3);
   });
 
   it('within the bytes given: a budget of a few logs keeps the last ones asked, 0 keeps none', () => {
-    const kept = new RenderedLogs(4 * 1024);
+    const kept = new RenderedByBlock(4 * 1024, logBytes);
     const counter = { renders: 0 };
     const counted = counting(counter);
-    for (let block = 0; block < 200; block++) kept.log(`b${block}`, 0, counted(block));
+    for (let block = 0; block < 200; block++) kept.item(`b${block}`, 0, counted(block));
     expect(counter.renders).toBe(200);
-    kept.log('b199', 0, counted(199));
+    kept.item('b199', 0, counted(199));
     expect(counter.renders).toBe(200); // the last one asked is kept
-    kept.log('b0', 0, counted(0));
+    kept.item('b0', 0, counted(0));
     expect(counter.renders).toBe(201); // the first one is long gone
-    const off = new RenderedLogs(0);
-    off.log('b', 0, counted(0));
-    off.log('b', 0, counted(0));
+    const off = new RenderedByBlock(0, logBytes);
+    off.item('b', 0, counted(0));
+    off.item('b', 0, counted(0));
     expect(counter.renders).toBe(203);
   });
 });
