@@ -8,13 +8,13 @@ import { encodeOpReceipt, executeOpBlock } from './opBlockRun.js';
 import { opCommon, rollupFromConfig } from './rollup.js';
 
 describe('OP block execution: what it refuses, and deposit receipts', () => {
-  const rollup = rollupFromConfig({ l2_chain_id: 10, canyon_time: 1000, isthmus_time: 5000 });
+  const rollup = rollupFromConfig({ l2_chain_id: 10, canyon_time: 1000, jovian_time: 5000 });
   const blockAt = (timestamp: bigint) => createBlock({ header: { number: 1n, timestamp, baseFeePerGas: 1n } }, { common: opCommon(rollup, 'canyon') });
   const noVm = {} as VM;
 
-  it('error: a block of Isthmus or later, and the block at Canyon’s time, are refused before anything runs', async () => {
+  it('error: a block of Jovian or later, and the block at Canyon’s time, are refused before anything runs', async () => {
     await expect(executeOpBlock(noVm, { block: blockAt(5000n), transactions: [], rollup })).rejects.toThrow(OpBlockError);
-    await expect(executeOpBlock(noVm, { block: blockAt(5000n), transactions: [], rollup })).rejects.toThrow(/Isthmus and later upgrades are not run yet/);
+    await expect(executeOpBlock(noVm, { block: blockAt(5000n), transactions: [], rollup })).rejects.toThrow(/Jovian and later upgrades are not run yet/);
     await expect(executeOpBlock(noVm, { block: blockAt(1000n), transactions: [], rollup })).rejects.toThrow(/the Canyon block \(its create2 deployer code\)/);
     const fjord = rollupFromConfig({ l2_chain_id: 10, fjord_time: 0 });
     const plainVm = { evm: { precompiles: new Map() } } as unknown as VM;

@@ -2,13 +2,14 @@ import type { Block } from '@ethereumjs/block';
 import type { Log } from '@ethereumjs/evm';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
 import { OpBlockError } from './baseFee.js';
 import { runDeposit } from './depositRun.js';
 import { decodeDepositTx, isDeposit } from './depositTx.js';
 import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS, type L1Cost, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
+import { OPERATOR_FEE_VAULT, type OperatorFeeParams, type OperatorFeeRules, operatorFeeAt, operatorFeeCharge, operatorFeeRefund } from './operatorFee.js';
 import { P256VERIFY_ADDRESS } from './precompiles.js';
 import { isActive, type OpRollup, upgradeAt } from './rollup.js';
 
@@ -31,15 +32,24 @@ import { isActive, type OpRollup, upgradeAt } from './rollup.js';
  * (from Canyon) after the logs. The state root is read once every transaction ran (OP blocks
  * carry no withdrawals before Isthmus).
  *
- * Not yet run: blocks from Isthmus on (operator fee, the withdrawals root of the message passer,
- * EIP-2935 and EIP-7702 on OP) and the block at Canyon's time (the create2 deployer it installs);
- * both are refused with {@link OpBlockError} rather than computed without their rules.
+ * From Isthmus (which runs Prague's rules): the parent's hash stored in the EIP-2935 history
+ * contract before the transactions, the operator fee (`operatorFee.ts`) taken with the L1 data fee
+ * on the gas limit, the fee of the unused gas given back and the rest credited to the operator fee
+ * vault (0x42…1b), and the message passer's storage root returned as the block's withdrawals root.
+ *
+ * Not yet run: blocks from Jovian on (its operator fee rule, minimum base fee and data-availability
+ * footprint) and the block at Canyon's time (the create2 deployer it installs); both are refused
+ * with {@link OpBlockError} rather than computed without their rules.
  */
 
 export const BASE_FEE_VAULT = hexToBytes('0x4200000000000000000000000000000000000019');
 export const L1_FEE_VAULT = hexToBytes('0x420000000000000000000000000000000000001a');
 const BEACON_ROOTS = new Address(hexToBytes('0x000f3df6d732807ef1319fb7b8bb8522d0beac02'));
 const BEACON_ROOTS_LENGTH = 8191n;
+const HISTORY_STORAGE = new Address(hexToBytes('0x0000f90827f1c53a10cb7a02335b175320002935'));
+const HISTORY_SERVE_WINDOW = 8191n;
+/** L2ToL1MessagePasser: from Isthmus its storage root is the header's withdrawals root. */
+const MESSAGE_PASSER = new Address(hexToBytes('0x4200000000000000000000000000000000000016'));
 
 /** One transaction's receipt, with the OP fields op-geth gives it. */
 export interface OpReceipt {
@@ -55,6 +65,8 @@ export interface OpReceipt {
   depositReceiptVersion?: bigint;
   /** Ordinary transactions: the L1 data fee charged and its gas. */
   l1?: L1Cost;
+  /** Ordinary transactions from Isthmus: the operator fee's parameters at that point of the block. */
+  operatorFee?: OperatorFeeParams;
   createdAddress?: Address;
 }
 
@@ -65,6 +77,8 @@ export interface OpBlockResult {
   logsBloom: Uint8Array;
   gasUsed: bigint;
   receipts: OpReceipt[];
+  /** From Isthmus: the message passer's storage root, which the header carries as its withdrawals root. */
+  withdrawalsRoot?: Uint8Array;
 }
 
 export interface OpBlockInput {
@@ -73,6 +87,12 @@ export interface OpBlockInput {
   /** Its transactions' EIP-2718 bytes, in order. */
   transactions: Uint8Array[];
   rollup: OpRollup;
+  /**
+   * Which nonce a deposit receipt's `depositNonce` is (from Regolith): `before` the deposit, as
+   * op-geth and op-reth write it and real OP chains' receipts roots hold it (the default); `after`
+   * it, as anvil 1.7.1's `--network optimism` writes it, in its receipts and their root.
+   */
+  depositNonce?: 'before' | 'after';
 }
 
 /** Runs the block on `vm`'s state; the caller compares the result with the header. Throws {@link OpBlockError} for a block it cannot run. */
@@ -80,7 +100,7 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   const { block, rollup } = input;
   const header = block.header;
   const time = header.timestamp;
-  if (isActive(rollup, 'isthmus', time)) throw new OpBlockError(`block ${header.number}: Isthmus and later upgrades are not run yet`);
+  if (isActive(rollup, 'jovian', time)) throw new OpBlockError(`block ${header.number}: Jovian and later upgrades are not run yet`);
   // op-geth installs the create2 deployer's code in the block whose time is exactly Canyon's.
   if (rollup.times.canyon === time) throw new OpBlockError(`block ${header.number}: the Canyon block (its create2 deployer code) is not run yet`);
   if (isActive(rollup, 'fjord', time) && !vm.evm.precompiles.has(P256VERIFY_ADDRESS.toString().slice(2))) {
@@ -89,6 +109,7 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   const regolith = isActive(rollup, 'regolith', time);
   const canyon = isActive(rollup, 'canyon', time);
   const feeUpgrade = feeUpgradeAt(rollup, time);
+  const isthmus = isActive(rollup, 'isthmus', time);
 
   // One checkpoint around the block, as runBlock keeps one: the state manager writes to the trie
   // when it is committed, so the trie sees each slot's and account's last value only (a write per
@@ -96,7 +117,7 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   await vm.evm.journal.checkpoint();
   let run: { receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint };
   try {
-    run = await runTransactions(vm, input, { regolith, canyon, feeUpgrade });
+    run = await runTransactions(vm, input, { regolith, canyon, feeUpgrade, isthmus });
   } catch (e) {
     await vm.evm.journal.revert();
     throw e;
@@ -106,6 +127,7 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   const stateRoot = await vm.stateManager.getStateRoot();
   return {
     stateRoot,
+    ...(isthmus ? { withdrawalsRoot: await storageRootOf(vm, MESSAGE_PASSER) } : {}),
     receiptsRoot: orderedTrieRoot(receipts.map(encodeOpReceipt)),
     transactionsRoot: orderedTrieRoot(input.transactions),
     logsBloom: bloom.bitvector,
@@ -118,12 +140,13 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
 async function runTransactions(
   vm: VM,
   input: OpBlockInput,
-  rules: { regolith: boolean; canyon: boolean; feeUpgrade: L1FeeRules },
+  rules: { regolith: boolean; canyon: boolean; feeUpgrade: L1FeeRules; isthmus: boolean },
 ): Promise<{ receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint }> {
   const { block } = input;
   const header = block.header;
-  const { regolith, canyon, feeUpgrade } = rules;
+  const { regolith, canyon, feeUpgrade, isthmus } = rules;
   if (vm.common.isActivatedEIP(4788)) await storeBeaconRoot(vm, header.parentBeaconBlockRoot!, header.timestamp);
+  if (isthmus) await storeParentHash(vm, header.parentHash, header.number);
 
   const receipts: OpReceipt[] = [];
   const bloom = new Bloom(undefined, vm.common);
@@ -140,12 +163,12 @@ async function runTransactions(
         gasUsed: run.gasUsed,
         logs: run.logs,
         bloom: logsBloom(vm, run.logs),
-        ...(regolith ? { depositNonce: run.nonce } : {}),
+        ...(regolith ? { depositNonce: input.depositNonce === 'after' ? run.nonce + 1n : run.nonce } : {}),
         ...(canyon ? { depositReceiptVersion: 1n } : {}),
         ...(run.createdAddress ? { createdAddress: run.createdAddress } : {}),
       };
     } else {
-      receipt = await runOrdinary(vm, raw, block, feeUpgrade, cumulative, index);
+      receipt = await runOrdinary(vm, raw, block, { feeUpgrade, operatorFee: isthmus ? 'isthmus' : undefined }, cumulative, index);
     }
     cumulative += receipt.gasUsed;
     bloom.or(new Bloom(receipt.bloom, vm.common));
@@ -171,7 +194,7 @@ async function runOrdinary(
   vm: VM,
   raw: Uint8Array,
   block: Block,
-  feeUpgrade: L1FeeRules,
+  fees: { feeUpgrade: L1FeeRules; operatorFee: OperatorFeeRules | undefined },
   used: bigint,
   index: number,
 ): Promise<Omit<OpReceipt, 'cumulativeGasUsed'>> {
@@ -187,23 +210,33 @@ async function runOrdinary(
   const l1Address = new Address(hexToBytes(L1_BLOCK_ADDRESS));
   // getStorage answers a word without its leading zeros: the scalars' offsets count from a full word.
   const word = async (slot: bigint) => setLengthLeft(await vm.stateManager.getStorage(l1Address, setLengthLeft(bigIntToBytes(slot), 32)), 32);
-  const fee = await l1FeeAt(word, feeUpgrade);
+  const fee = await l1FeeAt(word, fees.feeUpgrade);
   const l1 = l1Cost(raw, fee.rules, fee.params);
+  const operator = fees.operatorFee === undefined ? undefined : { rules: fees.operatorFee, params: await operatorFeeAt(word) };
+  const operatorCharge = operator === undefined ? 0n : operatorFeeCharge(raw, tx.gasLimit, operator.params, operator.rules);
   const sender = tx.getSenderAddress();
-  if (l1 !== undefined && l1.fee > 0n) {
+  // Both fees are taken before the run, with the gas they buy: a sender who cannot pay them makes the block invalid.
+  const upFront = (l1?.fee ?? 0n) + operatorCharge;
+  if (upFront > 0n) {
     const account = (await vm.stateManager.getAccount(sender)) ?? new Account();
-    if (account.balance < l1.fee) {
+    if (account.balance < upFront) {
       throw new OpBlockError(
-        `block ${header.number}: transaction ${index}'s sender ${sender} cannot pay its L1 data fee ${l1.fee} (balance ${account.balance})`,
+        `block ${header.number}: transaction ${index}'s sender ${sender} cannot pay its L1 data fee ${l1?.fee ?? 0n} and operator fee ${operatorCharge} (balance ${account.balance})`,
       );
     }
-    account.balance -= l1.fee;
+    account.balance -= upFront;
     await vm.stateManager.putAccount(sender, account);
   }
   const result = await runTx(vm, { tx, block, skipHardForkValidation: true, blockGasUsed: used });
   const gasUsed = result.totalGasSpent;
   await credit(vm, BASE_FEE_VAULT, gasUsed * header.baseFeePerGas!);
   if (l1 !== undefined) await credit(vm, L1_FEE_VAULT, l1.fee);
+  if (operator !== undefined && operatorCharge > 0n) {
+    // The fee of the gas the run did not use goes back to the sender; the rest to the vault.
+    const refund = operatorFeeRefund(tx.gasLimit, gasUsed, operator.params, operator.rules);
+    await credit(vm, sender.bytes, refund);
+    await credit(vm, OPERATOR_FEE_VAULT, operatorCharge - refund);
+  }
   const logs = result.execResult.logs ?? [];
   return {
     type: tx.type,
@@ -212,6 +245,7 @@ async function runOrdinary(
     logs,
     bloom: result.bloom.bitvector,
     ...(l1 !== undefined ? { l1 } : {}),
+    ...(operator !== undefined ? { operatorFee: operator.params } : {}),
     ...(result.createdAddress ? { createdAddress: result.createdAddress } : {}),
   };
 }
@@ -221,6 +255,17 @@ async function credit(vm: VM, address: Uint8Array, amount: bigint): Promise<void
   const account = (await vm.stateManager.getAccount(at)) ?? new Account();
   account.balance += amount;
   await vm.stateManager.putAccount(at, account);
+}
+
+/** EIP-2935 (from Isthmus, as Prague): the parent's hash in the history contract's ring buffer, where it has code. */
+async function storeParentHash(vm: VM, parentHash: Uint8Array, number: bigint): Promise<void> {
+  if (number === 0n || (await vm.stateManager.getCode(HISTORY_STORAGE)).length === 0) return;
+  await vm.stateManager.putStorage(HISTORY_STORAGE, setLengthLeft(bigIntToBytes((number - 1n) % HISTORY_SERVE_WINDOW), 32), parentHash);
+}
+
+/** An account's storage root (the empty trie's for an account that is not there). */
+async function storageRootOf(vm: VM, address: Address): Promise<Uint8Array> {
+  return (await vm.stateManager.getAccount(address))?.storageRoot ?? KECCAK256_RLP;
 }
 
 /** EIP-4788: the block's time and parent beacon root in the ring buffers, where the contract has code. */

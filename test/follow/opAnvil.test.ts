@@ -1,0 +1,260 @@
+import { gunzipSync } from 'node:zlib';
+import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/block';
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type AnvilProcess, startAnvil } from '../../scripts/anvil/anvilProcess.js';
+import { keccak256 } from '../../src/codec/keccak.js';
+import { createBlockVM } from '../../src/execution/blockRun.js';
+import { encodeDepositTx } from '../../src/execution/op/depositTx.js';
+import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS } from '../../src/execution/op/l1Cost.js';
+import { BASE_FEE_VAULT, executeOpBlock, L1_FEE_VAULT, type OpBlockResult } from '../../src/execution/op/opBlockRun.js';
+import { OPERATOR_FEE_VAULT } from '../../src/execution/op/operatorFee.js';
+import { opPrecompiles } from '../../src/execution/op/precompiles.js';
+import { opCommon, rollupFromConfig } from '../../src/execution/op/rollup.js';
+import { rawResult } from '../helpers/anvilPeer.js';
+import { describeWithFoundry } from '../helpers/foundry.js';
+
+/**
+ * OP-stack blocks of Isthmus as a live op-revm makes them: `anvil --network optimism` (anvil 1.7.1,
+ * op-revm at Isthmus) mines blocks of ordinary transactions and deposits (unsigned 0x7E envelopes
+ * through eth_sendRawTransaction) with an L1 data fee and an operator fee set in the L1Block
+ * contract's storage, and tracenode's OP executor (`src/execution/op/opBlockRun.ts`) runs each
+ * block on the state anvil held before it (anvil_dumpState, built into a trie whose root must be
+ * the parent's state root): state root, receipts root, transactions root, bloom, gas used and
+ * withdrawals root must be anvil's, and so the fee vaults' balances.
+ *
+ * anvil's OP mode as it is (learnt from it, as the issue asks): it ships no predeploys — the
+ * L1Block contract is only storage here, which is all op-revm and tracenode read of it — nor the
+ * EIP-4788 contract, while the EIP-2935 history contract is in its genesis; eth_sendTransaction
+ * ignores `sourceHash` and `mint` (the deposits go raw); eth_getRawTransactionByHash of a deposit
+ * makes it panic and exit (the deposits' bytes are built from their fields here, and checked
+ * against their hashes); its genesis header gives the empty trie's state root whatever its
+ * accounts; its withdrawals root is the empty trie's, as the message passer has no account.
+ */
+
+const OP_UPGRADE_TIMES = Object.fromEntries(['regolith', 'canyon', 'delta', 'ecotone', 'fjord', 'granite', 'holocene', 'isthmus'].map((u) => [`${u}_time`, 0]));
+/** A contract whose code stores its first calldata word in slot 0 and logs it under topic 0x2a. */
+const RUNTIME = '600035600055600035600052602a60206000a100';
+const INIT = `0x6014600c60003960146000f3${RUNTIME}`;
+const word = (value: bigint) => `0x${value.toString(16).padStart(64, '0')}`;
+
+/**
+ * A gas limit the call's SSTORE cannot be paid from: Prague's calldata floor for a word of 31 zero
+ * bytes and one other (21,000 + 10 × (31 + 4 × 1) = 21,350) and 50 more, of which the run gets
+ * 21,400 − 21,140 (its intrinsic gas) = 260.
+ */
+const OUT_OF_GAS = 21_400;
+
+/** The L1Block words the fees read: L1 base fee (slot 1), the two Ecotone scalars and a sequence number (3), the blob base fee (7), the operator fee scalar and constant (8). */
+const L1_BLOCK_STORAGE: Array<[bigint, bigint]> = [
+  [1n, 7_000_000_000n],
+  [3n, (1368n << 96n) | (810_949n << 64n) | 5n],
+  [7n, 3n],
+  [8n, (2_500_000n << 64n) | 1_000n],
+];
+
+interface DumpedAccount {
+  nonce: number | string;
+  balance: string;
+  code: string;
+  storage: Record<string, string>;
+}
+
+interface RpcBlock {
+  number: string;
+  hash: string;
+  parentHash: string;
+  stateRoot: string;
+  receiptsRoot: string;
+  transactionsRoot: string;
+  logsBloom: string;
+  gasUsed: string;
+  withdrawalsRoot: string;
+  transactions: RpcTransaction[];
+  [field: string]: unknown;
+}
+
+interface RpcTransaction {
+  hash: `0x${string}`;
+  type: string;
+  from: `0x${string}`;
+  to?: `0x${string}` | null;
+  value: string;
+  gas: string;
+  input: `0x${string}`;
+  sourceHash?: `0x${string}`;
+  mint?: string;
+  isSystemTx?: boolean;
+}
+
+describeWithFoundry(['anvil'], 'OP blocks of anvil --network optimism')('Isthmus blocks of a live op-revm (anvil --network optimism), run by tracenode', () => {
+  let anvil: AnvilProcess;
+  let accounts: string[];
+  const rollup = rollupFromConfig({ l2_chain_id: 31337, ...OP_UPGRADE_TIMES });
+  const common = opCommon(rollup, 'isthmus');
+  const hashes = new Map<bigint, Uint8Array>();
+  const call = (method: string, params: unknown[] = []) => rawResult(anvil.url, method, params);
+
+  beforeAll(async () => {
+    anvil = await startAnvil(['--network', 'optimism', '--no-mining']);
+    accounts = (await call('eth_accounts')) as string[];
+    for (const [slot, value] of L1_BLOCK_STORAGE) await call('anvil_setStorageAt', [L1_BLOCK_ADDRESS, word(slot), word(value)]);
+    // anvil's genesis header says the empty trie's root whatever its accounts; an empty block
+    // mined on the state set above carries that state's real root, which the first block's run
+    // starts from.
+    await call('evm_mine');
+    for (const n of [0n, 1n]) {
+      const block = (await call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])) as RpcBlock;
+      hashes.set(n, hexToBytes(block.hash as `0x${string}`));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+
+  /** The state anvil holds now, as a trie. */
+  async function dumpedState(): Promise<MerkleStateManager> {
+    const dump = JSON.parse(gunzipSync(hexToBytes((await call('anvil_dumpState')) as `0x${string}`)).toString('utf8')) as {
+      accounts: Record<string, DumpedAccount>;
+    };
+    const sm = new MerkleStateManager({ common });
+    for (const [address, a] of Object.entries(dump.accounts)) {
+      const at = new Address(hexToBytes(address as `0x${string}`));
+      await sm.putAccount(at, new Account(BigInt(a.nonce), BigInt(a.balance)));
+      if (a.code !== '0x') await sm.putCode(at, hexToBytes(a.code as `0x${string}`));
+      for (const [slot, value] of Object.entries(a.storage)) {
+        await sm.putStorage(at, setLengthLeft(hexToBytes(slot as `0x${string}`), 32), hexToBytes(value as `0x${string}`));
+      }
+    }
+    return sm;
+  }
+
+  /** Sends `send`'s transactions, mines them into one block and runs that block on the state anvil held before it. */
+  async function mineAndRun(send: () => Promise<void>): Promise<{ ours: OpBlockResult; theirs: RpcBlock; sm: MerkleStateManager }> {
+    const sm = await dumpedState();
+    const parent = (await call('eth_getBlockByNumber', ['latest', false])) as RpcBlock;
+    expect(bytesToHex(await sm.getStateRoot()), 'the dumped state is the parent block’s').toBe(parent.stateRoot);
+    await send();
+    await call('evm_mine');
+    const theirs = (await call('eth_getBlockByNumber', ['latest', true])) as RpcBlock;
+    hashes.set(BigInt(theirs.number), hexToBytes(theirs.hash as `0x${string}`));
+    const transactions = await Promise.all(theirs.transactions.map(rawTransaction));
+    const block: Block = createBlock({ header: createBlockHeaderFromRPC({ ...theirs, transactions: [] } as never, { common }) }, { common });
+    expect(bytesToHex(block.hash()), 'the header as tracenode reads it hashes to anvil’s block hash').toBe(theirs.hash);
+    const chain: EVMMockBlockchainInterface = {
+      async getBlock(n: number | bigint) {
+        const hash = hashes.get(BigInt(n))!;
+        return { hash: () => hash };
+      },
+      async putBlock() {},
+      shallowCopy: () => chain,
+    };
+    const vm = await createBlockVM({
+      common,
+      stateManager: sm,
+      blockchain: chain,
+      evmOpts: { customPrecompiles: opPrecompiles(rollup, block.header.timestamp, common) },
+    });
+    const ours = await executeOpBlock(vm, { block, transactions, rollup, depositNonce: 'after' });
+    return { ours, theirs, sm };
+  }
+
+  /**
+   * A transaction's EIP-2718 bytes: anvil's for a signed one; a deposit's from its fields (anvil
+   * 1.7.1 panics and exits on eth_getRawTransactionByHash of a deposit), which must hash to the
+   * deposit's hash as anvil gives it.
+   */
+  async function rawTransaction(tx: RpcTransaction): Promise<Uint8Array> {
+    if (Number(tx.type) !== DEPOSIT_TX_TYPE) return hexToBytes((await call('eth_getRawTransactionByHash', [tx.hash])) as `0x${string}`);
+    const raw = encodeDepositTx({
+      sourceHash: hexToBytes(tx.sourceHash!),
+      from: hexToBytes(tx.from),
+      to: tx.to ? hexToBytes(tx.to) : undefined, // anvil leaves `to` out of a creation
+      mint: BigInt(tx.mint ?? '0x0'),
+      value: BigInt(tx.value),
+      gasLimit: BigInt(tx.gas),
+      isSystemTx: tx.isSystemTx === true,
+      data: hexToBytes(tx.input),
+    });
+    expect(bytesToHex(keccak256(raw)), 'the deposit as anvil gave its fields hashes to its hash').toBe(tx.hash);
+    return raw;
+  }
+
+  /** Every root and total of the block, ours beside anvil's; the fee vaults' balances too. */
+  async function expectSame({ ours, theirs, sm }: { ours: OpBlockResult; theirs: RpcBlock; sm: MerkleStateManager }): Promise<void> {
+    expect({
+      stateRoot: bytesToHex(ours.stateRoot),
+      receiptsRoot: bytesToHex(ours.receiptsRoot),
+      transactionsRoot: bytesToHex(ours.transactionsRoot),
+      logsBloom: bytesToHex(ours.logsBloom),
+      gasUsed: `0x${ours.gasUsed.toString(16)}`,
+      withdrawalsRoot: ours.withdrawalsRoot && bytesToHex(ours.withdrawalsRoot),
+    }).toEqual({
+      stateRoot: theirs.stateRoot,
+      receiptsRoot: theirs.receiptsRoot,
+      transactionsRoot: theirs.transactionsRoot,
+      logsBloom: theirs.logsBloom,
+      gasUsed: theirs.gasUsed,
+      withdrawalsRoot: theirs.withdrawalsRoot,
+    });
+    for (const vault of [BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT]) {
+      const balance = (await sm.getAccount(new Address(vault)))?.balance ?? 0n;
+      expect(`0x${balance.toString(16)}`).toBe(await call('eth_getBalance', [bytesToHex(vault), theirs.number]));
+    }
+  }
+
+  const deposit = (from: string, to: string | undefined, fields: { mint: bigint; value: bigint; gas: bigint; data?: string; source: number }) =>
+    bytesToHex(
+      encodeDepositTx({
+        sourceHash: setLengthLeft(Uint8Array.of(fields.source), 32),
+        from: hexToBytes(from as `0x${string}`),
+        to: to === undefined ? undefined : hexToBytes(to as `0x${string}`),
+        mint: fields.mint,
+        value: fields.value,
+        gasLimit: fields.gas,
+        isSystemTx: false,
+        data: hexToBytes((fields.data ?? '0x') as `0x${string}`),
+      }),
+    );
+
+  let contract: string;
+
+  it('a transfer, a contract created and a deposit with mint: every root, and the fee vaults, are anvil’s', async () => {
+    const run = await mineAndRun(async () => {
+      await call('eth_sendTransaction', [{ from: accounts[0], to: accounts[1], value: '0x1000' }]);
+      await call('eth_sendTransaction', [{ from: accounts[1], data: INIT, gas: '0x30000' }]);
+      await call('eth_sendRawTransaction', [deposit(`0x${'ab'.repeat(20)}`, accounts[3], { mint: 10n ** 18n, value: 10n ** 17n, gas: 100_000n, source: 1 })]);
+    });
+    const receipts = (await Promise.all(run.theirs.transactions.map((tx) => call('eth_getTransactionReceipt', [tx.hash])))) as Array<{
+      contractAddress: string | null;
+    }>;
+    contract = receipts[1].contractAddress!;
+    expect(run.ours.receipts.map((r) => r.type)).toEqual([2, 2, DEPOSIT_TX_TYPE]);
+    // The ordinary transactions paid an L1 data fee and an operator fee, which the vaults hold.
+    expect(run.ours.receipts[0].l1?.fee).toBeGreaterThan(0n);
+    expect(run.ours.receipts[0].operatorFee).toEqual({ scalar: 2_500_000n, constant: 1_000n });
+    await expectSame(run);
+  }, 60_000);
+
+  it('a call that stores and logs, one out of gas, a deposit that creates a contract and one that runs out of gas', async () => {
+    const run = await mineAndRun(async () => {
+      await call('eth_sendTransaction', [{ from: accounts[2], to: contract, data: word(0x1234n), gas: '0x20000' }]);
+      await call('eth_sendTransaction', [{ from: accounts[2], to: contract, data: word(0x99n), gas: `0x${OUT_OF_GAS.toString(16)}` }]);
+      await call('eth_sendRawTransaction', [deposit(accounts[4], undefined, { mint: 0n, value: 0n, gas: 200_000n, data: INIT, source: 2 })]);
+      // anvil's pool refuses a deposit whose value its sender cannot pay even with its mint, so a failed one is out of gas.
+      await call('eth_sendRawTransaction', [
+        deposit(`0x${'cd'.repeat(20)}`, contract, { mint: 5n, value: 0n, gas: BigInt(OUT_OF_GAS), data: word(0x77n), source: 3 }),
+      ]);
+    });
+    expect(run.ours.receipts.map((r) => [r.type, r.status])).toEqual([
+      [2, 1],
+      [2, 0],
+      [DEPOSIT_TX_TYPE, 1],
+      [DEPOSIT_TX_TYPE, 0],
+    ]);
+    expect(run.ours.receipts[0].logs).toHaveLength(1);
+    await expectSame(run);
+  }, 60_000);
+});
