@@ -3,6 +3,8 @@ import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/b
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { type Hex, parseGwei } from 'viem';
+import { privateKeyToAccount, signAuthorization } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AnvilProcess, startAnvil } from '../../scripts/anvil/anvilProcess.js';
 import { keccak256 } from '../../src/codec/keccak.js';
@@ -18,8 +20,8 @@ import { describeWithFoundry } from '../helpers/foundry.js';
 
 /**
  * OP-stack blocks of Isthmus as a live op-revm makes them: `anvil --network optimism` (anvil 1.7.1,
- * op-revm at Isthmus) mines blocks of ordinary transactions and deposits (unsigned 0x7E envelopes
- * through eth_sendRawTransaction) with an L1 data fee and an operator fee set in the L1Block
+ * op-revm at Isthmus) mines blocks of ordinary transactions, an EIP-7702 delegation and deposits
+ * (unsigned 0x7E envelopes through eth_sendRawTransaction) with an L1 data fee and an operator fee set in the L1Block
  * contract's storage, and tracenode's OP executor (`src/execution/op/opBlockRun.ts`) runs each
  * block on the state anvil held before it (anvil_dumpState, built into a trie whose root must be
  * the parent's state root): state root, receipts root, transactions root, bloom, gas used and
@@ -33,6 +35,14 @@ import { describeWithFoundry } from '../helpers/foundry.js';
  * against their hashes); its genesis header gives the empty trie's state root whatever its
  * accounts; its withdrawals root is the empty trie's, as the message passer has no account.
  */
+
+/** The keys of anvil's first four development accounts (its default mnemonic): the first sends the EIP-7702 transaction, the fourth delegates. */
+const KEYS: Hex[] = [
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+];
 
 const OP_UPGRADE_TIMES = Object.fromEntries(['regolith', 'canyon', 'delta', 'ecotone', 'fjord', 'granite', 'holocene', 'isthmus'].map((u) => [`${u}_time`, 0]));
 /** A contract whose code stores its first calldata word in slot 0 and logs it under topic 0x2a. */
@@ -255,6 +265,37 @@ describeWithFoundry(['anvil'], 'OP blocks of anvil --network optimism')('Isthmus
       [DEPOSIT_TX_TYPE, 0],
     ]);
     expect(run.ours.receipts[0].logs).toHaveLength(1);
+    await expectSame(run);
+  }, 60_000);
+
+  it('an EIP-7702 delegation to the contract and calls of the delegated account, one by a deposit', async () => {
+    const authority = privateKeyToAccount(KEYS[3]);
+    const sender = privateKeyToAccount(KEYS[0]);
+    const run = await mineAndRun(async () => {
+      const nonce = Number(BigInt((await call('eth_getTransactionCount', [sender.address, 'pending'])) as string));
+      const authorization = await signAuthorization({ privateKey: KEYS[3], chainId: 31337, address: contract as Hex, nonce: 0 });
+      const raw = await sender.signTransaction({
+        type: 'eip7702',
+        chainId: 31337,
+        nonce,
+        maxFeePerGas: parseGwei('100'),
+        maxPriorityFeePerGas: parseGwei('1'),
+        gas: 200_000n,
+        to: authority.address,
+        data: word(0xbeefn) as Hex,
+        authorizationList: [authorization],
+      });
+      await call('eth_sendRawTransaction', [raw]);
+      await call('eth_sendRawTransaction', [
+        deposit(`0x${'ef'.repeat(20)}`, authority.address, { mint: 0n, value: 0n, gas: 100_000n, data: word(0x55n), source: 4 }),
+      ]);
+    });
+    expect(run.ours.receipts.map((r) => [r.type, r.status, r.logs.length])).toEqual([
+      [4, 1, 1],
+      [DEPOSIT_TX_TYPE, 1, 1],
+    ]);
+    // The delegated account's own storage holds what the second call stored.
+    expect(await call('eth_getStorageAt', [authority.address, '0x0', run.theirs.number])).toBe(word(0x55n));
     await expectSame(run);
   }, 60_000);
 });
