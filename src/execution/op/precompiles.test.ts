@@ -4,7 +4,8 @@ import { gunzipSync } from 'node:zlib';
 import { createEVM } from '@ethereumjs/evm';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { BN254_PAIRING_MAX_INPUT_GRANITE, opPrecompiles, P256VERIFY_GAS, p256Verify } from './precompiles.js';
+import { createBlockVM } from '../blockRun.js';
+import { BN254_PAIRING_MAX_INPUT_GRANITE, ISTHMUS_BLS_BOUNDS, opPrecompiles, P256VERIFY_GAS, p256Verify } from './precompiles.js';
 import { opCommon, rollupFromConfig } from './rollup.js';
 
 /** op-geth's P256VERIFY vectors (fixtures/op-stack/README.md): Wycheproof's secp256r1 cases and more. */
@@ -52,5 +53,35 @@ describe('the precompiles each upgrade adds or bounds', () => {
     // No pairs: the check holds (1), for the base 45,000 gas.
     const empty = pairing({ data: new Uint8Array(), gasLimit: 10_000_000n, common, _EVM: evm });
     expect([bytesToHex(empty.returnValue), empty.executionGasUsed]).toEqual([`0x${'00'.repeat(31)}01`, 45_000n]);
+  });
+
+  it('Isthmus bounds the BLS12-381 G1 MSM, G2 MSM and pairing inputs (513,760, 488,448 and 235,008 bytes: op-revm’s), the precompiles unchanged below', async () => {
+    const rollup = rollupFromConfig({ l2_chain_id: 10, fjord_time: 0, granite_time: 0, isthmus_time: 300 });
+    const common = opCommon(rollup, 'isthmus');
+    expect(opPrecompiles(rollup, 299n, common)).toHaveLength(2);
+    const isthmus = opPrecompiles(rollup, 300n, common);
+    expect(isthmus.map((p) => p.address.toString()).slice(2)).toEqual([
+      '0x000000000000000000000000000000000000000c',
+      '0x000000000000000000000000000000000000000e',
+      '0x000000000000000000000000000000000000000f',
+    ]);
+    expect(ISTHMUS_BLS_BOUNDS.map(([, max]) => max)).toEqual([513_760, 488_448, 235_008]);
+    const evm = await createBlockVM({ common });
+    type Result = { returnValue: Uint8Array; executionGasUsed: bigint; exceptionError?: { error: string } };
+    type Run = (o: unknown) => Result | Promise<Result>;
+    // One element (a point and scalar of 160 or 288 bytes, a pair of 384) past each bound: a length
+    // Prague takes, whose run would cost more than the call's gas (out of gas), refused instead for its length.
+    const elements = [160, 288, 384];
+    for (const [i, [, max]] of ISTHMUS_BLS_BOUNDS.entries()) {
+      const run = (isthmus[2 + i] as { function: Run }).function;
+      const tooLong = await run({ data: new Uint8Array(max + elements[i]), gasLimit: 1_000_000n, common, _EVM: evm.evm });
+      expect([tooLong.executionGasUsed, tooLong.exceptionError?.error]).toEqual([1_000_000n, 'invalid input length']);
+      const atBound = await run({ data: new Uint8Array(max), gasLimit: 1_000_000n, common, _EVM: evm.evm });
+      expect(atBound.exceptionError?.error).toBe('out of gas');
+    }
+    // Below the bound the pairing runs: one pair of the points at infinity checks (1) for 37,700 + 32,600 gas.
+    const pairing = (isthmus[4] as { function: Run }).function;
+    const infinity = await pairing({ data: new Uint8Array(384), gasLimit: 1_000_000n, common, _EVM: evm.evm });
+    expect([bytesToHex(infinity.returnValue), infinity.executionGasUsed]).toEqual([`0x${'00'.repeat(31)}01`, 70_300n]);
   });
 });

@@ -13,12 +13,21 @@ import { isActive, type OpRollup } from './rollup.js';
  *   infinity, a signature that does not verify). High s is accepted, as Go's `ecdsa.Verify` does.
  * - Granite: the BN254 pairing (0x08) refuses more than 112,687 bytes of input (an error that
  *   consumes all the call's gas), against the 10,000-odd pairs an unbounded input could ask.
+ * - Isthmus: Prague's BLS12-381 precompiles (EIP-2537), three of them bounded the same way: G1 MSM
+ *   (0x0c) to 513,760 bytes (3,211 pairs of point and scalar), G2 MSM (0x0e) to 488,448 (1,696),
+ *   the pairing (0x0f) to 235,008 (612 pairs), as op-revm's `isthmus()` precompiles bound them.
  */
 
 export const P256VERIFY_ADDRESS = new Address(Uint8Array.from({ length: 20 }, (_, i) => (i === 18 ? 1 : 0)));
 export const P256VERIFY_GAS = 3450n;
-const BN254_PAIRING = '0000000000000000000000000000000000000008';
+const BN254_PAIRING = 0x08;
 export const BN254_PAIRING_MAX_INPUT_GRANITE = 112_687;
+/** Isthmus' bounds on BLS12-381 inputs by precompile address: G1 MSM, G2 MSM, pairing. */
+export const ISTHMUS_BLS_BOUNDS: ReadonlyArray<readonly [number, number]> = [
+  [0x0c, 513_760],
+  [0x0e, 488_448],
+  [0x0f, 235_008],
+];
 
 const VALID = Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 1 : 0));
 
@@ -54,18 +63,25 @@ function p256Precompile(opts: PrecompileInput): ExecResult {
 export function opPrecompiles(rollup: OpRollup, time: bigint, common: Common): CustomPrecompile[] {
   const out: CustomPrecompile[] = [];
   if (isActive(rollup, 'fjord', time)) out.push({ address: P256VERIFY_ADDRESS, function: p256Precompile });
-  if (isActive(rollup, 'granite', time)) {
-    const pairing = getActivePrecompiles(common).get(BN254_PAIRING);
-    if (pairing === undefined) throw new Error('the BN254 pairing precompile is not active at this fork');
-    out.push({
-      address: new Address(Uint8Array.from({ length: 20 }, (_, i) => (i === 19 ? 8 : 0))),
-      function: (opts: PrecompileInput) => {
-        if (opts.data.length > BN254_PAIRING_MAX_INPUT_GRANITE) {
-          return { returnValue: new Uint8Array(), executionGasUsed: opts.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.INVALID_INPUT_LENGTH) };
-        }
-        return pairing(opts) as ExecResult;
-      },
-    });
+  if (isActive(rollup, 'granite', time)) out.push(bounded(common, BN254_PAIRING, BN254_PAIRING_MAX_INPUT_GRANITE));
+  if (isActive(rollup, 'isthmus', time)) {
+    for (const [address, max] of ISTHMUS_BLS_BOUNDS) out.push(bounded(common, address, max));
   }
   return out;
+}
+
+/** The precompile at `address` (a byte) as the fork has it, refusing more than `max` bytes of input with all the call's gas. */
+function bounded(common: Common, address: number, max: number): CustomPrecompile {
+  const at = new Address(Uint8Array.from({ length: 20 }, (_, i) => (i === 19 ? address : 0)));
+  const inner = getActivePrecompiles(common).get(at.toString().slice(2));
+  if (inner === undefined) throw new Error(`the precompile at ${at} is not active at this fork`);
+  return {
+    address: at,
+    function: (opts: PrecompileInput) => {
+      if (opts.data.length > max) {
+        return { returnValue: new Uint8Array(), executionGasUsed: opts.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.INVALID_INPUT_LENGTH) };
+      }
+      return inner(opts) as ExecResult;
+    },
+  };
 }
