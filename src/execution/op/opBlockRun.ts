@@ -88,11 +88,14 @@ export interface OpBlockInput {
   transactions: Uint8Array[];
   rollup: OpRollup;
   /**
-   * Which nonce a deposit receipt's `depositNonce` is (from Regolith): `before` the deposit, as
-   * op-geth and op-reth write it and real OP chains' receipts roots hold it (the default); `after`
-   * it, as anvil 1.7.1's `--network optimism` writes it, in its receipts and their root.
+   * `anvil`: the block as anvil 1.7.1's `--network optimism` makes it, where it differs from
+   * op-geth and op-reth (whose rules are the default, and real OP chains' roots hold them):
+   * - a deposit receipt's `depositNonce` is its sender's nonce after the deposit, not before;
+   * - every ordinary transaction credits the operator fee vault, with 0 before Isthmus or for a
+   *   zero fee, and the vault's empty account stays in the state (op-revm credits every vault;
+   *   anvil's state keeps an account a transaction touched empty, which EIP-161 removes).
    */
-  depositNonce?: 'before' | 'after';
+  quirks?: 'anvil';
 }
 
 /** Runs the block on `vm`'s state; the caller compares the result with the header. Throws {@link OpBlockError} for a block it cannot run. */
@@ -163,12 +166,19 @@ async function runTransactions(
         gasUsed: run.gasUsed,
         logs: run.logs,
         bloom: logsBloom(vm, run.logs),
-        ...(regolith ? { depositNonce: input.depositNonce === 'after' ? run.nonce + 1n : run.nonce } : {}),
+        ...(regolith ? { depositNonce: input.quirks === 'anvil' ? run.nonce + 1n : run.nonce } : {}),
         ...(canyon ? { depositReceiptVersion: 1n } : {}),
         ...(run.createdAddress ? { createdAddress: run.createdAddress } : {}),
       };
     } else {
-      receipt = await runOrdinary(vm, raw, block, { feeUpgrade, operatorFee: isthmus ? 'isthmus' : undefined }, cumulative, index);
+      receipt = await runOrdinary(
+        vm,
+        raw,
+        block,
+        { feeUpgrade, operatorFee: isthmus ? 'isthmus' : undefined, touchVault: input.quirks === 'anvil' },
+        cumulative,
+        index,
+      );
     }
     cumulative += receipt.gasUsed;
     bloom.or(new Bloom(receipt.bloom, vm.common));
@@ -194,7 +204,7 @@ async function runOrdinary(
   vm: VM,
   raw: Uint8Array,
   block: Block,
-  fees: { feeUpgrade: L1FeeRules; operatorFee: OperatorFeeRules | undefined },
+  fees: { feeUpgrade: L1FeeRules; operatorFee: OperatorFeeRules | undefined; touchVault: boolean },
   used: bigint,
   index: number,
 ): Promise<Omit<OpReceipt, 'cumulativeGasUsed'>> {
@@ -236,6 +246,8 @@ async function runOrdinary(
     const refund = operatorFeeRefund(tx.gasLimit, gasUsed, operator.params, operator.rules);
     await credit(vm, sender.bytes, refund);
     await credit(vm, OPERATOR_FEE_VAULT, operatorCharge - refund);
+  } else if (fees.touchVault) {
+    await credit(vm, OPERATOR_FEE_VAULT, 0n);
   }
   const logs = result.execResult.logs ?? [];
   return {
