@@ -9,12 +9,12 @@ import { StateReader } from '../state/stateReader.js';
 import type { StateSource } from '../state/stateSource.js';
 import { createTraceService, type TraceService } from '../tracing/replay.js';
 import { type CallRunner, createEvmService, type EvmService } from '../workers/evmService.js';
-import type { RpcBlock } from './eth/_shared/formatBlock.js';
-import type { RpcLog } from './eth/_shared/formatLog.js';
-import type { RpcReceipt } from './eth/_shared/formatReceipt.js';
+import { blockBytes, type RpcBlock } from './eth/_shared/formatBlock.js';
+import { logBytes, type RpcLog } from './eth/_shared/formatLog.js';
+import { type RpcReceipt, receiptBytes } from './eth/_shared/formatReceipt.js';
 import { createGasOracle, type GasOracle } from './eth/_shared/gasOracle.js';
 import { ETH_LIVE_FORMAT, type EthChainEvents } from './eth/_shared/liveFormat.js';
-import { blockBytes, logBytes, RenderedByBlock, receiptBytes } from './eth/_shared/rendered.js';
+import { RenderedByBlock } from './eth/_shared/rendered.js';
 import type { UpstreamPool } from './eth/_shared/upstreamPool.js';
 
 /** The sections of the configuration an Ethereum network's methods and the layers below them read. */

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { BaseLogger } from 'pino';
+import { resultJson } from '../codec/keptJson.js';
 import { InternalError, InvalidRequestError, MethodNotFoundError, ParseError, RpcError } from './errors.js';
-import { resultJson } from './keptJson.js';
 import { declarationOf, type MethodDeclaration, type MethodTable, type RequestContext } from './method.js';
 
 /**

@@ -6,7 +6,7 @@ import { testConfig } from '../helpers/testConfig.js';
 
 /**
  * Blocks, receipts and logs kept rendered with their JSON text (`methods/eth/_shared/rendered.ts`,
- * `rpc/keptJson.ts`) answer byte for byte what a node without those caches answers, the first time
+ * `codec/keptJson.ts`) answer byte for byte what a node without those caches answers, the first time
  * and every time after: the execution-apis chain (Prague) served twice, caches on and off, every
  * block in both forms, every receipt by hash and by block, and the whole chain's logs.
  */

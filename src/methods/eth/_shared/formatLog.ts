@@ -62,3 +62,19 @@ export function formatLogAt([address, topics, data]: StoredLog, place: RenderedP
 export function formatLog(log: StoredLog, at: LogPosition, removed = false): RpcLog {
   return formatLogAt(log, renderPlace(at), at.logIndex, removed);
 }
+
+/** A rendered log's strings (one byte a character) and the objects around them; blockHash, transactionHash and blockTimestamp are shared by the block's or transaction's logs. */
+export function logObjectBytes(log: RpcLog): number {
+  let bytes = 160 + log.address.length + log.data.length + log.blockNumber.length + log.transactionIndex.length + log.logIndex.length;
+  for (const topic of log.topics) bytes += 16 + topic.length;
+  return bytes;
+}
+
+/** A log's JSON text besides its own strings: the names, quotes and punctuation, and the shared hashes written out (~230 bytes). */
+export const LOG_TEXT_BYTES = 230;
+
+/** Estimated bytes of a log kept rendered (`rendered.ts`): the object and its text. */
+export function logBytes(log: RpcLog): number {
+  const own = logObjectBytes(log);
+  return own + own + LOG_TEXT_BYTES;
+}

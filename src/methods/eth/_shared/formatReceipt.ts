@@ -4,7 +4,7 @@ import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import type { StoredReceipt } from '../../../chain/receipts.js';
 import { bigIntToQuantity, bytesToData, hexKey } from '../../../codec/hex.js';
 import { logsBloom } from './bloom.js';
-import { formatLogAt, type RpcLog, renderPlace } from './formatLog.js';
+import { formatLogAt, LOG_TEXT_BYTES, logObjectBytes, type RpcLog, renderPlace } from './formatLog.js';
 import { effectiveGasPrice, senderOf } from './formatTransaction.js';
 import type { RenderedByBlock } from './rendered.js';
 
@@ -109,4 +109,11 @@ export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], 
     return formatOne(block, block.transactions[index], receipts[index], index, firstLogIndex);
   };
   return kept === undefined ? render() : kept.item(hexKey(block.hash()), index, render);
+}
+
+/** Estimated bytes of a receipt kept rendered (`rendered.ts`): its fields (the bloom's 514 characters the most) and logs, twice (object and text). */
+export function receiptBytes(receipt: RpcReceipt): number {
+  let own = 1_200;
+  for (const log of receipt.logs) own += logObjectBytes(log) + LOG_TEXT_BYTES;
+  return own + own;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RpcLog } from './formatLog.js';
-import { logBytes, RenderedByBlock } from './rendered.js';
+import { logBytes, type RpcLog } from './formatLog.js';
+import { RenderedByBlock } from './rendered.js';
 
 const log = (n: number): RpcLog => ({
   address: `0x${'11'.repeat(20)}`,

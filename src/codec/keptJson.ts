@@ -7,7 +7,8 @@
  * An object is marked with {@link keepJson} by whoever shares it; from then on it must never be
  * changed (callers that need another shape copy it first, as the Otterscan methods do). The text
  * lives as long as the object does (a WeakMap), so it is bounded by the cache that holds the
- * object, which counts it in its weight.
+ * object, which counts it in its weight. It sits below both the method layer that marks objects
+ * and the dispatcher (`rpc/dispatch.ts`) that serializes results.
  */
 
 /** Marked objects: their JSON text once made, `null` before. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keepJson, resultJson } from './keptJson.js';
 
-describe('JSON text kept with shared answers (rpc/keptJson.ts)', () => {
+describe('JSON text kept with shared answers (codec/keptJson.ts)', () => {
   it('gives JSON.stringify’s text for every kind of result, kept or not', () => {
     const kept = keepJson({ a: '0x1', b: [1, 'x', null], c: { d: true } });
     const other = { e: '0x2' };
