@@ -72,7 +72,7 @@ export class BlockFromRpcError extends DomainError {
   }
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const QUANTITY = /^0x[0-9a-fA-F]+$/;
@@ -177,7 +177,8 @@ export function headerFromRpc(json: unknown, common: Common): BlockHeader {
   return header;
 }
 
-type Fail = (message: string, hashes?: { upstreamHash?: string; rebuiltHash?: string }, cause?: unknown) => BlockFromRpcError;
+/** Builds the error of one block's JSON, naming the block. */
+export type Fail = (message: string, hashes?: { upstreamHash?: string; rebuiltHash?: string }, cause?: unknown) => BlockFromRpcError;
 
 /** The rebuilt block's hash is the upstream's, and its body matches the header's commitments. */
 function verify(block: Block, json: Json, upstreamHash: string, uncleHashes: string[], txs: Json[], fail: Fail): void {
@@ -231,7 +232,7 @@ function checkRoot(field: string, expected: Uint8Array, actual: Uint8Array, fail
 }
 
 /** The header fields of a block or uncle JSON, with the fix-ups createBlockHeaderFromRPC needs. */
-function normalizeHeader(header: Json, what: string, fail: Fail): Json {
+export function normalizeHeader(header: Json, what: string, fail: Fail): Json {
   const out: Json = { ...header };
   // Some clients print an absent fork field as null (alloy's Option): the same as leaving it out.
   for (const field of FORK_FIELDS) if (out[field] === null) delete out[field];
@@ -245,7 +246,11 @@ function normalizeHeader(header: Json, what: string, fail: Fail): Json {
 }
 
 /** One transaction of the JSON, with the fix-ups createTx needs. */
-function normalizeTransaction(tx: unknown, index: number, blockHash: string, fail: Fail): Json {
+/**
+ * A signed transaction's JSON as createTxFromRPC takes it, checked for what the clients print
+ * differently (its position and block, a legacy `chainId` against its `v`, `yParity` and `v`).
+ */
+export function normalizeTransaction(tx: unknown, index: number, blockHash: string, fail: Fail): Json {
   if (!isObject(tx)) {
     const hint = typeof tx === 'string' ? ' (transaction hashes: ask eth_getBlockByNumber for full transactions)' : '';
     throw fail(`transaction ${index} must be an object, got ${describe(tx)}${hint}`);

@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/block';
+import { type Block, createBlock } from '@ethereumjs/block';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
@@ -7,7 +7,6 @@ import { type Hex, parseGwei } from 'viem';
 import { privateKeyToAccount, signAuthorization } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AnvilProcess, startAnvil } from '../../scripts/anvil/anvilProcess.js';
-import { keccak256 } from '../../src/codec/keccak.js';
 import { createBlockVM } from '../../src/execution/blockRun.js';
 import { encodeDepositTx } from '../../src/execution/op/depositTx.js';
 import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS } from '../../src/execution/op/l1Cost.js';
@@ -15,6 +14,7 @@ import { BASE_FEE_VAULT, executeOpBlock, L1_FEE_VAULT, type OpBlockResult } from
 import { OPERATOR_FEE_VAULT } from '../../src/execution/op/operatorFee.js';
 import { opPrecompiles } from '../../src/execution/op/precompiles.js';
 import { opCommon, rollupFromConfig } from '../../src/execution/op/rollup.js';
+import { opBlockFromRpc } from '../../src/follow/opBlockFromRpc.js';
 import { rawResult } from '../helpers/anvilPeer.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 
@@ -32,8 +32,8 @@ import { describeWithFoundry } from '../helpers/foundry.js';
  * L1Block contract is only storage here, which is all op-revm and tracenode read of it — nor the
  * EIP-4788 contract, while the EIP-2935 history contract is in its genesis; eth_sendTransaction
  * ignores `sourceHash` and `mint` (the deposits go raw); eth_getRawTransactionByHash of a deposit
- * makes it panic and exit (the deposits' bytes are built from their fields here, and checked
- * against their hashes); its genesis header gives the empty trie's state root whatever its
+ * makes it panic and exit (tracenode reads the blocks' JSON, `follow/opBlockFromRpc.ts`, and builds
+ * a deposit's bytes from its fields); its genesis header gives the empty trie's state root whatever its
  * accounts; its withdrawals root is the empty trie's, as the message passer has no account; it
  * charges an operator fee before Isthmus too when L1Block's slot 8 holds one (op-geth gates it by
  * Isthmus; the slot is set here from Isthmus only, as on a real chain), and before Isthmus it
@@ -183,9 +183,10 @@ for (const upgrade of UPGRADES) {
       await call('evm_mine');
       const theirs = (await call('eth_getBlockByNumber', ['latest', true])) as RpcBlock;
       hashes.set(BigInt(theirs.number), hexToBytes(theirs.hash as `0x${string}`));
-      const transactions = await Promise.all(theirs.transactions.map(rawTransaction));
-      const block: Block = createBlock({ header: createBlockHeaderFromRPC({ ...theirs, transactions: [] } as never, { common }) }, { common });
-      expect(bytesToHex(block.hash()), 'the header as tracenode reads it hashes to anvil’s block hash').toBe(theirs.hash);
+      // The block as tracenode reads an OP node's JSON: its header hashes to anvil's block hash,
+      // each transaction to anvil's hash for it (deposits built from their fields), their root to the header's.
+      const { header, transactions } = await opBlockFromRpc(theirs, rollup);
+      const block: Block = createBlock({ header }, { common });
       const chain: EVMMockBlockchainInterface = {
         async getBlock(n: number | bigint) {
           const hash = hashes.get(BigInt(n))!;
@@ -202,27 +203,6 @@ for (const upgrade of UPGRADES) {
       });
       const ours = await executeOpBlock(vm, { block, transactions, rollup, quirks: 'anvil' });
       return { ours, theirs, sm };
-    }
-
-    /**
-     * A transaction's EIP-2718 bytes: anvil's for a signed one; a deposit's from its fields (anvil
-     * 1.7.1 panics and exits on eth_getRawTransactionByHash of a deposit), which must hash to the
-     * deposit's hash as anvil gives it.
-     */
-    async function rawTransaction(tx: RpcTransaction): Promise<Uint8Array> {
-      if (Number(tx.type) !== DEPOSIT_TX_TYPE) return hexToBytes((await call('eth_getRawTransactionByHash', [tx.hash])) as `0x${string}`);
-      const raw = encodeDepositTx({
-        sourceHash: hexToBytes(tx.sourceHash!),
-        from: hexToBytes(tx.from),
-        to: tx.to ? hexToBytes(tx.to) : undefined, // anvil leaves `to` out of a creation
-        mint: BigInt(tx.mint ?? '0x0'),
-        value: BigInt(tx.value),
-        gasLimit: BigInt(tx.gas),
-        isSystemTx: tx.isSystemTx === true,
-        data: hexToBytes(tx.input),
-      });
-      expect(bytesToHex(keccak256(raw)), 'the deposit as anvil gave its fields hashes to its hash').toBe(tx.hash);
-      return raw;
     }
 
     /** Every root and total of the block, ours beside anvil's; the fee vaults' balances too. */
@@ -305,6 +285,24 @@ for (const upgrade of UPGRADES) {
       expect(run.ours.receipts[0].logs).toHaveLength(1);
       await expectSame(run);
     }, 60_000);
+
+    it('error: a block whose JSON lies is refused, naming what does not match', async () => {
+      const json = (await call('eth_getBlockByNumber', ['0x2', true])) as RpcBlock;
+      const copy = () => JSON.parse(JSON.stringify(json)) as RpcBlock;
+      const minted = copy();
+      const deposit = minted.transactions.find((tx) => Number(tx.type) === DEPOSIT_TX_TYPE)!;
+      deposit.mint = '0x1';
+      await expect(opBlockFromRpc(minted, rollup)).rejects.toThrow(/rebuilt transaction 2 has hash 0x[0-9a-f]{64}, the upstream's is/);
+      const dropped = copy();
+      dropped.transactions.pop();
+      await expect(opBlockFromRpc(dropped, rollup)).rejects.toThrow(/transactionsRoot of its 2 transaction\(s\) is 0x[0-9a-f]{64}, the header's is/);
+      const moved = copy();
+      moved.gasUsed = '0x1';
+      await expect(opBlockFromRpc(moved, rollup)).rejects.toThrow(/rebuilt header hash 0x[0-9a-f]{64} is not the upstream's/);
+      const broken = copy();
+      (broken.transactions[2] as unknown as Record<string, unknown>).isSystemTx = 'no';
+      await expect(opBlockFromRpc(broken, rollup)).rejects.toThrow(/deposit 2: isSystemTx is not a boolean/);
+    });
 
     // Prague's set-code transactions: from Isthmus.
     if (isthmus) {
