@@ -1,5 +1,4 @@
 import { gunzipSync } from 'node:zlib';
-import { type Block, createBlock } from '@ethereumjs/block';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
@@ -10,6 +9,7 @@ import { type AnvilProcess, startAnvil } from '../../scripts/anvil/anvilProcess.
 import { createBlockVM } from '../../src/execution/blockRun.js';
 import { encodeDepositTx } from '../../src/execution/op/depositTx.js';
 import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS } from '../../src/execution/op/l1Cost.js';
+import { opBlock } from '../../src/execution/op/opBlock.js';
 import { BASE_FEE_VAULT, executeOpBlock, L1_FEE_VAULT, type OpBlockResult } from '../../src/execution/op/opBlockRun.js';
 import { OPERATOR_FEE_VAULT } from '../../src/execution/op/operatorFee.js';
 import { opPrecompiles } from '../../src/execution/op/precompiles.js';
@@ -186,7 +186,7 @@ for (const upgrade of UPGRADES) {
       // The block as tracenode reads an OP node's JSON: its header hashes to anvil's block hash,
       // each transaction to anvil's hash for it (deposits built from their fields), their root to the header's.
       const { header, transactions } = await opBlockFromRpc(theirs, rollup);
-      const block: Block = createBlock({ header }, { common });
+      const block = opBlock(header, transactions);
       const chain: EVMMockBlockchainInterface = {
         async getBlock(n: number | bigint) {
           const hash = hashes.get(BigInt(n))!;

@@ -1,6 +1,8 @@
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
+import { keccak256 } from '../../src/codec/keccak.js';
 import { DEPOSIT_TX_TYPE } from '../../src/execution/op/l1Cost.js';
+import { DepositTransaction, opBlock, opBlockFromBytes } from '../../src/execution/op/opBlock.js';
 import { upgradeAt } from '../../src/execution/op/rollup.js';
 import { executeOpFixture, loadOpBlocks, type OpBlock } from '../helpers/opBlocks.js';
 
@@ -69,6 +71,16 @@ describe('real OP-stack blocks: the built header hashes to the real block hash',
         });
       }
       expect(bytesToHex(header.hash())).toBe(b.fixture.expected_block_hash);
+      // The block as tracenode holds it (src/execution/op/opBlock.ts): deposits beside signed
+      // transactions, the same hash and transactions root, and its encoding read back whole.
+      const raws = b.fixture.executing_payload.transactions.map((t) => hexToBytes(t as `0x${string}`));
+      const block = opBlock(header, raws, []);
+      expect(bytesToHex(block.hash())).toBe(b.fixture.expected_block_hash);
+      expect(bytesToHex(await block.genTxTrie())).toBe(bytesToHex(header.transactionsTrie));
+      const read = opBlockFromBytes(block.serialize(), header.common);
+      expect(bytesToHex(read.hash())).toBe(b.fixture.expected_block_hash);
+      expect(read.transactions.map((tx) => bytesToHex(tx.hash()))).toEqual(raws.map((raw) => bytesToHex(keccak256(raw))));
+      expect(read.transactions[0]).toBeInstanceOf(DepositTransaction);
       // Every block opens with the L1 attributes deposit: a receipt with depositNonce and version 1.
       const first = result.receipts[0];
       expect([first.type, first.status, first.depositReceiptVersion, first.l1]).toEqual([DEPOSIT_TX_TYPE, 1, 1n, undefined]);
