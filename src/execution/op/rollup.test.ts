@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { baseFeeParams, decodeHoloceneExtraData, holoceneExtraData, nextBaseFee } from './baseFee.js';
-import { isActive, rollupFromConfig, upgradeAt } from './rollup.js';
+import { isActive, rollupFromConfig, rollupFromGethGenesis, upgradeAt } from './rollup.js';
 
 /** OP Sepolia's rollup config as kona's fixtures carry it (times in seconds; no regolith_time: Regolith from genesis). */
 const OP_SEPOLIA = rollupFromConfig({
@@ -47,5 +49,27 @@ describe('an OP-stack chain’s upgrades and EIP-1559 parameters', () => {
     expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 15_000_000n, baseFee: 1_000_000n }, params)).toBe(1_002_000n);
     expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 10_000_000n, baseFee: 1_000_000n }, params)).toBe(1_000_000n);
     expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 10_000_001n, baseFee: 1_000_000n }, params)).toBe(1_000_001n);
+  });
+});
+
+describe('rules from an op-geth genesis file', () => {
+  it('the config of a real OP-stack genesis (base/base’s builder test genesis: every upgrade at 0, chain 901)', () => {
+    const genesis = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../fixtures/op-stack/base-genesis-config.json'), 'utf8'));
+    const rollup = rollupFromGethGenesis(genesis);
+    expect(rollup.chainId).toBe(901n);
+    expect(rollup.times).toEqual({ regolith: 0n, canyon: 0n, ecotone: 0n, fjord: 0n, granite: 0n, holocene: 0n, isthmus: 0n, jovian: 0n });
+    expect(rollup.eip1559).toEqual({ elasticity: 6n, denominator: 50n, denominatorCanyon: 250n });
+    expect(upgradeAt(rollup, 1n)).toBe('jovian');
+  });
+
+  it('a genesis without Canyon’s denominator keeps the first one; error: no optimism section, a time that is not an integer', () => {
+    const config = { chainId: 7, regolithTime: 0, canyonTime: 100, optimism: { eip1559Elasticity: 10, eip1559Denominator: 50 } };
+    const rollup = rollupFromGethGenesis({ config });
+    expect([rollup.times, rollup.eip1559]).toEqual([
+      { regolith: 0n, canyon: 100n },
+      { elasticity: 10n, denominator: 50n, denominatorCanyon: 50n },
+    ]);
+    expect(() => rollupFromGethGenesis({ config: { chainId: 1 } })).toThrow(/config.optimism/);
+    expect(() => rollupFromGethGenesis({ config: { ...config, ecotoneTime: '0x10' } })).toThrow(/config.ecotoneTime is not a non-negative integer/);
   });
 });

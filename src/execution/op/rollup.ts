@@ -93,6 +93,39 @@ export function rollupFromConfig(json: RollupConfigJson): OpRollup {
 }
 
 /**
+ * The rules of a chain from its op-geth genesis file: the upgrade times of its `config`
+ * (`regolithTime` … `jovianTime`, op-geth's `params.ChainConfig` names) and its `optimism` section
+ * (`eip1559Elasticity`, `eip1559Denominator`, `eip1559DenominatorCanyon`; without the last, the
+ * denominator stays the same from Canyon, as op-geth's `BaseFeeChangeDenominator` has it).
+ */
+export function rollupFromGethGenesis(genesis: unknown): OpRollup {
+  const config = (genesis as { config?: Record<string, unknown> } | null)?.config;
+  if (typeof config !== 'object' || config === null) throw new TypeError('an op-geth genesis has a config object');
+  const optimism = config.optimism as Record<string, unknown> | undefined;
+  if (typeof optimism !== 'object' || optimism === null) throw new TypeError('an OP-stack genesis has a config.optimism section');
+  const integer = (value: unknown, what: string): bigint => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError(`genesis ${what} is not a non-negative integer`);
+    return BigInt(value);
+  };
+  const times: OpRollup['times'] = {};
+  for (const upgrade of OP_UPGRADES) {
+    const at = config[`${upgrade}Time`];
+    if (at !== undefined && at !== null) times[upgrade] = integer(at, `config.${upgrade}Time`);
+  }
+  const denominator = integer(optimism.eip1559Denominator, 'config.optimism.eip1559Denominator');
+  const canyon = optimism.eip1559DenominatorCanyon;
+  return {
+    chainId: integer(config.chainId, 'config.chainId'),
+    times,
+    eip1559: {
+      elasticity: integer(optimism.eip1559Elasticity, 'config.optimism.eip1559Elasticity'),
+      denominator,
+      denominatorCanyon: canyon === undefined || canyon === null ? denominator : integer(canyon, 'config.optimism.eip1559DenominatorCanyon'),
+    },
+  };
+}
+
+/**
  * A Common for `rollup`'s blocks of `upgrade`: mainnet's parameters at the Ethereum fork the
  * upgrade runs ({@link ethereumForkOf}), under the chain's id (EIP-155 signatures, CHAINID).
  */
