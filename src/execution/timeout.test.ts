@@ -52,18 +52,25 @@ describe('eth_simulateV1 deadline', () => {
   const block = { stateOverrides: { [LOOPER]: { code: LOOP } }, calls: [{ to: LOOPER, gas: '0x124f80' }] };
 
   it('one deadline covers all blocks: blocks each well within it still time out together', async () => {
-    // how long one block takes here, with no deadline to speak of
+    // how long one block takes here, with no deadline to speak of: the fastest of three runs once
+    // the worker is warm (a first, slower run made the deadline so long that the 20 blocks, run
+    // faster later, fit under it: seen once in a full suite)
     const relaxed = await createEthContext(chain, 'test', testConfig({ execution: { callTimeoutMs: 60_000 } }));
     await simulateV1.call(relaxed, [{ blockStateCalls: [block] }]); // starts the worker
-    const started = performance.now();
-    const one = (await simulateV1.call(relaxed, [{ blockStateCalls: [block] }])) as Array<{ calls: Array<{ error?: { message: string } }> }>;
-    const perBlock = performance.now() - started;
+    await simulateV1.call(relaxed, [{ blockStateCalls: [block] }]);
+    let perBlock = Number.POSITIVE_INFINITY;
+    let one: Array<{ calls: Array<{ error?: { message: string } }> }> = [];
+    for (let run = 0; run < 3; run++) {
+      const started = performance.now();
+      one = (await simulateV1.call(relaxed, [{ blockStateCalls: [block] }])) as typeof one;
+      perBlock = Math.min(perBlock, performance.now() - started);
+    }
     await relaxed.evm.close();
     expect(one[0]!.calls[0]!.error?.message).toBe('out of gas');
     // a deadline of 5 blocks' time, 20 blocks (24M gas, within the budget and the chain's cap): the
-    // whole request is over it, each block far below it; the watchdog's grace is long, so only the
-    // simulation's own deadline can stop it
-    const timeoutMs = Math.max(100, Math.ceil(perBlock * 5));
+    // whole request is 4 deadlines at the fastest, each block far below it; the watchdog's grace is
+    // long, so only the simulation's own deadline can stop it
+    const timeoutMs = Math.max(10, Math.ceil(perBlock * 5));
     const strict = await createEthContext(chain, 'test', testConfig({ execution: { callTimeoutMs: timeoutMs, evmWatchdogGraceMs: 120_000 } }));
     try {
       const error = await wireError(simulateV1.call(strict, [{ blockStateCalls: Array.from({ length: 20 }, () => block) }]));
