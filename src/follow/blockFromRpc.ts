@@ -74,8 +74,8 @@ export class BlockFromRpcError extends DomainError {
 
 export type Json = Record<string, unknown>;
 
-const HASH = /^0x[0-9a-fA-F]{64}$/;
-const QUANTITY = /^0x[0-9a-fA-F]+$/;
+export const HASH = /^0x[0-9a-fA-F]{64}$/;
+export const QUANTITY = /^0x[0-9a-fA-F]+$/;
 const DECIMAL = /^[0-9]+$/;
 
 /** The header fields that forks add, in header order (geth `RPCMarshalHeader` names). */
@@ -93,7 +93,7 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-function quantity(value: unknown): bigint | undefined {
+export function quantity(value: unknown): bigint | undefined {
   return typeof value === 'string' && QUANTITY.test(value) ? BigInt(value) : undefined;
 }
 
@@ -158,9 +158,11 @@ export function blockFromRpc(json: unknown, uncleHeaders: unknown[], common: Com
 
 /**
  * The header of a block's JSON (`eth_getBlockByNumber(n, false)`: its body is not needed),
- * rebuilt with `common`; returned only if it hashes to the upstream's hash.
+ * rebuilt with `common`, at the fork its number and timestamp fall in (`setHardfork`, default) or
+ * at `common`'s own (an OP chain's upgrades do not follow Ethereum's schedule); returned only if
+ * it hashes to the upstream's hash.
  */
-export function headerFromRpc(json: unknown, common: Common): BlockHeader {
+export function headerFromRpc(json: unknown, common: Common, { setHardfork = true }: { setHardfork?: boolean } = {}): BlockHeader {
   if (!isObject(json) || typeof json.hash !== 'string' || !HASH.test(json.hash))
     throw new BlockFromRpcError(`block JSON with a hash expected, got ${describe(json)}`);
   const upstreamHash = json.hash;
@@ -168,7 +170,7 @@ export function headerFromRpc(json: unknown, common: Common): BlockHeader {
     new BlockFromRpcError(`block ${describe(json.number)} (${upstreamHash}): ${message}`, { blockNumber: quantity(json.number) ?? 0n, ...hashes });
   let header: BlockHeader;
   try {
-    header = createBlockHeaderFromRPC(normalizeHeader(json, 'header', fail) as unknown as JSONRPCBlock, { common, setHardfork: true });
+    header = createBlockHeaderFromRPC(normalizeHeader(json, 'header', fail) as unknown as JSONRPCBlock, { common, setHardfork });
   } catch (err) {
     throw fail(`cannot be rebuilt: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -220,7 +222,8 @@ function verify(block: Block, json: Json, upstreamHash: string, uncleHashes: str
   }
 }
 
-function checkRoot(field: string, expected: Uint8Array, actual: Uint8Array, fail: Fail, of = ''): void {
+/** Throws `fail`'s error when a root the body gives is not the header's. */
+export function checkRoot(field: string, expected: Uint8Array, actual: Uint8Array, fail: Fail, of = ''): void {
   const upstream = bytesToHex(expected);
   const rebuilt = bytesToHex(actual);
   if (upstream !== rebuilt) {
@@ -232,7 +235,7 @@ function checkRoot(field: string, expected: Uint8Array, actual: Uint8Array, fail
 }
 
 /** The header fields of a block or uncle JSON, with the fix-ups createBlockHeaderFromRPC needs. */
-export function normalizeHeader(header: Json, what: string, fail: Fail): Json {
+function normalizeHeader(header: Json, what: string, fail: Fail): Json {
   const out: Json = { ...header };
   // Some clients print an absent fork field as null (alloy's Option): the same as leaving it out.
   for (const field of FORK_FIELDS) if (out[field] === null) delete out[field];

@@ -1,4 +1,4 @@
-import { type BlockHeader, createBlockHeaderFromRPC, type JSONRPCBlock } from '@ethereumjs/block';
+import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRPC } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
@@ -7,7 +7,7 @@ import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
 import { encodeDepositTx } from '../execution/op/depositTx.js';
 import { DEPOSIT_TX_TYPE } from '../execution/op/l1Cost.js';
 import { type OpRollup, opCommon, upgradeAt } from '../execution/op/rollup.js';
-import { BlockFromRpcError, type Fail, type Json, normalizeHeader, normalizeTransaction } from './blockFromRpc.js';
+import { BlockFromRpcError, checkRoot, type Fail, HASH, headerFromRpc, type Json, normalizeTransaction, QUANTITY, quantity } from './blockFromRpc.js';
 
 /**
  * An OP-stack block as an OP node's JSON-RPC gives it (`eth_getBlockByNumber(n, true)`), rebuilt
@@ -25,32 +25,23 @@ export interface OpRpcBlock {
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const HASH = /^0x[0-9a-fA-F]{64}$/;
-const QUANTITY = /^0x[0-9a-fA-F]+$/;
 const DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 /** Rebuilds the block of `rollup`'s chain, at the upgrade its timestamp falls in. */
 export async function opBlockFromRpc(json: unknown, rollup: OpRollup): Promise<OpRpcBlock> {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new BlockFromRpcError('block JSON must be an object');
-  const block = json as Json;
-  const hash = block.hash;
-  const number = typeof block.number === 'string' && QUANTITY.test(block.number) ? BigInt(block.number) : undefined;
-  const time = typeof block.timestamp === 'string' && QUANTITY.test(block.timestamp) ? BigInt(block.timestamp) : undefined;
-  if (typeof hash !== 'string' || !HASH.test(hash) || number === undefined || time === undefined) {
-    throw new BlockFromRpcError('block JSON must have a hash, a number and a timestamp');
-  }
-  const fail: Fail = (message, hashes = {}, cause) =>
-    new BlockFromRpcError(`block ${number} (${hash}): ${message}`, { blockNumber: number, ...hashes }, cause === undefined ? undefined : { cause });
+  const time = typeof json === 'object' && json !== null ? quantity((json as Json).timestamp) : undefined;
+  if (time === undefined) throw new BlockFromRpcError('block JSON with a timestamp (a hex quantity) expected');
   // The upgrade's Common as it is: OP chains do not follow Ethereum's fork blocks and times.
   const common = opCommon(rollup, upgradeAt(rollup, time));
-  let header: BlockHeader;
-  try {
-    header = createBlockHeaderFromRPC(normalizeHeader(block, 'header', fail) as unknown as JSONRPCBlock, { common });
-  } catch (err) {
-    throw fail(`cannot be rebuilt: ${err instanceof Error ? err.message : String(err)}`, {}, err);
-  }
-  const rebuiltHash = bytesToHex(header.hash());
-  if (rebuiltHash !== hash.toLowerCase()) throw fail(`rebuilt header hash ${rebuiltHash} is not the upstream's`, { upstreamHash: hash, rebuiltHash });
+  const header = headerFromRpc(json, common, { setHardfork: false });
+  const block = json as Json;
+  const hash = block.hash as string;
+  const fail: Fail = (message, hashes = {}, cause) =>
+    new BlockFromRpcError(
+      `block ${header.number} (${hash}): ${message}`,
+      { blockNumber: header.number, ...hashes },
+      cause === undefined ? undefined : { cause },
+    );
   const txs = block.transactions;
   if (!Array.isArray(txs)) throw fail('JSON has no transactions array');
   const transactions: Uint8Array[] = [];
@@ -63,20 +54,12 @@ export async function opBlockFromRpc(json: unknown, rollup: OpRollup): Promise<O
     }
     transactions.push(raw);
   }
-  const root = bytesToHex(orderedTrieRoot(transactions));
-  const expected = bytesToHex(header.transactionsTrie);
-  if (root !== expected) {
-    throw fail(`the body does not match the header: transactionsRoot of its ${transactions.length} transaction(s) is ${root}, the header's is ${expected}`, {
-      upstreamHash: expected,
-      rebuiltHash: root,
-    });
-  }
+  checkRoot('transactionsRoot', header.transactionsTrie, orderedTrieRoot(transactions), fail, ` of its ${transactions.length} transaction(s)`);
   return { header, transactions };
 }
 
 function isDepositJson(tx: unknown): tx is Json {
-  const type = typeof tx === 'object' && tx !== null ? (tx as Json).type : undefined;
-  return typeof type === 'string' && QUANTITY.test(type) && BigInt(type) === BigInt(DEPOSIT_TX_TYPE);
+  return typeof tx === 'object' && tx !== null && quantity((tx as Json).type) === BigInt(DEPOSIT_TX_TYPE);
 }
 
 /** A deposit's bytes from its fields; a field of the wrong shape is named. */

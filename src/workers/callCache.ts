@@ -129,15 +129,14 @@ export function cachedByBlock<R>(run: BlockRun<R>, maxBytes: number, bytesOf: (a
     async run(header, request, overrides = {}, job = {}) {
       // The job goes to the run as it is (its `cache` is read here only): a rest pattern would
       // copy it through V8's slow path on every call, hits included.
-      const options: JobOptions = job;
-      if (off || job.cache === false) return run(header, request, overrides, options);
+      if (off || job.cache === false) return run(header, request, overrides, job);
       const key = callKey(header, request, overrides);
       const hit = results.get(key);
       if (hit) return hit.answer;
       let promise = inFlight.get(key);
       const shared = promise !== undefined;
       if (promise === undefined) {
-        promise = run(header, request, overrides, options);
+        promise = run(header, request, overrides, job);
         inFlight.set(key, promise);
         promise.then(
           (answer) => {
@@ -152,7 +151,7 @@ export function cachedByBlock<R>(run: BlockRun<R>, maxBytes: number, bytesOf: (a
         return await promise;
       } catch (err) {
         // The client whose run it was went away before it started; this one still waits.
-        if (shared && err instanceof JobAbortedError && !options.signal?.aborted) return run(header, request, overrides, options);
+        if (shared && err instanceof JobAbortedError && !job.signal?.aborted) return run(header, request, overrides, job);
         throw err;
       }
     },
