@@ -2,11 +2,10 @@ import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRPC } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { DEPOSIT_TX_TYPE, encodeDepositTx } from '../chain/op/depositTx.js';
+import { type OpRollup, opCommon, upgradeAt } from '../chain/op/rollup.js';
 import { keccak256 } from '../codec/keccak.js';
 import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
-import { encodeDepositTx } from '../execution/op/depositTx.js';
-import { DEPOSIT_TX_TYPE } from '../execution/op/l1Cost.js';
-import { type OpRollup, opCommon, upgradeAt } from '../execution/op/rollup.js';
 import { BlockFromRpcError, checkRoot, type Fail, HASH, headerFromRpc, type Json, normalizeTransaction, QUANTITY, quantity } from './blockFromRpc.js';
 
 /**

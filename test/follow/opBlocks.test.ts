@@ -1,9 +1,9 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
+import { DEPOSIT_TX_TYPE } from '../../src/chain/op/depositTx.js';
+import { DepositTransaction, opBlock, opBlockFromBytes } from '../../src/chain/op/opBlock.js';
+import { upgradeAt } from '../../src/chain/op/rollup.js';
 import { keccak256 } from '../../src/codec/keccak.js';
-import { DEPOSIT_TX_TYPE } from '../../src/execution/op/l1Cost.js';
-import { DepositTransaction, opBlock, opBlockFromBytes } from '../../src/execution/op/opBlock.js';
-import { upgradeAt } from '../../src/execution/op/rollup.js';
 import { executeOpFixture, loadOpBlocks, type OpBlock } from '../helpers/opBlocks.js';
 
 /**

@@ -6,13 +6,13 @@ import { type Block, type BlockHeader, createBlock, createBlockHeader } from '@e
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
+import { baseFeeParams, holoceneExtraData, nextBaseFee } from '../../src/chain/op/baseFee.js';
+import { type OpRollup, opCommon, rollupFromConfig, upgradeAt } from '../../src/chain/op/rollup.js';
 import { keccak256 } from '../../src/codec/keccak.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createBlockVM } from '../../src/execution/blockRun.js';
-import { baseFeeParams, holoceneExtraData, nextBaseFee } from '../../src/execution/op/baseFee.js';
 import { executeOpBlock, type OpBlockResult } from '../../src/execution/op/opBlockRun.js';
 import { opPrecompiles } from '../../src/execution/op/precompiles.js';
-import { type OpRollup, opCommon, rollupFromConfig, upgradeAt } from '../../src/execution/op/rollup.js';
 import type { Upstream } from '../../src/follow/upstream.js';
 import { fetchWitness } from '../../src/follow/witnessSource.js';
 import { importerStateManager } from '../../src/import/partialState.js';

@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Log } from '@ethereumjs/evm';
 import { Account, Address, bytesToUnprefixedHex, createAddressFromString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { DepositTx } from './depositTx.js';
+import type { DepositTx } from '../../chain/op/depositTx.js';
 
 /**
  * A deposit run as op-geth's state transition runs one (`core/state_transition.go`, OP

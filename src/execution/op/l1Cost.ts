@@ -1,4 +1,5 @@
 import { bytesToBigInt } from '@ethereumjs/util';
+import { DEPOSIT_TX_TYPE } from '../../chain/op/depositTx.js';
 import { flzCompressLength } from './fastLz.js';
 
 /**
@@ -38,9 +39,6 @@ export interface L1Cost {
   /** The receipt's `l1GasUsed`. */
   gasUsed: bigint;
 }
-
-/** The EIP-2718 type of a deposit. */
-export const DEPOSIT_TX_TYPE = 0x7e;
 
 const FJORD_INTERCEPT = -42_585_600n;
 const FJORD_FASTLZ_COEF = 836_500n;

@@ -3,9 +3,9 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, concatBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
-import { OpBlockError } from './baseFee.js';
+import { OpBlockError } from '../../chain/op/baseFee.js';
+import { opCommon, rollupFromConfig } from '../../chain/op/rollup.js';
 import { encodeOpReceipt, executeOpBlock } from './opBlockRun.js';
-import { opCommon, rollupFromConfig } from './rollup.js';
 
 describe('OP block execution: what it refuses, and deposit receipts', () => {
   const rollup = rollupFromConfig({ l2_chain_id: 10, canyon_time: 1000, jovian_time: 5000 });

@@ -4,14 +4,14 @@ import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import { OpBlockError } from '../../chain/op/baseFee.js';
+import { DEPOSIT_TX_TYPE, decodeDepositTx, isDeposit } from '../../chain/op/depositTx.js';
+import { isActive, type OpRollup, upgradeAt } from '../../chain/op/rollup.js';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
-import { OpBlockError } from './baseFee.js';
 import { runDeposit } from './depositRun.js';
-import { decodeDepositTx, isDeposit } from './depositTx.js';
-import { DEPOSIT_TX_TYPE, L1_BLOCK_ADDRESS, type L1Cost, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
+import { L1_BLOCK_ADDRESS, type L1Cost, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
 import { OPERATOR_FEE_VAULT, type OperatorFeeParams, type OperatorFeeRules, operatorFeeAt, operatorFeeCharge, operatorFeeRefund } from './operatorFee.js';
 import { P256VERIFY_ADDRESS } from './precompiles.js';
-import { isActive, type OpRollup, upgradeAt } from './rollup.js';
 
 /**
  * An OP-stack block run as op-geth runs one (`core/state_processor.go`, `state_transition.go`),

@@ -1,5 +1,5 @@
 import { bytesToBigInt, hexToBytes } from '@ethereumjs/util';
-import { DEPOSIT_TX_TYPE } from './l1Cost.js';
+import { DEPOSIT_TX_TYPE } from '../../chain/op/depositTx.js';
 
 /**
  * The operator fee an OP-stack chain charges from Isthmus on, beside the L1 data fee: a price per

@@ -4,9 +4,9 @@ import { gunzipSync } from 'node:zlib';
 import { createEVM } from '@ethereumjs/evm';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
+import { opCommon, rollupFromConfig } from '../../chain/op/rollup.js';
 import { createBlockVM } from '../blockRun.js';
 import { BN254_PAIRING_MAX_INPUT_GRANITE, ISTHMUS_BLS_BOUNDS, opPrecompiles, P256VERIFY_GAS, p256Verify } from './precompiles.js';
-import { opCommon, rollupFromConfig } from './rollup.js';
 
 /** op-geth's P256VERIFY vectors (fixtures/op-stack/README.md): Wycheproof's secp256r1 cases and more. */
 const VECTORS = JSON.parse(

@@ -2,7 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import { type CustomPrecompile, EVMError, type ExecResult, getActivePrecompiles, type PrecompileInput } from '@ethereumjs/evm';
 import { Address, bytesToBigInt } from '@ethereumjs/util';
 import { p256 } from '@noble/curves/nist.js';
-import { isActive, type OpRollup } from './rollup.js';
+import { isActive, type OpRollup } from '../../chain/op/rollup.js';
 
 /**
  * The precompiles OP-stack upgrades add or bound (op-geth `core/vm/contracts.go`):

@@ -1,7 +1,9 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
 import { DomainError } from '../../errors/domainError.js';
-import { DEPOSIT_TX_TYPE } from './l1Cost.js';
+
+/** The EIP-2718 type of a deposit. */
+export const DEPOSIT_TX_TYPE = 0x7e;
 
 /**
  * An OP-stack deposit transaction (EIP-2718 type 0x7E, the OP specification's "deposits"): a

@@ -5,8 +5,7 @@ import { Capability, createTxFromBlockBodyData, type TypedTransaction } from '@e
 import { Address, bigIntToHex, bytesToHex, createWithdrawalFromBytesArray, type Withdrawal, type WithdrawalBytes } from '@ethereumjs/util';
 import { keccak256 } from '../../codec/keccak.js';
 import { OpBlockError } from './baseFee.js';
-import { type DepositTx, decodeDepositTx, isDeposit } from './depositTx.js';
-import { DEPOSIT_TX_TYPE } from './l1Cost.js';
+import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx, isDeposit } from './depositTx.js';
 
 /**
  * OP-stack blocks as ethereumjs `Block`s, so that what holds, hashes and encodes Ethereum blocks

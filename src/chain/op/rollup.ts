@@ -1,7 +1,7 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
-import { withMergedModuleParams } from '../../chain/commonParams.js';
 import { ecrecover } from '../../codec/ecrecover.js';
 import { keccak256 } from '../../codec/keccak.js';
+import { withMergedModuleParams } from '../commonParams.js';
 
 /**
  * An OP-stack chain's execution rules: which upgrade is active at a block's time, the EIP-1559
