@@ -1,4 +1,4 @@
-import { RLP } from '@ethereumjs/rlp';
+import { type Input, RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
 
 /** A log as stored: emitting address, topics, data. */
@@ -18,7 +18,38 @@ export interface StoredReceipt {
   contractAddress?: Uint8Array;
   blobGasUsed?: bigint;
   blobGasPrice?: bigint;
+  /** OP stack, a deposit: its sender's nonce before it (from Regolith) and the receipt's version (from Canyon). */
+  depositNonce?: bigint;
+  depositReceiptVersion?: bigint;
+  /** OP stack, an ordinary transaction: the L1 data fee it paid and the L1 attributes it was computed from. */
+  l1Fee?: StoredL1Fee;
+  /** OP stack from Isthmus, an ordinary transaction: the operator fee's parameters at its place in the block. */
+  operatorFee?: { scalar: bigint; constant: bigint };
 }
+
+/** The L1 data fee of an OP-stack transaction, as the executor charged it (`execution/op/l1Cost.ts`). */
+export interface StoredL1Fee {
+  /** The formula: Bedrock's, Regolith's (overhead and scalar), Ecotone's or Fjord's (the two scalars and the blob base fee). */
+  rules: L1FeeRulesName;
+  fee: bigint;
+  /** The receipt's `l1GasUsed`. */
+  gasUsed: bigint;
+  /** The L1 base fee (the receipt's `l1GasPrice`). */
+  l1BaseFee: bigint;
+  /** Bedrock and Regolith: the overhead and the scalar (10⁶ = 1). */
+  overhead: bigint;
+  scalar: bigint;
+  /** Ecotone and later. */
+  l1BlobBaseFee: bigint;
+  baseFeeScalar: bigint;
+  blobBaseFeeScalar: bigint;
+}
+
+export type L1FeeRulesName = 'bedrock' | 'regolith' | 'ecotone' | 'fjord';
+const L1_RULES: readonly L1FeeRulesName[] = ['bedrock', 'regolith', 'ecotone', 'fjord'];
+/** The tag of a stored receipt's OP fields: a deposit's, or an ordinary transaction's fees. */
+const OP_DEPOSIT = 0;
+const OP_FEES = 1;
 
 /** RLP of a block's receipts (our own storage format, not the consensus encoding). */
 export function encodeReceipts(receipts: readonly StoredReceipt[]): Uint8Array {
@@ -30,14 +61,63 @@ export function encodeReceipts(receipts: readonly StoredReceipt[]): Uint8Array {
       r.logs,
       r.contractAddress ?? new Uint8Array(),
       r.blobGasUsed === undefined ? new Uint8Array() : [bigIntToUnpaddedBytes(r.blobGasUsed), bigIntToUnpaddedBytes(r.blobGasPrice ?? 0n)],
+      ...opFields(r),
     ]),
   );
 }
 
+const n = bigIntToUnpaddedBytes;
+/** An OP receipt's fields as a seventh item (none for an Ethereum receipt, whose encoding stays as it was). */
+function opFields(r: StoredReceipt): Input[] {
+  if (r.depositNonce !== undefined || r.depositReceiptVersion !== undefined) {
+    const fields: Input[] = [n(BigInt(OP_DEPOSIT)), r.depositNonce === undefined ? [] : [n(r.depositNonce)]];
+    if (r.depositReceiptVersion !== undefined) fields.push([n(r.depositReceiptVersion)]);
+    return [fields];
+  }
+  if (r.l1Fee === undefined) return [];
+  const f = r.l1Fee;
+  const fields: Input[] = [
+    n(BigInt(OP_FEES)),
+    n(BigInt(L1_RULES.indexOf(f.rules))),
+    ...[f.fee, f.gasUsed, f.l1BaseFee, f.overhead, f.scalar, f.l1BlobBaseFee, f.baseFeeScalar, f.blobBaseFeeScalar].map(n),
+  ];
+  if (r.operatorFee !== undefined) fields.push([n(r.operatorFee.scalar), n(r.operatorFee.constant)]);
+  return [fields];
+}
+
+/** Reads back {@link opFields}. */
+function readOpFields(receipt: StoredReceipt, fields: Uint8Array[] | undefined): void {
+  if (fields === undefined) return;
+  const tag = bytesToBigInt(fields[0]);
+  if (tag === BigInt(OP_DEPOSIT)) {
+    const [, nonce, version] = fields as unknown as [Uint8Array, Uint8Array[], Uint8Array[] | undefined];
+    if (nonce.length > 0) receipt.depositNonce = bytesToBigInt(nonce[0]);
+    if (version !== undefined) receipt.depositReceiptVersion = bytesToBigInt(version[0]);
+    return;
+  }
+  const [, rules, fee, gasUsed, l1BaseFee, overhead, scalar, l1BlobBaseFee, baseFeeScalar, blobBaseFeeScalar, operator] = fields as unknown as [
+    ...Uint8Array[],
+    Uint8Array[] | undefined,
+  ];
+  const big = (b: unknown) => bytesToBigInt(b as Uint8Array);
+  receipt.l1Fee = {
+    rules: L1_RULES[Number(big(rules))],
+    fee: big(fee),
+    gasUsed: big(gasUsed),
+    l1BaseFee: big(l1BaseFee),
+    overhead: big(overhead),
+    scalar: big(scalar),
+    l1BlobBaseFee: big(l1BlobBaseFee),
+    baseFeeScalar: big(baseFeeScalar),
+    blobBaseFeeScalar: big(blobBaseFeeScalar),
+  };
+  if (Array.isArray(operator)) receipt.operatorFee = { scalar: big(operator[0]), constant: big(operator[1]) };
+}
+
 /** Inverse of {@link encodeReceipts}. */
 export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
-  const list = RLP.decode(bytes) as unknown as Array<[Uint8Array, Uint8Array, Uint8Array, StoredLog[], Uint8Array, Uint8Array | Uint8Array[]]>;
-  return list.map(([statusOrRoot, cumulative, gasUsed, logs, contract, blob]) => {
+  const list = RLP.decode(bytes) as unknown as Array<[Uint8Array, Uint8Array, Uint8Array, StoredLog[], Uint8Array, Uint8Array | Uint8Array[], Uint8Array[]?]>;
+  return list.map(([statusOrRoot, cumulative, gasUsed, logs, contract, blob, op]) => {
     const receipt: StoredReceipt = {
       statusOrRoot,
       cumulativeGasUsed: bytesToBigInt(cumulative),
@@ -49,6 +129,7 @@ export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
       receipt.blobGasUsed = bytesToBigInt(blob[0]);
       receipt.blobGasPrice = bytesToBigInt(blob[1]);
     }
+    readOpFields(receipt, op);
     return receipt;
   });
 }
