@@ -8,6 +8,7 @@ import { type ArchiveStart, readArchiveStart } from './archiveStart.js';
 import { createBuiltinCommon, gethConfigOf } from './chainRules.js';
 import { createChainCommon, type GethGenesis, parseGenesis } from './genesis.js';
 import { readMergeBlock, scheduleMerge } from './mergeByDifficulty.js';
+import { type OpRollup, rollupFromGethGenesis } from './op/rollup.js';
 import { ChainStore } from './store.js';
 
 /** An opened Ethereum datadir: its database, its chain configuration and its chain store. */
@@ -18,6 +19,12 @@ export interface EthereumChain {
   genesis: GethGenesis;
   common: Common;
   store: ChainStore;
+  /**
+   * An OP-stack chain's rules (`op/rollup.ts`), from its genesis' `config.optimism` section and
+   * upgrade times (an op-geth genesis file, or `init --from-node --op-upgrade` for anvil's OP
+   * mode); undefined for an Ethereum chain.
+   */
+  op?: OpRollup;
   /**
    * The first block of an archive that starts at block N (`chain/archiveStart.ts`); undefined
    * for a datadir that holds the chain from its genesis.
@@ -58,9 +65,10 @@ export async function openChain(datadir: string, caches: Config['caches'], progr
     // A chain merged by total difficulty: its merge block, found when it was imported.
     const mergeBlock = await readMergeBlock(level);
     if (mergeBlock !== undefined) scheduleMerge(common, mergeBlock);
-    const store = new ChainStore(level, common, caches);
+    const op = genesis.config.optimism === undefined ? undefined : rollupFromGethGenesis(genesis);
+    const store = new ChainStore(level, common, caches, op !== undefined);
     const start = await readArchiveStart(level);
-    return { datadir, level, genesis, common, store, ...(start ? { start } : {}), close: () => level.close() };
+    return { datadir, level, genesis, common, store, ...(op ? { op } : {}), ...(start ? { start } : {}), close: () => level.close() };
   } catch (err) {
     await level.close();
     throw err;

@@ -9,6 +9,7 @@ import type { Config } from '../config/settings.js';
 import type { BatchOp, Level } from '../db/database.js';
 import { decodeNumber, encodeNumber, META, PREFIX, prefixed } from '../db/keys.js';
 import { type CacheStats, LruCache } from './lru.js';
+import { opBlockFromBytes } from './op/opBlock.js';
 import { decodeReceipts, encodeReceipts, type StoredReceipt } from './receipts.js';
 
 /** Positions in a header's RLP list (yellow paper order, every fork). */
@@ -82,6 +83,8 @@ export class ChainStore {
     readonly level: Level,
     readonly common: Common,
     caches: Config['caches'],
+    /** The chain is an OP-stack chain: its blocks may hold deposits, read by `op/opBlock.ts`. */
+    readonly opStack = false,
   ) {
     this.headers = new LruCache(caches.headerEntries);
     this.blocks = new LruCache(caches.blockEntries);
@@ -175,7 +178,7 @@ export class ChainStore {
     if (hit) return hit;
     const rlp = await this.level.get(prefixed(PREFIX.body, hash));
     if (!rlp) return undefined;
-    const block = createBlockFromRLP(rlp, { common: this.common, setHardfork: true });
+    const block = this.opStack ? opBlockFromBytes(rlp, this.common) : createBlockFromRLP(rlp, { common: this.common, setHardfork: true });
     encodedSizes.set(block, rlp.length);
     this.blocks.set(key, block);
     return block;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { OP_UPGRADES, opGenesisConfigUpTo } from '../chain/op/rollup.js';
 import type { Config } from '../config/settings.js';
 import { readNodeGenesis } from '../follow/nodeGenesis.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
@@ -27,9 +28,15 @@ const AT: FlagSpec = {
  * `--from-node`, the header checks (anvil's block 0 is taken only under lenient ones) and the
  * upstream request deadline.
  */
+const OP_UPGRADE: FlagSpec = {
+  name: 'op-upgrade',
+  env: 'TRACENODE_OP_UPGRADE',
+  arg: 'UPGRADE',
+  help: `with --from-node: the node is an OP-stack chain running every upgrade up to this one from genesis (anvil --network optimism [--hardfork UPGRADE]; anvil's default is isthmus): ${OP_UPGRADES.join(', ')}`,
+};
 const SPEC: CommandSpec = {
   settings: ['server.datadir', 'caches', 'import.trieNodeCacheEntries', 'import.headerChecks', 'follow.requestTimeoutMs'],
-  flags: [GENESIS, FROM_NODE, AT, CHECKPOINT_HASH],
+  flags: [GENESIS, FROM_NODE, AT, CHECKPOINT_HASH, OP_UPGRADE],
 };
 export const INIT_HELP = commandHelp(
   'tracenode init --datadir DIR (--genesis genesis.json | --from-node URL [--at BLOCK [--checkpoint-hash HASH] [--genesis genesis.json]])',
@@ -64,7 +71,13 @@ export async function runInit(argv: string[]): Promise<number> {
   if ((genesisPath === undefined) === (nodeUrl === undefined)) {
     throw new UsageError('give either --genesis FILE or --from-node URL (or TRACENODE_GENESIS / TRACENODE_FROM_NODE)');
   }
-  if (nodeUrl !== undefined) return initFromNode(datadir, nodeUrl, config);
+  const opUpgrade = values[OP_UPGRADE.name];
+  if (opUpgrade !== undefined) {
+    if (nodeUrl === undefined || at !== undefined)
+      throw new UsageError('--op-upgrade goes with --from-node URL (an OP-stack genesis file carries its own upgrades)');
+    if (!(OP_UPGRADES as readonly string[]).includes(opUpgrade)) throw new UsageError(`--op-upgrade: ${opUpgrade} is not one of ${OP_UPGRADES.join(', ')}`);
+  }
+  if (nodeUrl !== undefined) return initFromNode(datadir, nodeUrl, config, opUpgrade as (typeof OP_UPGRADES)[number] | undefined);
   report(await initDatadir(datadir, readGenesis(genesisPath!), config), datadir, 'this genesis');
   return 0;
 }
@@ -77,15 +90,22 @@ function readGenesis(path: string): string {
   }
 }
 
-async function initFromNode(datadir: string, url: string, config: Pick<Config, 'caches' | 'import' | 'follow'>): Promise<number> {
+async function initFromNode(
+  datadir: string,
+  url: string,
+  config: Pick<Config, 'caches' | 'import' | 'follow'>,
+  opUpgrade: (typeof OP_UPGRADES)[number] | undefined,
+): Promise<number> {
   if (!/^(https?|wss?):\/\//i.test(url)) throw new UsageError('--from-node takes an http(s):// or ws(s):// URL of the node');
   const upstream = new Upstream(url, { requestTimeoutMs: config.follow.requestTimeoutMs });
   try {
     const node = await readNodeGenesis(upstream);
+    // An OP-stack node says nothing of its upgrades over JSON-RPC (anvil's eth_config names Prague): the flag does.
+    if (opUpgrade !== undefined) node.genesis = { ...node.genesis, config: { ...node.genesis.config, ...opGenesisConfigUpTo(opUpgrade) } };
     const { info } = node;
     const result = await initDatadirFromNode(datadir, node, config);
     process.stdout.write(
-      `init: the node at ${shownUpstreamUrl(url)}: chain id ${node.common.chainId()}, fork ${info.fork} from block 0 (${info.forkSource}), ${info.accounts} accounts at block 0\n`,
+      `init: the node at ${shownUpstreamUrl(url)}: chain id ${node.common.chainId()}, fork ${info.fork} from block 0 (${info.forkSource})${opUpgrade ? `, an OP-stack chain at ${opUpgrade} from block 0` : ''}, ${info.accounts} accounts at block 0\n`,
     );
     if (result.genesisStateRoot !== undefined && !result.alreadyInitialised) {
       process.stdout.write(

@@ -72,7 +72,7 @@ export class Follower extends FollowLoop {
     }
     this.importer = new BlockImporter(chain, o.importSettings, this.blockState);
     this.deviations = new HeaderDeviationReport((obj, msg) => o.log.warn({ upstream: upstream.shownUrl, ...obj }, msg));
-    this.blocks = new UpstreamBlocks(upstream, chain.common, (obj, msg) => o.log.info(obj, msg));
+    this.blocks = new UpstreamBlocks(upstream, chain.common, (obj, msg) => o.log.info(obj, msg), chain.op);
   }
 
   /** Executes a block of the upstream on its stored parent; counts and reports the header rules it broke. */

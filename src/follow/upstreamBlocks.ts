@@ -1,7 +1,10 @@
 import { type Block, createBlockFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { hexToBytes } from '@ethereumjs/util';
+import { opBlock, opBlockFromBytes } from '../chain/op/opBlock.js';
+import type { OpRollup } from '../chain/op/rollup.js';
 import { blockFromRpc } from './blockFromRpc.js';
+import { opBlockFromRpc } from './opBlockFromRpc.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 
 /**
@@ -19,6 +22,8 @@ export class UpstreamBlocks {
     private readonly common: Common,
     /** Told once when blocks are rebuilt from JSON. */
     private readonly info: (obj: object, msg: string) => void = () => {},
+    /** An OP-stack chain's rules: its blocks hold deposits (`opBlockFromRpc.ts`, `chain/op/opBlock.ts`). */
+    private readonly op?: OpRollup,
   ) {}
 
   /** Blocks from..from+count-1 of the upstream, raw when it serves them raw, else rebuilt from JSON. */
@@ -31,7 +36,8 @@ export class UpstreamBlocks {
         this.rawBlocks = true;
         return raws.map((raw, i) => {
           try {
-            return createBlockFromRLP(hexToBytes(hexString(raw, `debug_getRawBlock ${numbers[i]}`) as `0x${string}`), { common, setHardfork: true });
+            const bytes = hexToBytes(hexString(raw, `debug_getRawBlock ${numbers[i]}`) as `0x${string}`);
+            return this.op ? opBlockFromBytes(bytes, common) : createBlockFromRLP(bytes, { common, setHardfork: true });
           } catch (err) {
             throw new UpstreamError(`upstream block ${numbers[i]}: cannot decode its RLP: ${(err as Error).message.split('\n')[0]}`);
           }
@@ -64,13 +70,21 @@ export class UpstreamBlocks {
             )
           : [];
       try {
-        blocks.push(blockFromRpc(json, uncles, common));
+        blocks.push(this.op ? await opBlockOf(json, this.op) : blockFromRpc(json, uncles, common));
       } catch (err) {
         throw new UpstreamError(`upstream block ${numbers[i]}: ${(err as Error).message}`);
       }
     }
     return blocks;
   }
+}
+
+/** An OP-stack block from its JSON (checked against its hashes and roots by `opBlockFromRpc`); an OP block carries no withdrawals. */
+async function opBlockOf(json: object, op: OpRollup): Promise<Block> {
+  const withdrawals = (json as { withdrawals?: unknown }).withdrawals;
+  if (Array.isArray(withdrawals) && withdrawals.length > 0) throw new Error(`an OP-stack block carries no withdrawals, this one ${withdrawals.length}`);
+  const { header, transactions } = await opBlockFromRpc(json, op);
+  return opBlock(header, transactions, header.common.isActivatedEIP(4895) ? [] : undefined);
 }
 
 /** `value` if it is a 0x-hex string, else an {@link UpstreamError} naming `what`. */

@@ -3,6 +3,7 @@ import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { RunBlockResult, VM } from '@ethereumjs/vm';
 import { type BranchTip, evmBlockchain } from '../chain/blockHashes.js';
 import { keepLoadedStateOp, loadedStateKept } from '../chain/loadedState.js';
+import type { OpUpgrade } from '../chain/op/rollup.js';
 import type { EthereumChain } from '../chain/open.js';
 import { newestSchemaOp } from '../chain/open.js';
 import type { StoredReceipt } from '../chain/receipts.js';
@@ -16,6 +17,8 @@ import { RemoteStateError } from '../state/stateSource.js';
 import { TrieDB } from '../state/trieDb.js';
 import type { TraceIndexer } from '../tracing/addressIndex.js';
 import { createBlockIndexer } from '../tracing/blockIndexer.js';
+import type { BlockRun } from './blockRunResult.js';
+import { createOpVM, opUpgradeOf, runOpBlock } from './opRun.js';
 import { type BlockStateProvider, importerStateManager } from './partialState.js';
 import { emptyBodyRootDeviation, type HeaderDeviation, headerChecksFor, InvalidBlockError, namesNoParent, validateHeader, validateUncles } from './validate.js';
 
@@ -79,6 +82,9 @@ export class BlockImporter {
    * so.
    */
   private loadedState: boolean | undefined;
+  /** An OP-stack chain: the upgrade the VM was built for, and whether blocks run as anvil's OP mode makes them. */
+  private vmUpgrade: OpUpgrade | undefined;
+  private opQuirks: 'anvil' | undefined;
 
   constructor(
     private readonly chain: EthereumChain,
@@ -103,6 +109,7 @@ export class BlockImporter {
     this.indexer = undefined;
     this.vmAt = undefined;
     this.vmAtNumber = undefined;
+    this.vmUpgrade = undefined;
   }
 
   /**
@@ -128,7 +135,11 @@ export class BlockImporter {
     if (aliased) deviations.push({ rule: 'genesisStateRoot', detail: genesisDetail(parent, parentState) });
     let emptyBody: HeaderDeviation | undefined;
     try {
-      deviations = [...deviations, ...validateHeader(block.header, parent.header, this.checks), ...(await validateUncles(block, store, this.checks))];
+      deviations = [
+        ...deviations,
+        ...validateHeader(block.header, parent.header, this.checks, this.chain.op),
+        ...(await validateUncles(block, store, this.checks)),
+      ];
       emptyBody = emptyBodyRootDeviation(block, this.checks);
     } catch (err) {
       if (err instanceof InvalidBlockError) throw new InvalidBlockError(`${label}: ${err.message}`);
@@ -158,7 +169,7 @@ export class BlockImporter {
     }
     const result = run;
     this.trieDb.drain(dataOps);
-    dataOps.push(...store.blockDataOps(block, storedReceipts(result), parentTd + block.header.difficulty));
+    dataOps.push(...store.blockDataOps(block, result.receipts, parentTd + block.header.difficulty));
     const canonicalOps = [...store.canonicalOps(block), ...(await this.indexer!.blockOps(block))];
     this.vmAt = bytesToHex(block.hash());
     this.vmAtNumber = block.header.number;
@@ -195,8 +206,10 @@ export class BlockImporter {
     skipBody: boolean,
     label: string,
     mismatch: string,
-  ): Promise<{ result: RunBlockResult; ops: BatchOp[]; deviations: HeaderDeviation[] } | undefined> {
-    if (this.checks !== 'lenient' || !mismatch.startsWith('stateRoot ')) return undefined;
+  ): Promise<{ result: BlockRun; ops: BatchOp[]; deviations: HeaderDeviation[] } | undefined> {
+    if (this.checks !== 'lenient') return undefined;
+    if (this.chain.op !== undefined) return this.runAsAnvilOp(block, parent, label, mismatch);
+    if (!mismatch.startsWith('stateRoot ')) return undefined;
     const was = { systemWrites: this.systemWrites === true, loadedState: this.loadedState === true };
     const writes = was.systemWrites && (block.common.isActivatedEIP(4788) || block.common.isActivatedEIP(2935));
     const ways: Array<typeof was> = [];
@@ -243,7 +256,8 @@ export class BlockImporter {
    * {@link loadedState} says. The result, or what did not verify (the VM is then forgotten). A
    * block that fails to execute at all throws.
    */
-  private async run(block: Block, parent: Block, skipBody: boolean, label: string): Promise<RunBlockResult | string> {
+  private async run(block: Block, parent: Block, skipBody: boolean, label: string): Promise<BlockRun | string> {
+    if (this.chain.op !== undefined) return this.runOp(block, parent, label);
     const { store, common } = this.chain;
     if (this.vmAt !== bytesToHex(parent.hash())) this.reset();
     if (!this.vm) {
@@ -288,7 +302,93 @@ export class BlockImporter {
     }
     const mismatch = compareResults(block, result);
     if (mismatch) this.reset();
+    return mismatch ?? { ...result, receipts: storedReceipts(result) };
+  }
+
+  /**
+   * Runs an OP-stack block (`opRun.ts`) on the VM of its upgrade (built at `parent`'s state when
+   * it is not there or was built for another upgrade). The result, or what did not verify.
+   */
+  private async runOp(block: Block, parent: Block, label: string): Promise<BlockRun | string> {
+    const op = this.chain.op!;
+    const upgrade = opUpgradeOf(op, block);
+    if (this.vmAt !== bytesToHex(parent.hash()) || this.vmUpgrade !== upgrade) this.reset();
+    if (!this.vm) {
+      const { sm, fetcher } = await importerStateManager(
+        this.chain.common,
+        this.trieDb,
+        parent.header.stateRoot,
+        this.settings.trieNodeCacheEntries,
+        this.blockState,
+      );
+      const blockchain = evmBlockchain(this.chain.store, this.blockState?.ancestorHash?.bind(this.blockState), () => this.runningOn);
+      this.vm = await createOpVM(op, block, sm, blockchain);
+      this.vmUpgrade = upgrade;
+      this.fetcher = fetcher;
+      if (this.loadedState === true) keepLoadedState(this.vm);
+      this.indexer = createBlockIndexer(this.vm, this.chain);
+    }
+    this.runningOn = { number: parent.header.number, hash: parent.hash() };
+    if (this.fetcher) this.fetcher.stateRoot = parent.header.stateRoot;
+    let result: BlockRun;
+    try {
+      result = await raceFetchOnMiss(this.vm.stateManager, runOpBlock(this.vm, op, block, this.opQuirks));
+    } catch (err) {
+      this.reset();
+      if (err instanceof RemoteStateError) throw err;
+      throw new InvalidBlockError(`${label}: execution failed: ${firstLine(err)}`);
+    }
+    const mismatch = compareResults(block, result);
+    if (mismatch) this.reset();
     return mismatch ?? result;
+  }
+
+  /**
+   * Runs an OP-stack block that did not verify again as anvil's OP mode makes blocks (lenient
+   * checks only; `OpBlockInput.quirks`): a deposit receipt's nonce the one after it, the fee
+   * vaults touched by every transaction; then also keeping the state its transactions loaded
+   * (`execution/loadedState.ts`, as for anvil's Ethereum blocks). The first way that verifies is
+   * how this chain's blocks run from then on: the loaded state recorded in the datadir as for
+   * Ethereum chains, the OP quirks for this process (the next run finds them again at its first
+   * block that needs them).
+   */
+  private async runAsAnvilOp(
+    block: Block,
+    parent: Block,
+    label: string,
+    mismatch: string,
+  ): Promise<{ result: BlockRun; ops: BatchOp[]; deviations: HeaderDeviation[] } | undefined> {
+    const was = { quirks: this.opQuirks, loadedState: this.loadedState === true };
+    const ways = [
+      { quirks: 'anvil' as const, loadedState: was.loadedState },
+      { quirks: 'anvil' as const, loadedState: true },
+    ].filter((w) => w.quirks !== was.quirks || w.loadedState !== was.loadedState);
+    for (const way of ways) {
+      this.opQuirks = way.quirks;
+      this.loadedState = way.loadedState;
+      this.reset();
+      const result = await this.runOp(block, parent, label).catch((err: unknown) => err as Error);
+      if (result instanceof RemoteStateError) throw result;
+      if (typeof result === 'string' || result instanceof Error) continue;
+      const ops: BatchOp[] = [];
+      const deviations: HeaderDeviation[] = [];
+      if (way.quirks !== was.quirks) {
+        const detail = `verifies as anvil's OP mode makes blocks (a deposit receipt's depositNonce the nonce after it, the fee vaults and L1Block kept when touched empty); as op-geth makes them ${mismatch}`;
+        deviations.push({ rule: 'anvilOp', detail });
+      }
+      if (way.loadedState !== was.loadedState) {
+        ops.push(newestSchemaOp(), keepLoadedStateOp());
+        deviations.push({
+          rule: 'stateClearing',
+          detail: `verifies keeping every account and storage slot its transactions loaded, empty or zero; clearing them ${mismatch}`,
+        });
+      }
+      return { result, ops, deviations };
+    }
+    this.opQuirks = was.quirks;
+    this.loadedState = was.loadedState;
+    this.reset();
+    return undefined;
   }
 }
 
@@ -320,11 +420,11 @@ function storedReceipts(result: RunBlockResult): StoredReceipt[] {
 }
 
 /** The first header field that execution did not reproduce, as `field got != header want`. */
-function compareResults(
-  block: Block,
-  result: { stateRoot: Uint8Array; receiptsRoot: Uint8Array; logsBloom: Uint8Array; gasUsed: bigint; requestsHash?: Uint8Array },
-): string | undefined {
+function compareResults(block: Block, result: Omit<BlockRun, 'receipts'>): string | undefined {
   const h = block.header;
+  if (h.withdrawalsRoot !== undefined && result.withdrawalsRoot !== undefined && !equalsBytes(result.withdrawalsRoot, h.withdrawalsRoot)) {
+    return `withdrawalsRoot ${bytesToHex(result.withdrawalsRoot)} != header ${bytesToHex(h.withdrawalsRoot)}`;
+  }
   if (result.gasUsed !== h.gasUsed) return `gasUsed ${result.gasUsed} != header ${h.gasUsed}`;
   if (!equalsBytes(result.receiptsRoot, h.receiptTrie)) return `receiptsRoot ${bytesToHex(result.receiptsRoot)} != header ${bytesToHex(h.receiptTrie)}`;
   if (!equalsBytes(result.logsBloom, h.logsBloom)) return `logsBloom differs from header`;

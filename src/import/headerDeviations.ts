@@ -16,6 +16,8 @@ const MESSAGES: Partial<Record<HeaderRule, string>> = {
     "block verifies only without the EIP-4788 and EIP-2935 system writes (Hardhat makes its blocks without them): this chain's blocks are executed without them from now on",
   stateClearing:
     "block verifies only keeping every account and storage slot its transactions loaded, empty or zero (anvil keeps them; EIP-161 and the storage trie drop them): this chain's blocks are executed so from now on",
+  anvilOp:
+    "OP-stack block verifies only as anvil's OP mode makes blocks (a deposit receipt's depositNonce the nonce after it; the fee vaults and L1Block kept when touched empty; the L1Block slots op-revm reads): this chain's blocks are executed so from now on",
   genesisStateRoot:
     "block 0's header names a state root other than its state's (anvil names the empty trie's): block 1 ran on the genesis state init computed, and its state root verifies it",
 };

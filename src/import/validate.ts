@@ -1,6 +1,8 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { ConsensusType, Hardfork } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
+import { baseFeeParams, nextBaseFee, OpBlockError } from '../chain/op/baseFee.js';
+import type { OpRollup } from '../chain/op/rollup.js';
 import type { ChainStore } from '../chain/store.js';
 import { DomainError } from '../errors/domainError.js';
 
@@ -45,7 +47,10 @@ export type HeaderChecks = 'strict' | 'lenient' | 'auto';
  *   a transaction touched and the storage trie has no key for a zero (anvil;
  *   `chain/loadedState.ts`);
  * - `genesisStateRoot`: a block executed on a genesis state whose header names another state root
- *   (anvil's block 0 names the empty trie's; `init --from-node` records the alias).
+ *   (anvil's block 0 names the empty trie's; `init --from-node` records the alias);
+ * - `anvilOp`: an OP-stack block that verifies only as anvil's OP mode makes blocks (a deposit
+ *   receipt's depositNonce the nonce after the deposit, the operator fee vault touched by every
+ *   transaction; `import/blockImporter.ts`).
  */
 export type HeaderRule =
   | 'timestamp'
@@ -57,7 +62,8 @@ export type HeaderRule =
   | 'transactionsRoot'
   | 'systemCalls'
   | 'stateClearing'
-  | 'genesisStateRoot';
+  | 'genesisStateRoot'
+  | 'anvilOp';
 
 /** A header rule a block broke, and how (`timestamp 5 not after parent's 5`). */
 export interface HeaderDeviation {
@@ -82,7 +88,7 @@ export function headerChecksFor(setting: HeaderChecks, chainId: bigint): 'strict
  * `lenient` ones the rules of {@link HeaderRule} are returned as deviations instead (the number
  * rule always throws).
  */
-export function validateHeader(header: BlockHeader, parent: BlockHeader, checks: 'strict' | 'lenient' = 'strict'): HeaderDeviation[] {
+export function validateHeader(header: BlockHeader, parent: BlockHeader, checks: 'strict' | 'lenient' = 'strict', op?: OpRollup): HeaderDeviation[] {
   if (header.number !== parent.number + 1n) throw new InvalidBlockError(`number ${header.number} does not follow parent ${parent.number}`);
   const deviations: HeaderDeviation[] = [];
   const broken = (rule: HeaderRule, detail: string): void => {
@@ -95,12 +101,20 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, checks:
     const want = header.ethashCanonicalDifficulty(parent);
     if (header.difficulty !== want) broken('difficulty', `difficulty ${header.difficulty} != expected ${want}`);
   }
-  try {
-    header.validateGasLimit(parent);
-  } catch (err) {
-    broken('gasLimit', `gasLimit ${header.gasLimit}: ${firstLine(err)}`);
+  // An OP-stack chain's gas limit is the system config's, set on L1: any step (op-geth checks none).
+  if (op === undefined) {
+    try {
+      header.validateGasLimit(parent);
+    } catch (err) {
+      broken('gasLimit', `gasLimit ${header.gasLimit}: ${firstLine(err)}`);
+    }
   }
-  if (common.isActivatedEIP(1559)) {
+  if (op !== undefined) {
+    // The chain's EIP-1559 parameters: the config's, or from Holocene those the parent's extra data names.
+    const want = opBaseFee(op, header, parent);
+    if (typeof want === 'string') broken('baseFee', want);
+    else if (header.baseFeePerGas !== want) broken('baseFee', `baseFeePerGas ${header.baseFeePerGas} != expected ${want} (the OP chain's EIP-1559 parameters)`);
+  } else if (common.isActivatedEIP(1559)) {
     const londonBlock = common.hardforkBlock(Hardfork.London);
     const want = header.number === londonBlock ? common.param('initialBaseFee') : parent.calcNextBaseFee();
     if (header.baseFeePerGas !== want) broken('baseFee', `baseFeePerGas ${header.baseFeePerGas} != expected ${want}`);
@@ -110,6 +124,17 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, checks:
     if (header.excessBlobGas !== want) broken('excessBlobGas', `excessBlobGas ${header.excessBlobGas} != expected ${want}`);
   }
   return deviations;
+}
+
+/** The base fee an OP-stack block must have, or why its parent gives none (Holocene extra data it cannot read). */
+function opBaseFee(op: OpRollup, header: BlockHeader, parent: BlockHeader): bigint | string {
+  try {
+    const params = baseFeeParams(op, parent, header.timestamp);
+    return nextBaseFee({ gasLimit: parent.gasLimit, gasUsed: parent.gasUsed, baseFee: parent.baseFeePerGas ?? 0n }, params);
+  } catch (err) {
+    if (err instanceof OpBlockError) return `baseFeePerGas: parent's ${err.message}`;
+    throw err;
+  }
 }
 
 /**

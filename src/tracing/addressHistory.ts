@@ -110,7 +110,14 @@ function listKey(block: bigint): Uint8Array {
 /** The entries of one block, before they become keys. */
 export interface BlockHistory {
   /** Per transaction, the addresses taking part (deduplicated). */
-  txs: Array<{ txIndex: number; addresses: Uint8Array[]; sender: Uint8Array; nonce: bigint; creations: Array<{ contract: Uint8Array; creator: Uint8Array }> }>;
+  txs: Array<{
+    txIndex: number;
+    addresses: Uint8Array[];
+    sender: Uint8Array;
+    /** None for an OP-stack deposit, which carries no nonce. */
+    nonce: bigint | undefined;
+    creations: Array<{ contract: Uint8Array; creator: Uint8Array }>;
+  }>;
   /** Beneficiaries and withdrawal recipients. */
   blockLevel: Uint8Array[];
 }
@@ -150,7 +157,7 @@ export function blockHistory(block: Block, txs: readonly TxCallTree[]): BlockHis
     collectAddresses(tree.root, addresses);
     const creations: Array<{ contract: Uint8Array; creator: Uint8Array }> = [];
     collectCreations(tree.root, creations);
-    out.txs.push({ txIndex: tree.txIndex, addresses: [...addresses.values()], sender: tree.root.from, nonce: tx.nonce, creations });
+    out.txs.push({ txIndex: tree.txIndex, addresses: [...addresses.values()], sender: tree.root.from, nonce: (tx as { nonce?: bigint }).nonce, creations });
   }
   const level = new Map<string, Uint8Array>();
   const addLevel = (a: Uint8Array) => level.set(bytesToHex(a), a);
@@ -207,7 +214,7 @@ export function historyOps(number: bigint, history: BlockHistory, previous: Uint
   };
   for (const tx of history.txs) {
     for (const address of tx.addresses) put(historyKey(address, number, tx.txIndex));
-    put(nonceKey(tx.sender, tx.nonce, number, tx.txIndex));
+    if (tx.nonce !== undefined) put(nonceKey(tx.sender, tx.nonce, number, tx.txIndex));
     for (const c of tx.creations) put(creatorKey(c.contract, number, tx.txIndex), c.creator);
   }
   for (const address of history.blockLevel) put(historyKey(address, number, BLOCK_LEVEL));

@@ -238,7 +238,8 @@ const EVM_ERRORS: ReadonlyArray<readonly [string, FrameError]> = [
  * authorization list that ran out of gas): it consumed all its gas and failed.
  */
 function syntheticRoot(tx: TypedTransaction): CallFrame {
-  const gas = tx.gasLimit - tx.getIntrinsicGas();
+  // An OP-stack deposit has no intrinsic gas method: all its gas is the frame's.
+  const gas = tx.gasLimit - ((tx as Partial<TypedTransaction>).getIntrinsicGas?.() ?? 0n);
   return {
     kind: tx.to ? 'call' : 'create',
     from: tx.getSenderAddress().bytes,

@@ -77,7 +77,7 @@ describe('real OP-stack blocks: the built header hashes to the real block hash',
       const block = opBlock(header, raws, []);
       expect(bytesToHex(block.hash())).toBe(b.fixture.expected_block_hash);
       expect(bytesToHex(await block.genTxTrie())).toBe(bytesToHex(header.transactionsTrie));
-      const read = opBlockFromBytes(block.serialize(), header.common);
+      const read = opBlockFromBytes(block.serialize(), header.common, false);
       expect(bytesToHex(read.hash())).toBe(b.fixture.expected_block_hash);
       expect(read.transactions.map((tx) => bytesToHex(tx.hash()))).toEqual(raws.map((raw) => bytesToHex(keccak256(raw))));
       expect(read.transactions[0]).toBeInstanceOf(DepositTransaction);

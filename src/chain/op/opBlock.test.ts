@@ -45,12 +45,12 @@ describe('OP blocks as ethereumjs blocks (opBlock.ts)', () => {
   it('a block of a deposit encodes and reads back; an encoding with uncles is refused', () => {
     const header = createBlockHeader({ number: 1n, timestamp: 2n, baseFeePerGas: 1n, parentBeaconBlockRoot: new Uint8Array(32) }, { common });
     const block = opBlock(header, [raw]);
-    const read = opBlockFromBytes(block.serialize(), common);
+    const read = opBlockFromBytes(block.serialize(), common, false);
     expect(bytesToHex(read.hash())).toBe(bytesToHex(block.hash()));
     expect(read.transactions[0]).toBeInstanceOf(DepositTransaction);
     const [h, txs, , withdrawals] = RLP.decode(block.serialize()) as Uint8Array[][];
     const withUncle = RLP.encode([h, txs, [h], withdrawals] as never);
-    expect(() => opBlockFromBytes(withUncle, common)).toThrow(/an OP block has no uncles/);
+    expect(() => opBlockFromBytes(withUncle, common, false)).toThrow(/an OP block has no uncles/);
     expect(() => opBlockFromBytes(hexToBytes('0xc0'), common)).toThrow(/a list of its header, transactions and uncles/);
   });
 });

@@ -97,13 +97,17 @@ export function opBlock(header: BlockHeader, transactions: readonly Uint8Array[]
   return new Block(header, txs as TypedTransaction[], [], withdrawals, { common: header.common });
 }
 
-/** Reads back what `block.serialize()` wrote for an OP block; `common` at the block's upgrade. */
-export function opBlockFromBytes(bytes: Uint8Array, common: Common): Block {
+/**
+ * Reads back what `block.serialize()` wrote for an OP block. `common`: the chain's, its hardfork
+ * set by the block's number and time (`setHardfork`, as the store reads blocks), or one already at
+ * the block's upgrade (`opCommon`) with `setHardfork` false.
+ */
+export function opBlockFromBytes(bytes: Uint8Array, common: Common, setHardfork = true): Block {
   const values = RLP.decode(bytes) as unknown[];
   if (!Array.isArray(values) || values.length < 3) throw new OpBlockError('an OP block encodes as a list of its header, transactions and uncles');
   const [headerFields, txs, uncles, withdrawals] = values as [Uint8Array[], Array<Uint8Array | Uint8Array[]>, unknown[], WithdrawalBytes[] | undefined];
   if (uncles.length > 0) throw new OpBlockError('an OP block has no uncles');
-  const header = createBlockHeaderFromBytesArray(headerFields, { common });
+  const header = createBlockHeaderFromBytesArray(headerFields, { common, setHardfork });
   // A legacy transaction is held as its RLP list: its EIP-2718 bytes are that list's encoding.
   const raws = txs.map((tx) => (Array.isArray(tx) ? RLP.encode(tx) : tx));
   return opBlock(

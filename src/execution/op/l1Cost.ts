@@ -107,7 +107,11 @@ export const L1_BLOCK_SLOTS = { l1BaseFee: 1n, feeScalars: 3n, overhead: 5n, sca
  * later whose L1Block holds no Ecotone values yet is charged as Regolith ({@link l1FeeRulesFor}).
  * Unread fields are 0.
  */
-export async function l1FeeAt(read: (slot: bigint) => Promise<Uint8Array>, upgrade: L1FeeRules): Promise<{ rules: L1FeeRules; params: L1FeeParams }> {
+export async function l1FeeAt(
+  read: (slot: bigint) => Promise<Uint8Array>,
+  upgrade: L1FeeRules,
+  reads: 'op-geth' | 'op-revm' = 'op-geth',
+): Promise<{ rules: L1FeeRules; params: L1FeeParams }> {
   const params: L1FeeParams = {
     l1BaseFee: bytesToBigInt(await read(L1_BLOCK_SLOTS.l1BaseFee)),
     overhead: 0n,
@@ -125,7 +129,10 @@ export async function l1FeeAt(read: (slot: bigint) => Promise<Uint8Array>, upgra
   const rules = l1FeeRulesFor(upgrade, params);
   if (rules === 'bedrock' || rules === 'regolith') {
     params.overhead = bytesToBigInt(await read(L1_BLOCK_SLOTS.overhead));
-    params.scalar = bytesToBigInt(await read(L1_BLOCK_SLOTS.scalar));
+    // op-revm (anvil's OP mode) reads no scalar slot when Ecotone's values are unset: its fee
+    // then takes Ecotone's base fee scalar, zero. Only which slots are loaded shows it (anvil keeps them).
+    const ecotoneUnset = rules !== upgrade;
+    if (!(reads === 'op-revm' && ecotoneUnset)) params.scalar = bytesToBigInt(await read(L1_BLOCK_SLOTS.scalar));
   }
   return { rules, params };
 }

@@ -6,10 +6,11 @@ import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, he
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { OpBlockError } from '../../chain/op/baseFee.js';
 import { DEPOSIT_TX_TYPE, decodeDepositTx, isDeposit } from '../../chain/op/depositTx.js';
+import { DepositTransaction } from '../../chain/op/opBlock.js';
 import { isActive, type OpRollup, upgradeAt } from '../../chain/op/rollup.js';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
 import { runDeposit } from './depositRun.js';
-import { L1_BLOCK_ADDRESS, type L1Cost, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
+import { L1_BLOCK_ADDRESS, type L1Cost, type L1FeeParams, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
 import { OPERATOR_FEE_VAULT, type OperatorFeeParams, type OperatorFeeRules, operatorFeeAt, operatorFeeCharge, operatorFeeRefund } from './operatorFee.js';
 import { P256VERIFY_ADDRESS } from './precompiles.js';
 
@@ -63,8 +64,8 @@ export interface OpReceipt {
   depositNonce?: bigint;
   /** Deposits from Canyon. */
   depositReceiptVersion?: bigint;
-  /** Ordinary transactions: the L1 data fee charged and its gas. */
-  l1?: L1Cost;
+  /** Ordinary transactions: the L1 data fee charged and its gas, with the rules and L1 attributes it was computed by. */
+  l1?: L1Cost & { rules: L1FeeRules; params: L1FeeParams };
   /** Ordinary transactions from Isthmus: the operator fee's parameters at that point of the block. */
   operatorFee?: OperatorFeeParams;
   createdAddress?: Address;
@@ -93,7 +94,10 @@ export interface OpBlockInput {
    * - a deposit receipt's `depositNonce` is its sender's nonce after the deposit, not before;
    * - every ordinary transaction credits the operator fee vault, with 0 before Isthmus or for a
    *   zero fee, and the vault's empty account stays in the state (op-revm credits every vault;
-   *   anvil's state keeps an account a transaction touched empty, which EIP-161 removes).
+   *   anvil's state keeps an account a transaction touched empty, which EIP-161 removes); so do
+   *   the other vaults credited 0, and the L1Block account op-revm loads to read the fee's
+   *   parameters (with `execution/loadedState.ts` on the VM, as anvil's blocks need it, its
+   *   zero slots stay too).
    */
   quirks?: 'anvil';
 }
@@ -159,7 +163,12 @@ async function runTransactions(
     if (isDeposit(raw)) {
       const tx = decodeDepositTx(raw);
       if (!(tx.isSystemTx && !regolith)) checkGas(header.gasLimit, cumulative, tx.gasLimit, header.number, index);
+      // As runTx does for a signed one, so that what records a block's transactions (the trace
+      // index) sees the deposit as one.
+      const announced = new DepositTransaction(raw) as unknown as TypedTransaction;
+      vm.events.emit('beforeTx', announced);
       const run = await runDeposit(vm, tx, block, { regolith });
+      vm.events.emit('afterTx', { transaction: announced } as never);
       receipt = {
         type: DEPOSIT_TX_TYPE,
         status: run.status,
@@ -175,7 +184,7 @@ async function runTransactions(
         vm,
         raw,
         block,
-        { feeUpgrade, operatorFee: isthmus ? 'isthmus' : undefined, touchVault: input.quirks === 'anvil' },
+        { feeUpgrade, operatorFee: isthmus ? 'isthmus' : undefined, anvil: input.quirks === 'anvil' },
         cumulative,
         index,
       );
@@ -204,7 +213,7 @@ async function runOrdinary(
   vm: VM,
   raw: Uint8Array,
   block: Block,
-  fees: { feeUpgrade: L1FeeRules; operatorFee: OperatorFeeRules | undefined; touchVault: boolean },
+  fees: { feeUpgrade: L1FeeRules; operatorFee: OperatorFeeRules | undefined; anvil: boolean },
   used: bigint,
   index: number,
 ): Promise<Omit<OpReceipt, 'cumulativeGasUsed'>> {
@@ -218,9 +227,11 @@ async function runOrdinary(
   if (tx.type === 3) throw new OpBlockError(`block ${header.number}: transaction ${index} is a blob transaction, which OP chains do not take`);
   checkGas(header.gasLimit, used, tx.gasLimit, header.number, index);
   const l1Address = new Address(hexToBytes(L1_BLOCK_ADDRESS));
+  // op-revm loads the L1Block account to read its storage; anvil keeps what was loaded, empty or not.
+  if (fees.anvil && (await vm.stateManager.getAccount(l1Address)) === undefined) await vm.stateManager.putAccount(l1Address, new Account());
   // getStorage answers a word without its leading zeros: the scalars' offsets count from a full word.
   const word = async (slot: bigint) => setLengthLeft(await vm.stateManager.getStorage(l1Address, setLengthLeft(bigIntToBytes(slot), 32)), 32);
-  const fee = await l1FeeAt(word, fees.feeUpgrade);
+  const fee = await l1FeeAt(word, fees.feeUpgrade, fees.anvil ? 'op-revm' : 'op-geth');
   const l1 = l1Cost(raw, fee.rules, fee.params);
   const operator = fees.operatorFee === undefined ? undefined : { rules: fees.operatorFee, params: await operatorFeeAt(word) };
   const operatorCharge = operator === undefined ? 0n : operatorFeeCharge(raw, tx.gasLimit, operator.params, operator.rules);
@@ -239,15 +250,15 @@ async function runOrdinary(
   }
   const result = await runTx(vm, { tx, block, skipHardForkValidation: true, blockGasUsed: used });
   const gasUsed = result.totalGasSpent;
-  await credit(vm, BASE_FEE_VAULT, gasUsed * header.baseFeePerGas!);
-  if (l1 !== undefined) await credit(vm, L1_FEE_VAULT, l1.fee);
+  await credit(vm, BASE_FEE_VAULT, gasUsed * header.baseFeePerGas!, fees.anvil);
+  if (l1 !== undefined) await credit(vm, L1_FEE_VAULT, l1.fee, fees.anvil);
   if (operator !== undefined && operatorCharge > 0n) {
     // The fee of the gas the run did not use goes back to the sender; the rest to the vault.
     const refund = operatorFeeRefund(tx.gasLimit, gasUsed, operator.params, operator.rules);
     await credit(vm, sender.bytes, refund);
     await credit(vm, OPERATOR_FEE_VAULT, operatorCharge - refund);
-  } else if (fees.touchVault) {
-    await credit(vm, OPERATOR_FEE_VAULT, 0n);
+  } else if (fees.anvil) {
+    await credit(vm, OPERATOR_FEE_VAULT, 0n, true);
   }
   const logs = result.execResult.logs ?? [];
   return {
@@ -256,15 +267,18 @@ async function runOrdinary(
     gasUsed,
     logs,
     bloom: result.bloom.bitvector,
-    ...(l1 !== undefined ? { l1 } : {}),
+    ...(l1 !== undefined ? { l1: { ...l1, rules: fee.rules, params: fee.params } } : {}),
     ...(operator !== undefined ? { operatorFee: operator.params } : {}),
     ...(result.createdAddress ? { createdAddress: result.createdAddress } : {}),
   };
 }
 
-async function credit(vm: VM, address: Uint8Array, amount: bigint): Promise<void> {
+async function credit(vm: VM, address: Uint8Array, amount: bigint, keepEmpty = false): Promise<void> {
   const at = new Address(address);
-  const account = (await vm.stateManager.getAccount(at)) ?? new Account();
+  const found = await vm.stateManager.getAccount(at);
+  // Nothing credited to an account that is not there leaves none (EIP-161 removes the touched empty account).
+  if (found === undefined && amount === 0n && !keepEmpty) return;
+  const account = found ?? new Account();
   account.balance += amount;
   await vm.stateManager.putAccount(at, account);
 }

@@ -1,0 +1,79 @@
+import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { VM } from '@ethereumjs/vm';
+import { type OpRollup, type OpUpgrade, opCommon, upgradeAt } from '../chain/op/rollup.js';
+import type { StoredReceipt } from '../chain/receipts.js';
+import { createBlockVM } from '../execution/blockRun.js';
+import { executeOpBlock, type OpBlockResult, type OpReceipt } from '../execution/op/opBlockRun.js';
+import { opPrecompiles } from '../execution/op/precompiles.js';
+import type { BlockRun } from './blockRunResult.js';
+
+/**
+ * The importer's side of an OP-stack block (`execution/op/opBlockRun.ts` runs it): the VM of the
+ * block's upgrade (its Ethereum fork's Common and the upgrade's precompiles; a block of another
+ * upgrade needs a new one), and the run's receipts as the store keeps them, with their OP fields.
+ */
+
+/** The upgrade a VM was built for: a block of another needs another VM. */
+export function opUpgradeOf(op: OpRollup, block: Block): OpUpgrade {
+  return upgradeAt(op, block.header.timestamp);
+}
+
+/** A VM for `block`'s upgrade over `stateManager` (the importer's), reading BLOCKHASH from `blockchain`. */
+export async function createOpVM(op: OpRollup, block: Block, stateManager: VM['stateManager'], blockchain: VM['blockchain']): Promise<VM> {
+  const common = opCommon(op, opUpgradeOf(op, block));
+  return createBlockVM({
+    common,
+    stateManager,
+    blockchain,
+    evmOpts: { customPrecompiles: opPrecompiles(op, block.header.timestamp, common) },
+  });
+}
+
+/**
+ * Runs `block` on `vm` and gives what the importer compares and stores. `quirks`: as anvil's OP
+ * mode makes blocks (`OpBlockInput.quirks`).
+ */
+export async function runOpBlock(vm: VM, op: OpRollup, block: Block, quirks?: 'anvil'): Promise<BlockRun> {
+  const transactions = block.transactions.map((tx: TypedTransaction) => tx.serialize());
+  const result = await executeOpBlock(vm, { block, transactions, rollup: op, ...(quirks ? { quirks } : {}) });
+  return {
+    stateRoot: result.stateRoot,
+    receiptsRoot: result.receiptsRoot,
+    logsBloom: result.logsBloom,
+    gasUsed: result.gasUsed,
+    ...(result.withdrawalsRoot ? { withdrawalsRoot: result.withdrawalsRoot } : {}),
+    receipts: opStoredReceipts(result),
+  };
+}
+
+/** An OP run's receipts as the store keeps them. */
+function opStoredReceipts(result: OpBlockResult): StoredReceipt[] {
+  return result.receipts.map((r: OpReceipt) => {
+    const stored: StoredReceipt = {
+      statusOrRoot: Uint8Array.of(r.status),
+      cumulativeGasUsed: r.cumulativeGasUsed,
+      gasUsed: r.gasUsed,
+      logs: r.logs.map(([address, topics, data]) => [address, topics, data]),
+    };
+    if (r.createdAddress) stored.contractAddress = r.createdAddress.bytes;
+    if (r.depositNonce !== undefined) stored.depositNonce = r.depositNonce;
+    if (r.depositReceiptVersion !== undefined) stored.depositReceiptVersion = r.depositReceiptVersion;
+    if (r.l1 !== undefined) {
+      const { params } = r.l1;
+      stored.l1Fee = {
+        rules: r.l1.rules,
+        fee: r.l1.fee,
+        gasUsed: r.l1.gasUsed,
+        l1BaseFee: params.l1BaseFee,
+        overhead: params.overhead,
+        scalar: params.scalar,
+        l1BlobBaseFee: params.l1BlobBaseFee,
+        baseFeeScalar: params.baseFeeScalar,
+        blobBaseFeeScalar: params.blobBaseFeeScalar,
+      };
+    }
+    if (r.operatorFee !== undefined) stored.operatorFee = { scalar: r.operatorFee.scalar, constant: r.operatorFee.constant };
+    return stored;
+  });
+}
