@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { OP_UPGRADES, opGenesisConfigUpTo } from '../chain/op/rollup.js';
+import { OP_UPGRADES } from '../chain/op/rollup.js';
 import type { Config } from '../config/settings.js';
 import { readNodeGenesis } from '../follow/nodeGenesis.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
@@ -99,9 +99,8 @@ async function initFromNode(
   if (!/^(https?|wss?):\/\//i.test(url)) throw new UsageError('--from-node takes an http(s):// or ws(s):// URL of the node');
   const upstream = new Upstream(url, { requestTimeoutMs: config.follow.requestTimeoutMs });
   try {
-    const node = await readNodeGenesis(upstream);
     // An OP-stack node says nothing of its upgrades over JSON-RPC (anvil's eth_config names Prague): the flag does.
-    if (opUpgrade !== undefined) node.genesis = { ...node.genesis, config: { ...node.genesis.config, ...opGenesisConfigUpTo(opUpgrade) } };
+    const node = await readNodeGenesis(upstream, opUpgrade);
     const { info } = node;
     const result = await initDatadirFromNode(datadir, node, config);
     process.stdout.write(

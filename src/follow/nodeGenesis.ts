@@ -1,6 +1,7 @@
 import { bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { type BlobParams, type GenesisFork, genesisForkConfig } from '../chain/forkSchedule.js';
 import { createChainCommon, type GethGenesis } from '../chain/genesis.js';
+import { type OpGenesisUpgrade, opGenesisConfigUpTo } from '../chain/op/rollup.js';
 import { keccak256 } from '../codec/keccak.js';
 import type { NodeGenesis } from '../import/init.js';
 import { blockFromRpc } from './blockFromRpc.js';
@@ -73,8 +74,8 @@ const HEADER_FIELDS: ReadonlyArray<[string, string]> = [
 type Json = Record<string, unknown>;
 
 /** Reads the node's genesis; throws an Error saying what the node lacks or what does not add up. */
-export async function readNodeGenesis(upstream: Upstream): Promise<NodeGenesis & { info: NodeGenesisInfo }> {
-  const { genesis: rules, block0, ethConfig, info } = await readNodeRules(upstream);
+export async function readNodeGenesis(upstream: Upstream, opUpgrade?: OpGenesisUpgrade): Promise<NodeGenesis & { info: NodeGenesisInfo }> {
+  const { genesis: rules, block0, ethConfig, info } = await readNodeRules(upstream, opUpgrade);
   const addresses = [
     ...new Set([
       ...info.listed,
@@ -102,13 +103,24 @@ export async function readNodeGenesis(upstream: Upstream): Promise<NodeGenesis &
  * block N of it (`anchor.ts`): a geth genesis with the node's chain id, the fork schedule found as
  * {@link readNodeGenesis} finds it, block 0's header fields and no `alloc`.
  */
-export async function readNodeChainConfig(upstream: Upstream): Promise<{ genesis: GethGenesis; info: Pick<NodeGenesisInfo, 'fork' | 'forkSource'> }> {
-  const { genesis, info } = await readNodeRules(upstream);
+export async function readNodeChainConfig(
+  upstream: Upstream,
+  opUpgrade?: OpGenesisUpgrade,
+): Promise<{ genesis: GethGenesis; info: Pick<NodeGenesisInfo, 'fork' | 'forkSource'> }> {
+  const { genesis, info } = await readNodeRules(upstream, opUpgrade);
   return { genesis, info: { fork: info.fork, forkSource: info.forkSource } };
 }
 
-/** The node's chain id, fork and block 0 (with `eth_config` and the accounts it lists, for the allocation). */
-async function readNodeRules(upstream: Upstream): Promise<{
+/**
+ * The node's chain id, fork and block 0 (with `eth_config` and the accounts it lists, for the
+ * allocation). `opUpgrade`: the node is an OP-stack chain running every upgrade up to that one
+ * from genesis — its JSON-RPC does not say so (anvil's OP mode answers eth_config as Prague) —,
+ * written into the config as an op-geth genesis has it (`chain/op/rollup.ts`).
+ */
+async function readNodeRules(
+  upstream: Upstream,
+  opUpgrade?: OpGenesisUpgrade,
+): Promise<{
   genesis: GethGenesis;
   block0: Json;
   ethConfig: EthConfig | undefined;
@@ -125,7 +137,10 @@ async function readNodeRules(upstream: Upstream): Promise<{
   const { fork, forkSource } = await findFork(upstream, block0, ethConfig);
   const listed = Array.isArray(accounts) ? accounts.map((a) => hex(a, 'eth_accounts entry').toLowerCase()) : [];
   const genesis: GethGenesis = {
-    config: genesisForkConfig(chainId, fork, { blobs: ethConfig?.blobs, depositContractAddress: ethConfig?.depositContract }),
+    config: {
+      ...genesisForkConfig(chainId, fork, { blobs: ethConfig?.blobs, depositContractAddress: ethConfig?.depositContract }),
+      ...(opUpgrade ? opGenesisConfigUpTo(opUpgrade) : {}),
+    },
     ...headerFields(block0),
     number: '0x0',
     alloc: {},

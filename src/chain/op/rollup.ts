@@ -134,6 +134,9 @@ export function opCommon(rollup: OpRollup, upgrade: OpUpgrade): Common {
   return withMergedModuleParams(new Common({ chain, hardfork: ethereumForkOf(upgrade), customCrypto: { keccak256, ecrecover } }));
 }
 
+/** An upgrade a chain can run from genesis (`opGenesisConfigUpTo`). */
+export type OpGenesisUpgrade = (typeof OP_UPGRADES)[number];
+
 /** OP Mainnet's EIP-1559 parameters, which op-node and op-geth default to (and anvil's OP mode uses). */
 export const OP_MAINNET_EIP1559 = { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 } as const;
 
@@ -142,7 +145,7 @@ export const OP_MAINNET_EIP1559 = { eip1559Elasticity: 6, eip1559Denominator: 50
  * `upgrade` from genesis (as `anvil --network optimism --hardfork <upgrade>` does): each
  * upgrade's time 0 and the `optimism` section with OP Mainnet's EIP-1559 parameters.
  */
-export function opGenesisConfigUpTo(upgrade: Exclude<OpUpgrade, 'bedrock'>): Record<string, unknown> {
+export function opGenesisConfigUpTo(upgrade: OpGenesisUpgrade): Record<string, unknown> {
   const fields: Record<string, unknown> = { bedrockBlock: 0 };
   for (const u of OP_UPGRADES.slice(0, OP_UPGRADES.indexOf(upgrade) + 1)) fields[`${u}Time`] = 0;
   fields.optimism = { ...OP_MAINNET_EIP1559 };
