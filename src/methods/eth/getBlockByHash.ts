@@ -2,6 +2,7 @@ import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { HISTORY } from '../raises.js';
+import { receiptsForDeposits } from './_shared/deposits.js';
 import { formatBlock } from './_shared/formatBlock.js';
 import { Bool } from './_shared/params.js';
 
@@ -16,6 +17,7 @@ export const getBlockByHash = defineMethod({
   params: [Hash, Bool],
   handler: async (ctx: EthContext, [hash, fullTx]) => {
     const block = await ctx.chain.store.blockByHash(hash);
-    return block ? formatBlock(block, fullTx, ctx.renderedBlocks) : null;
+    if (!block) return null;
+    return formatBlock(block, fullTx, ctx.renderedBlocks, fullTx ? await receiptsForDeposits(ctx.chain.store, block) : undefined);
   },
 });

@@ -2,6 +2,7 @@ import { BlockNumberOrTag } from '../../codec/blockId.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { HISTORY } from '../raises.js';
+import { receiptsForDeposits } from './_shared/deposits.js';
 import { findBlock } from './_shared/findBlock.js';
 import { formatBlock } from './_shared/formatBlock.js';
 import { Bool } from './_shared/params.js';
@@ -17,6 +18,7 @@ export const getBlockByNumber = defineMethod({
   params: [BlockNumberOrTag, Bool],
   handler: async (ctx: EthContext, [id, fullTx], req) => {
     const block = await findBlock(ctx, id, req);
-    return block ? formatBlock(block, fullTx, ctx.renderedBlocks) : null;
+    if (!block) return null;
+    return formatBlock(block, fullTx, ctx.renderedBlocks, fullTx ? await receiptsForDeposits(ctx.chain.store, block) : undefined);
   },
 });

@@ -2,6 +2,7 @@ import { BlockNumberOrTag } from '../../codec/blockId.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { HISTORY } from '../raises.js';
+import { receiptsForDeposits } from './_shared/deposits.js';
 import { findBlock } from './_shared/findBlock.js';
 import { formatBlockTransaction } from './_shared/formatTransaction.js';
 import { Index } from './_shared/params.js';
@@ -13,6 +14,6 @@ export const getTransactionByBlockNumberAndIndex = defineMethod({
   params: [BlockNumberOrTag, Index],
   handler: async (ctx: EthContext, [id, index], req) => {
     const block = await findBlock(ctx, id, req);
-    return block ? formatBlockTransaction(block, index) : null;
+    return block ? formatBlockTransaction(block, index, await receiptsForDeposits(ctx.chain.store, block, index)) : null;
   },
 });

@@ -2,6 +2,7 @@ import { Hash } from '../../codec/schemas.js';
 import { defineMethod } from '../../rpc/method.js';
 import type { EthContext } from '../context.js';
 import { HISTORY } from '../raises.js';
+import { receiptsForDeposits } from './_shared/deposits.js';
 import { formatBlockTransaction, formatPendingTransaction, type RpcTransaction } from './_shared/formatTransaction.js';
 import { poolTransaction } from './_shared/poolTransaction.js';
 
@@ -29,5 +30,6 @@ async function minedTransaction(ctx: EthContext, hash: Uint8Array): Promise<RpcT
   const at = await ctx.chain.store.txLocation(hash);
   if (!at) return undefined;
   const block = await ctx.chain.store.blockByHash(at.blockHash);
-  return (block && formatBlockTransaction(block, at.index)) ?? undefined;
+  if (!block) return undefined;
+  return formatBlockTransaction(block, at.index, await receiptsForDeposits(ctx.chain.store, block, at.index)) ?? undefined;
 }

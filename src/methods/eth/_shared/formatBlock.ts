@@ -1,5 +1,6 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
+import type { StoredReceipt } from '../../../chain/receipts.js';
 import { blockSize } from '../../../chain/store.js';
 import { bigIntToQuantity, bytesToData, hexKey } from '../../../codec/hex.js';
 import { formatBlockTransaction, type RpcTransaction } from './formatTransaction.js';
@@ -104,13 +105,15 @@ function txHashesOf(block: Block): string[] {
  * its position. `size` is the length of the block's RLP encoding, as geth's `Block.Size()`. The
  * header's object is extended in place, not spread into a new one (a spread costs more than the
  * header's rendering); the fields come out in the same order. With `kept`, a block is rendered
- * once in each form while kept there, and the answer is shared: never changed.
+ * once in each form while kept there, and the answer is shared: never changed. `receipts`, the
+ * block's own, render its OP-stack deposits in full (`formatBlockTransaction`); they are stored
+ * with the block, so the rendering stays the block's for as long as its hash names it.
  */
-export function formatBlock(block: Block, fullTx: boolean, kept?: RenderedByBlock<RpcBlock>): RpcBlock {
-  if (kept !== undefined) return kept.item(hexKey(block.hash()), fullTx ? 1 : 0, () => formatBlock(block, fullTx));
+export function formatBlock(block: Block, fullTx: boolean, kept?: RenderedByBlock<RpcBlock>, receipts?: readonly StoredReceipt[]): RpcBlock {
+  if (kept !== undefined) return kept.item(hexKey(block.hash()), fullTx ? 1 : 0, () => formatBlock(block, fullTx, undefined, receipts));
   const out = formatHeader(block.header) as RpcBlock;
   out.size = bigIntToQuantity(blockSize(block));
-  out.transactions = fullTx ? block.transactions.map((_, index) => formatBlockTransaction(block, index) as RpcTransaction) : txHashesOf(block);
+  out.transactions = fullTx ? block.transactions.map((_, index) => formatBlockTransaction(block, index, receipts) as RpcTransaction) : txHashesOf(block);
   out.uncles = block.uncleHeaders.map((uncle) => bytesToData(uncle.hash()));
   if (block.withdrawals !== undefined) {
     out.withdrawals = block.withdrawals.map((w) => ({
@@ -140,7 +143,9 @@ export function formatUncle(uncle: BlockHeader): RpcBlock {
  * Estimated bytes of a block kept rendered (`rendered.ts`), twice (object and text): its header's
  * fields (the bloom's 514 characters the most), and its transactions — a hash each, or in full
  * their input's hex and ~1.1 KB of fields and what V8 adds around them. From measuring 400 blocks
- * of the bench chain kept with their text: 6.9 KB a block with hashes, 25 KB in full.
+ * of the bench chain kept with their text: 6.9 KB a block with hashes, 25 KB in full. An OP-stack
+ * deposit in full weighs about as much as a signed transaction: its `sourceHash` (and `mint`) for
+ * their fee caps, chain id and parity.
  */
 export function blockBytes(block: RpcBlock): number {
   let own = 2_800 + 80 * block.uncles.length + 200 * (block.withdrawals?.length ?? 0);

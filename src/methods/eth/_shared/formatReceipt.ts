@@ -1,11 +1,13 @@
 import type { Block } from '@ethereumjs/block';
-import { isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx';
+import { isBlob4844Tx } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import type { StoredReceipt } from '../../../chain/receipts.js';
 import { bigIntToQuantity, bytesToData, hexKey } from '../../../codec/hex.js';
 import { logsBloom } from './bloom.js';
+import { type BlockTransaction, isDepositTransaction } from './deposits.js';
 import { formatLogAt, LOG_TEXT_BYTES, logObjectBytes, type RpcLog, renderPlace } from './formatLog.js';
 import { effectiveGasPrice, senderOf } from './formatTransaction.js';
+import { l1FeeScalarText } from './goFloat.js';
 import type { RenderedByBlock } from './rendered.js';
 
 /** A receipt on the wire (geth `internal/ethapi` `MarshalReceipt`). */
@@ -30,6 +32,22 @@ export interface RpcReceipt {
   /** Blob transactions only. */
   blobGasUsed?: string;
   blobGasPrice?: string;
+  /** OP stack, a deposit: its sender's nonce before it (from Regolith) and the receipt's version (from Canyon). */
+  depositNonce?: string;
+  depositReceiptVersion?: string;
+  /** OP stack, an ordinary transaction: the L1 data fee, the L1 base fee and the L1 gas it was charged for. */
+  l1GasPrice?: string;
+  l1GasUsed?: string;
+  l1Fee?: string;
+  /** Bedrock and Regolith: the fee scalar as a decimal number (op-geth prints a `big.Float`). */
+  l1FeeScalar?: string;
+  /** Ecotone and later. */
+  l1BlobBaseFee?: string;
+  l1BaseFeeScalar?: string;
+  l1BlobBaseFeeScalar?: string;
+  /** Isthmus and later, when either is not 0. */
+  operatorFeeScalar?: string;
+  operatorFeeConstant?: string;
 }
 
 /**
@@ -49,7 +67,52 @@ function receiptBloom(receipt: StoredReceipt): Uint8Array {
 /** Blob gas one blob costs (EIP-4844 `GAS_PER_BLOB`); used only if a stored receipt lacks it. */
 const GAS_PER_BLOB = 131_072n;
 
-function formatOne(block: Block, tx: TypedTransaction, receipt: StoredReceipt, index: number, firstLogIndex: number): RpcReceipt {
+/**
+ * A creation's contract address: geth derives it from sender and nonce for every creation,
+ * successful or not; a deposit has no nonce of its own, and its address is the one its run
+ * created, as stored (none for a failed one).
+ */
+function createdAddress(tx: BlockTransaction, from: Uint8Array, receipt: StoredReceipt): string | null {
+  if (tx.to) return null;
+  if (isDepositTransaction(tx)) return receipt.contractAddress === undefined ? null : bytesToData(receipt.contractAddress);
+  return bytesToData(generateAddress(from, bigIntToUnpaddedBytes(tx.nonce)));
+}
+
+/**
+ * The OP-stack fields of a receipt (op-geth `marshalReceipt`): a deposit's `depositNonce` and,
+ * with it, `depositReceiptVersion`; an ordinary transaction's L1 data fee — `l1GasPrice` (the L1
+ * base fee), `l1GasUsed`, `l1Fee`, then Bedrock's and Regolith's `l1FeeScalar` or Ecotone's and
+ * Fjord's blob base fee and scalars — and Isthmus' operator fee parameters when either is not 0
+ * (op-reth `OpReceiptFieldsBuilder::l1_block_info`). An Ethereum receipt has none of them.
+ */
+function addOpFields(out: RpcReceipt, tx: BlockTransaction, receipt: StoredReceipt): void {
+  if (isDepositTransaction(tx)) {
+    if (receipt.depositNonce === undefined) return;
+    out.depositNonce = bigIntToQuantity(receipt.depositNonce);
+    if (receipt.depositReceiptVersion !== undefined) out.depositReceiptVersion = bigIntToQuantity(receipt.depositReceiptVersion);
+    return;
+  }
+  const fee = receipt.l1Fee;
+  if (fee !== undefined) {
+    out.l1GasPrice = bigIntToQuantity(fee.l1BaseFee);
+    out.l1GasUsed = bigIntToQuantity(fee.gasUsed);
+    out.l1Fee = bigIntToQuantity(fee.fee);
+    if (fee.rules === 'bedrock' || fee.rules === 'regolith') {
+      out.l1FeeScalar = l1FeeScalarText(fee.scalar);
+    } else {
+      out.l1BlobBaseFee = bigIntToQuantity(fee.l1BlobBaseFee);
+      out.l1BaseFeeScalar = bigIntToQuantity(fee.baseFeeScalar);
+      out.l1BlobBaseFeeScalar = bigIntToQuantity(fee.blobBaseFeeScalar);
+    }
+  }
+  const operator = receipt.operatorFee;
+  if (operator !== undefined && (operator.scalar !== 0n || operator.constant !== 0n)) {
+    out.operatorFeeScalar = bigIntToQuantity(operator.scalar);
+    out.operatorFeeConstant = bigIntToQuantity(operator.constant);
+  }
+}
+
+function formatOne(block: Block, tx: BlockTransaction, receipt: StoredReceipt, index: number, firstLogIndex: number): RpcReceipt {
   const header = block.header;
   const blockHash = block.hash();
   const transactionHash = tx.hash();
@@ -64,8 +127,7 @@ function formatOne(block: Block, tx: TypedTransaction, receipt: StoredReceipt, i
     to: tx.to ? bytesToData(tx.to.bytes) : null,
     gasUsed: bigIntToQuantity(receipt.gasUsed),
     cumulativeGasUsed: bigIntToQuantity(receipt.cumulativeGasUsed),
-    // geth derives it from sender and nonce for every creation, successful or not.
-    contractAddress: tx.to ? null : bytesToData(generateAddress(from, bigIntToUnpaddedBytes(tx.nonce))),
+    contractAddress: createdAddress(tx, from, receipt),
     logs: receipt.logs.map((log, i) => formatLogAt(log, place, firstLogIndex + i)),
     logsBloom: bytesToData(receiptBloom(receipt)),
     type: bigIntToQuantity(tx.type),
@@ -73,10 +135,11 @@ function formatOne(block: Block, tx: TypedTransaction, receipt: StoredReceipt, i
   };
   if (receipt.statusOrRoot.length === 32) out.root = bytesToData(receipt.statusOrRoot);
   else out.status = bigIntToQuantity(receipt.statusOrRoot[0] ?? 0);
-  if (isBlob4844Tx(tx)) {
+  if (!isDepositTransaction(tx) && isBlob4844Tx(tx)) {
     out.blobGasUsed = bigIntToQuantity(receipt.blobGasUsed ?? GAS_PER_BLOB * BigInt(tx.blobVersionedHashes.length));
     out.blobGasPrice = bigIntToQuantity(receipt.blobGasPrice ?? header.getBlobGasPrice());
   }
+  addOpFields(out, tx, receipt);
   return out;
 }
 
@@ -114,10 +177,14 @@ export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], 
 /**
  * Estimated bytes of a receipt kept rendered (`rendered.ts`): its fields (the bloom's 514
  * characters the most) and logs, twice (object and text); within 10 % of what 2,676 receipts of
- * the bench chain kept with their text measured (4.9 KB each).
+ * the bench chain kept with their text measured (4.9 KB each). An OP-stack receipt's fields add
+ * what as many of the others weigh (~60 bytes each): six or seven L1 fee fields (two more with
+ * the operator fee), a deposit's two.
  */
 export function receiptBytes(receipt: RpcReceipt): number {
   let own = 1_300;
+  if (receipt.l1Fee !== undefined) own += receipt.operatorFeeScalar === undefined ? 420 : 540;
+  if (receipt.depositNonce !== undefined) own += 120;
   for (const log of receipt.logs) own += logObjectBytes(log) + LOG_TEXT_BYTES;
   return own + own;
 }

@@ -3,7 +3,10 @@ import type { AccessListBytes } from '@ethereumjs/tx';
 import { isAccessList2930Tx, isBlob4844Tx, isEOACode7702Tx, isFeeMarket1559Tx, isLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToBigInt } from '@ethereumjs/util';
 import { LruCache } from '../../../chain/lru.js';
+import type { DepositTransaction } from '../../../chain/op/opBlock.js';
+import type { StoredReceipt } from '../../../chain/receipts.js';
 import { bigIntToQuantity, bytesToData, dataToBytes } from '../../../codec/hex.js';
+import { type BlockTransaction, isDepositTransaction } from './deposits.js';
 
 /** An access-list entry on the wire. */
 export interface RpcAccessListEntry {
@@ -50,6 +53,12 @@ export interface RpcTransaction {
   r: string;
   s: string;
   yParity?: string;
+  /** OP-stack deposits (type 0x7E) only: where it came from, the wei minted (when not 0), whether a system deposit (when true). */
+  sourceHash?: string;
+  mint?: string;
+  isSystemTx?: boolean;
+  /** A deposit whose receipt has a version (from Canyon). */
+  depositReceiptVersion?: string;
 }
 
 /** Where a transaction was mined. `baseFeePerGas` is the block's (absent before London). */
@@ -70,8 +79,9 @@ export interface TxPosition {
 const SENDER_CACHE_ENTRIES = 16_384;
 const senderCache = new LruCache<string, Uint8Array>(SENDER_CACHE_ENTRIES);
 
-/** The sender of a signed transaction, from a small LRU cache keyed by transaction hash. */
-export function senderOf(tx: TypedTransaction): Uint8Array {
+/** The sender of a signed transaction, from a small LRU cache keyed by transaction hash; a deposit's `from`. */
+export function senderOf(tx: BlockTransaction): Uint8Array {
+  if (isDepositTransaction(tx)) return tx.deposit.from;
   const key = bytesToData(tx.hash());
   const hit = senderCache.get(key);
   if (hit) return hit;
@@ -95,9 +105,11 @@ function gasFeeCap(tx: TypedTransaction): bigint {
 
 /**
  * The price per gas the sender paid in a block with this base fee: `min(tipCap + baseFee, feeCap)`
- * (EIP-1559), or the gas price where there is no base fee. geth `effectiveGasPrice`.
+ * (EIP-1559), or the gas price where there is no base fee. geth `effectiveGasPrice`. A deposit
+ * pays none on L2: 0 (op-geth `DepositTx.effectiveGasPrice`).
  */
-export function effectiveGasPrice(tx: TypedTransaction, baseFeePerGas: bigint | undefined): bigint {
+export function effectiveGasPrice(tx: BlockTransaction, baseFeePerGas: bigint | undefined): bigint {
+  if (isDepositTransaction(tx)) return 0n;
   if (baseFeePerGas === undefined) return gasFeeCap(tx);
   const byTip = gasTipCap(tx) + baseFeePerGas;
   const cap = gasFeeCap(tx);
@@ -106,9 +118,10 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFeePerGas: bigint | 
 
 /**
  * The miner's share per gas: `min(tipCap, feeCap - baseFee)`, or the tip cap without a base fee
- * (geth `Transaction.EffectiveGasTip`). Used by the fee oracles.
+ * (geth `Transaction.EffectiveGasTip`); 0 for a deposit (op-geth's). Used by the fee oracles.
  */
-export function effectiveGasTip(tx: TypedTransaction, baseFeePerGas: bigint | undefined): bigint {
+export function effectiveGasTip(tx: BlockTransaction, baseFeePerGas: bigint | undefined): bigint {
+  if (isDepositTransaction(tx)) return 0n;
   if (baseFeePerGas === undefined) return gasTipCap(tx);
   const tip = gasTipCap(tx);
   const room = gasFeeCap(tx) - baseFeePerGas;
@@ -199,16 +212,57 @@ export function formatPendingTransaction(tx: TypedTransaction): RpcTransaction {
   return out;
 }
 
-/** Renders transaction `index` of a block, or null when the block has no such transaction. */
-export function formatBlockTransaction(block: Block, index: number): RpcTransaction | null {
-  const tx = block.transactions[index];
+/**
+ * Renders an OP-stack deposit as op-geth's `newRPCTransaction` does: no signature (v, r, s 0), no
+ * gas price (0), no chain id, access list or fee caps; `sourceHash`; `mint` unless it is 0 (op-geth
+ * holds a zero mint as nil, omitted); `isSystemTx` only when true. A deposit has no nonce of its
+ * own: `nonce` is its receipt's `depositNonce` (from Regolith), else 0, and `depositReceiptVersion`
+ * comes with it when the receipt has one (from Canyon), op-geth's nesting.
+ */
+export function formatDepositTransaction(tx: DepositTransaction, at: TxPosition, receipt: StoredReceipt | undefined): RpcTransaction {
+  const d = tx.deposit;
+  const out: RpcTransaction = {
+    blockHash: bytesToData(at.blockHash),
+    blockNumber: bigIntToQuantity(at.blockNumber),
+    blockTimestamp: bigIntToQuantity(at.blockTimestamp),
+    from: bytesToData(d.from),
+    gas: bigIntToQuantity(d.gasLimit),
+    gasPrice: '0x0',
+    hash: bytesToData(tx.hash()),
+    input: bytesToData(d.data),
+    nonce: bigIntToQuantity(receipt?.depositNonce ?? 0n),
+    to: d.to === undefined ? null : bytesToData(d.to),
+    transactionIndex: bigIntToQuantity(at.index),
+    value: bigIntToQuantity(d.value),
+    type: bigIntToQuantity(tx.type),
+    v: '0x0',
+    r: '0x0',
+    s: '0x0',
+    sourceHash: bytesToData(d.sourceHash),
+  };
+  if (d.mint !== 0n) out.mint = bigIntToQuantity(d.mint);
+  if (d.isSystemTx) out.isSystemTx = true;
+  if (receipt?.depositNonce !== undefined && receipt.depositReceiptVersion !== undefined)
+    out.depositReceiptVersion = bigIntToQuantity(receipt.depositReceiptVersion);
+  return out;
+}
+
+/**
+ * Renders transaction `index` of a block, or null when the block has no such transaction. A
+ * deposit's rendering reads its stored receipt: `receipts` are the block's own, given when it has
+ * deposits (`receiptsForDeposits`, deposits.ts); without them a deposit's nonce is 0, as op-geth's when
+ * it finds no receipt.
+ */
+export function formatBlockTransaction(block: Block, index: number, receipts?: readonly StoredReceipt[]): RpcTransaction | null {
+  const tx: BlockTransaction | undefined = block.transactions[index];
   if (!tx) return null;
   const header = block.header;
-  return formatTransaction(tx, {
+  const at: TxPosition = {
     blockHash: block.hash(),
     blockNumber: header.number,
     blockTimestamp: header.timestamp,
     baseFeePerGas: header.baseFeePerGas,
     index,
-  });
+  };
+  return isDepositTransaction(tx) ? formatDepositTransaction(tx, at, receipts?.[index]) : formatTransaction(tx, at);
 }

@@ -1,4 +1,5 @@
 import type { Block } from '@ethereumjs/block';
+import type { StoredReceipt } from '../../../chain/receipts.js';
 import { bigIntToQuantity } from '../../../codec/hex.js';
 import { blockRewards } from '../../../tracing/rewards.js';
 import type { EthContext } from '../../context.js';
@@ -25,10 +26,11 @@ async function receiptsOf(ctx: EthContext, block: Block) {
 
 /**
  * erigon's `delegateGetBlockByNumber`: the block as eth_getBlockByNumber renders it, with
- * `transactionCount` added and `logsBloom` null; without its transactions unless `fullTx`.
+ * `transactionCount` added and `logsBloom` null; without its transactions unless `fullTx`
+ * (rendered with the block's `receipts`, which an OP-stack deposit's rendering reads).
  */
-function otsBlock(block: Block, fullTx: boolean): OtsBlock & { transactions?: RpcTransaction[] } {
-  const { transactions, logsBloom: _bloom, ...rest } = formatBlock(block, fullTx);
+function otsBlock(block: Block, fullTx: boolean, receipts?: readonly StoredReceipt[]): OtsBlock & { transactions?: RpcTransaction[] } {
+  const { transactions, logsBloom: _bloom, ...rest } = formatBlock(block, fullTx, undefined, receipts);
   const out: OtsBlock & { transactions?: RpcTransaction[] } = { ...rest, logsBloom: null, transactionCount: block.transactions.length };
   if (fullTx) out.transactions = transactions as RpcTransaction[];
   return out;
@@ -72,14 +74,15 @@ export interface OtsBlockTransactions {
  * receipts have `logs` and `logsBloom` null; `transactionCount` is the whole block's.
  */
 export async function blockTransactions(ctx: EthContext, block: Block, pageNumber: number, pageSize: number): Promise<OtsBlockTransactions> {
-  const fullblock = otsBlock(block, true);
+  const stored = await receiptsOf(ctx, block);
+  const fullblock = otsBlock(block, true, stored);
   const count = block.transactions.length;
   const end = Math.max(0, count - pageNumber * pageSize);
   const start = Math.max(0, end - pageSize);
   fullblock.transactions = (fullblock.transactions ?? [])
     .slice(start, end)
     .map((tx) => ({ ...tx, input: tx.input.length > 10 ? tx.input.slice(0, 10) : tx.input }));
-  const receipts = formatBlockReceipts(block, await receiptsOf(ctx, block))
+  const receipts = formatBlockReceipts(block, stored)
     .slice(start, end)
     .map((r) => ({ ...r, logs: null, logsBloom: null }));
   return { fullblock, receipts };

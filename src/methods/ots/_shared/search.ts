@@ -56,7 +56,7 @@ export async function searchTransactions(
     }
     const { block: b, receipts: stored } = cached;
     if (!stored || !b.transactions[ref.txIndex]) throw new Error(`database corrupt: address history names transaction ${ref.txIndex} of block ${ref.block}`);
-    txs.push(formatBlockTransaction(b, ref.txIndex) as RpcTransaction);
+    txs.push(formatBlockTransaction(b, ref.txIndex, stored) as RpcTransaction);
     receipts.push({ ...formatReceipt(b, stored, ref.txIndex), timestamp: Number(b.header.timestamp) });
   }
   const edge = block === 0;
