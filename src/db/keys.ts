@@ -82,6 +82,12 @@ export const META = {
    */
   loadedStateKept: prefixed(PREFIX.meta, utf8.encode('loadedStateKept')),
   /**
+   * Present (one byte, 1) when an OP-stack chain's blocks are executed as anvil's OP mode makes
+   * them (`execution/op/opBlockRun.ts` `quirks: 'anvil'`; `import/blockImporter.ts`,
+   * `chain/op/anvilQuirks.ts`).
+   */
+  opAnvilQuirks: prefixed(PREFIX.meta, utf8.encode('opAnvilQuirks')),
+  /**
    * The first block of an archive that starts at block N (`init --at`, `serve --follow URL
    * --from …`): its number (8 bytes) ++ its hash (32 bytes). Absent in a datadir that holds the
    * chain from its genesis (`chain/archiveStart.ts`).
@@ -111,7 +117,7 @@ export const META = {
  * Version of this key schema (`db/schema.ts`). Schema 2 is schema 1 plus keys an older release
  * would misread by not knowing them: an archive that starts at block N (`archiveStart`,
  * `builtinChain`), the flags of development nodes' chains (`stateRootAlias`,
- * `systemWritesSkipped`, `loadedStateKept`) and the merge block of a chain merged by total
+ * `systemWritesSkipped`, `loadedStateKept`, `opAnvilQuirks`) and the merge block of a chain merged by total
  * difficulty (`mergeBlock`). A datadir is written as schema 2 by the write that
  * first puts one of them there, so a release that reads only schema 1 refuses it, and every other
  * datadir stays schema 1, openable by that release too (a rollback).

@@ -3,6 +3,7 @@ import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { RunBlockResult, VM } from '@ethereumjs/vm';
 import { type BranchTip, evmBlockchain } from '../chain/blockHashes.js';
 import { keepLoadedStateOp, loadedStateKept } from '../chain/loadedState.js';
+import { keepOpAnvilQuirksOp, opAnvilQuirksKept } from '../chain/op/anvilQuirks.js';
 import type { OpUpgrade } from '../chain/op/rollup.js';
 import type { EthereumChain } from '../chain/open.js';
 import { newestSchemaOp } from '../chain/open.js';
@@ -12,13 +13,14 @@ import type { Config } from '../config/settings.js';
 import type { BatchOp } from '../db/database.js';
 import { blockVmCommon, createBlockVM, executeBlock } from '../execution/blockRun.js';
 import { keepLoadedState } from '../execution/loadedState.js';
+import { createOpVM, opUpgradeOf } from '../execution/op/opVm.js';
 import { type FetchOnMiss, raceFetchOnMiss } from '../state/fetchOnMiss.js';
 import { RemoteStateError } from '../state/stateSource.js';
 import { TrieDB } from '../state/trieDb.js';
 import type { TraceIndexer } from '../tracing/addressIndex.js';
 import { createBlockIndexer } from '../tracing/blockIndexer.js';
 import type { BlockRun } from './blockRunResult.js';
-import { createOpVM, opUpgradeOf, runOpBlock } from './opRun.js';
+import { runOpBlock } from './opRun.js';
 import { type BlockStateProvider, importerStateManager } from './partialState.js';
 import { emptyBodyRootDeviation, type HeaderDeviation, headerChecksFor, InvalidBlockError, namesNoParent, validateHeader, validateUncles } from './validate.js';
 
@@ -151,6 +153,7 @@ export class BlockImporter {
     const lenient = this.checks === 'lenient';
     this.systemWrites ??= !(lenient && (await systemWritesSkipped(this.chain.level)));
     this.loadedState ??= lenient && (await loadedStateKept(this.chain.level));
+    if (this.chain.op !== undefined && this.opQuirks === undefined && lenient && (await opAnvilQuirksKept(this.chain.level))) this.opQuirks = 'anvil';
     const skipBody = emptyBody !== undefined;
     await this.blockState?.prepare(block, parent.header);
     let run = await this.run(block, parent, skipBody, label);
@@ -348,9 +351,8 @@ export class BlockImporter {
    * checks only; `OpBlockInput.quirks`): a deposit receipt's nonce the one after it, the fee
    * vaults touched by every transaction; then also keeping the state its transactions loaded
    * (`execution/loadedState.ts`, as for anvil's Ethereum blocks). The first way that verifies is
-   * how this chain's blocks run from then on: the loaded state recorded in the datadir as for
-   * Ethereum chains, the OP quirks for this process (the next run finds them again at its first
-   * block that needs them).
+   * how this chain's blocks run from then on, recorded in the datadir with that block (the loaded
+   * state as for Ethereum chains, the OP quirks in META.opAnvilQuirks) for later runs and replays.
    */
   private async runAsAnvilOp(
     block: Block,
@@ -372,12 +374,14 @@ export class BlockImporter {
       if (typeof result === 'string' || result instanceof Error) continue;
       const ops: BatchOp[] = [];
       const deviations: HeaderDeviation[] = [];
+      if (way.quirks !== was.quirks || way.loadedState !== was.loadedState) ops.push(newestSchemaOp());
       if (way.quirks !== was.quirks) {
+        ops.push(keepOpAnvilQuirksOp());
         const detail = `verifies as anvil's OP mode makes blocks (a deposit receipt's depositNonce the nonce after it, the fee vaults and L1Block kept when touched empty); as op-geth makes them ${mismatch}`;
         deviations.push({ rule: 'anvilOp', detail });
       }
       if (way.loadedState !== was.loadedState) {
-        ops.push(newestSchemaOp(), keepLoadedStateOp());
+        ops.push(keepLoadedStateOp());
         deviations.push({
           rule: 'stateClearing',
           detail: `verifies keeping every account and storage slot its transactions loaded, empty or zero; clearing them ${mismatch}`,

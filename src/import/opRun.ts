@@ -1,34 +1,16 @@
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { VM } from '@ethereumjs/vm';
-import { type OpRollup, type OpUpgrade, opCommon, upgradeAt } from '../chain/op/rollup.js';
+import type { OpRollup } from '../chain/op/rollup.js';
 import type { StoredReceipt } from '../chain/receipts.js';
-import { createBlockVM } from '../execution/blockRun.js';
 import { executeOpBlock, type OpBlockResult, type OpReceipt } from '../execution/op/opBlockRun.js';
-import { opPrecompiles } from '../execution/op/precompiles.js';
 import type { BlockRun } from './blockRunResult.js';
 
 /**
- * The importer's side of an OP-stack block (`execution/op/opBlockRun.ts` runs it): the VM of the
- * block's upgrade (its Ethereum fork's Common and the upgrade's precompiles; a block of another
- * upgrade needs a new one), and the run's receipts as the store keeps them, with their OP fields.
+ * The importer's side of an OP-stack block (`execution/op/opBlockRun.ts` runs it, on a VM of its
+ * upgrade, `execution/op/opVm.ts`): the run's roots and its receipts as the store keeps them,
+ * with their OP fields.
  */
-
-/** The upgrade a VM was built for: a block of another needs another VM. */
-export function opUpgradeOf(op: OpRollup, block: Block): OpUpgrade {
-  return upgradeAt(op, block.header.timestamp);
-}
-
-/** A VM for `block`'s upgrade over `stateManager` (the importer's), reading BLOCKHASH from `blockchain`. */
-export async function createOpVM(op: OpRollup, block: Block, stateManager: VM['stateManager'], blockchain: VM['blockchain']): Promise<VM> {
-  const common = opCommon(op, opUpgradeOf(op, block));
-  return createBlockVM({
-    common,
-    stateManager,
-    blockchain,
-    evmOpts: { customPrecompiles: opPrecompiles(op, block.header.timestamp, common) },
-  });
-}
 
 /**
  * Runs `block` on `vm` and gives what the importer compares and stores. `quirks`: as anvil's OP

@@ -1,5 +1,5 @@
 import type { Block } from '@ethereumjs/block';
-import type { Log } from '@ethereumjs/evm';
+import type { ExecResult, Log } from '@ethereumjs/evm';
 import { Account, Address, bytesToUnprefixedHex, createAddressFromString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { DepositTx } from '../../chain/op/depositTx.js';
@@ -29,6 +29,8 @@ export interface DepositRun {
   /** `from`'s nonce before the deposit (receipts' `depositNonce` from Regolith). */
   nonce: bigint;
   createdAddress: Address | undefined;
+  /** The message's result; none for a deposit that failed before its message ran. */
+  execResult?: ExecResult;
 }
 
 export interface DepositRules {
@@ -119,7 +121,14 @@ export async function runDeposit(vm: VM, tx: DepositTx, block: Block, rules: Dep
     gasUsed = tx.isSystemTx ? 0n : tx.gasLimit;
   }
   const failed = exec.exceptionError !== undefined;
-  return { gasUsed, status: failed ? 0 : 1, logs: failed ? [] : (exec.logs ?? []), nonce, createdAddress: failed ? undefined : result.createdAddress };
+  return {
+    gasUsed,
+    status: failed ? 0 : 1,
+    logs: failed ? [] : (exec.logs ?? []),
+    nonce,
+    createdAddress: failed ? undefined : result.createdAddress,
+    execResult: exec,
+  };
 }
 
 /** The outer checkpoint committed, touched empty accounts removed (EIP-161), as runTx ends a transaction. */

@@ -166,9 +166,11 @@ async function runTransactions(
       // As runTx does for a signed one, so that what records a block's transactions (the trace
       // index) sees the deposit as one.
       const announced = new DepositTransaction(raw) as unknown as TypedTransaction;
-      vm.events.emit('beforeTx', announced);
+      await announce(vm, 'beforeTx', announced);
       const run = await runDeposit(vm, tx, block, { regolith });
-      vm.events.emit('afterTx', { transaction: announced } as never);
+      // What runTx's afterTx carries and the tracers read: the gas, the message's result, the logs.
+      const execResult = run.execResult ?? { executionGasUsed: run.gasUsed, returnValue: new Uint8Array() };
+      await announce(vm, 'afterTx', { transaction: announced, totalGasSpent: run.gasUsed, execResult, receipt: { logs: run.logs } });
       receipt = {
         type: DEPOSIT_TX_TYPE,
         status: run.status,
@@ -271,6 +273,11 @@ async function runOrdinary(
     ...(operator !== undefined ? { operatorFee: operator.params } : {}),
     ...(result.createdAddress ? { createdAddress: result.createdAddress } : {}),
   };
+}
+
+/** Tells the VM's listeners as runTx tells them (`VM._emit`: a listener taking a callback is awaited). */
+async function announce(vm: VM, topic: 'beforeTx' | 'afterTx', data: unknown): Promise<void> {
+  await (vm as unknown as { _emit(topic: string, data: unknown): Promise<void> })._emit(topic, data);
 }
 
 async function credit(vm: VM, address: Uint8Array, amount: bigint, keepEmpty = false): Promise<void> {
