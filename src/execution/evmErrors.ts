@@ -52,9 +52,16 @@ export function opcodeName(code: number): string {
   return OPCODES.get(code)?.name ?? `opcode 0x${code.toString(16)} not defined`;
 }
 
+const SSTORE = 0x55;
+/** EIP-2200's sentry: SSTORE needs more gas left than the call stipend. */
+const SSTORE_SENTRY = 2300n;
+
 /** What is left of the failed frame that the texts need (from ethereumjs' `execResult.runState`). */
 export interface FailedFrame {
   opCode?: number;
+  /** Gas left when the failing opcode was reached (ethereumjs traps before charging it). */
+  gasLeft?: bigint;
+  interpreter?: { common?: { gteHardfork(hardfork: string): boolean } };
   stack?: { length: number; peek(n: number): bigint[] };
   returnBytes?: Uint8Array;
 }
@@ -77,6 +84,16 @@ export function gethErrorText(error: EVMError, frame?: FailedFrame, precompile?:
       if (frame?.opCode === 0x3e && frame.stack && frame.stack.length >= 3 && frame.returnBytes) {
         const [, offset, length] = frame.stack.peek(3);
         if (offset + length > BigInt(frame.returnBytes.length)) return 'return data out of bounds';
+      }
+      // EIP-2200 (Istanbul): an SSTORE with no more than the call stipend left fails before its
+      // cost; geth wraps that gas function's error in its out-of-gas one.
+      if (
+        frame?.opCode === SSTORE &&
+        frame.gasLeft !== undefined &&
+        frame.gasLeft <= SSTORE_SENTRY &&
+        frame.interpreter?.common?.gteHardfork('istanbul') === true
+      ) {
+        return 'out of gas: not enough gas for reentrancy sentry';
       }
       return 'out of gas';
     }

@@ -1,4 +1,6 @@
-import { bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToUnpaddedBytes, bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { type BlobParams, type GenesisFork, genesisForkConfig } from '../chain/forkSchedule.js';
 import { createChainCommon, type GethGenesis } from '../chain/genesis.js';
 import { type OpGenesisUpgrade, opGenesisConfigUpTo } from '../chain/op/rollup.js';
@@ -24,7 +26,10 @@ import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './ups
  *   (EIP-4788, 2935, 7002, 7251, and those eth_config names), the precompiles, block 0's coinbase
  *   and Arachnid's CREATE2 deployer (anvil deploys it), each as `eth_getProof` shows it at block 0
  *   (balance, nonce, code hash, storage root; code from `eth_getCode`, checked against its hash).
- *   An account with storage is refused: JSON-RPC cannot list storage.
+ *   An account with storage is refused: JSON-RPC cannot list storage. On an OP-stack node
+ *   (`opUpgrade`) also the predeploys its fees read and credit: L1Block with its slots 0–8 (the L1
+ *   attributes, which must then be all of its storage: their trie's root is its storage root) and
+ *   the fee vaults.
  * - The root of the state the node holds: the root node of those proofs, hashed. The init checks
  *   the allocation against it, so a node holding an account not probed here is refused.
  */
@@ -45,6 +50,10 @@ const SYSTEM_CONTRACTS = [
   '0x00000961ef480eb55e80d19ad83579a64c007002',
   '0x0000bbddc7ce488642fb579f8b00f3a590007251',
 ];
+/** OP-stack predeploys: L1Block, whose slots 0–8 hold the L1 attributes the fees read, and the fee vaults. */
+const L1_BLOCK = '0x4200000000000000000000000000000000000015';
+const L1_BLOCK_READ_SLOTS = Array.from({ length: 9 }, (_, i) => BigInt(i));
+const OP_VAULTS = ['0x4200000000000000000000000000000000000019', '0x420000000000000000000000000000000000001a', '0x420000000000000000000000000000000000001b'];
 /** Arachnid's deterministic-deployment proxy, which anvil deploys at genesis. */
 const CREATE2_DEPLOYER = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
 /** The precompiles through Osaka: 0x01–0x11 and P256VERIFY. */
@@ -86,7 +95,11 @@ export async function readNodeGenesis(upstream: Upstream, opUpgrade?: OpGenesisU
       hex(block0.miner, 'miner').toLowerCase(),
     ]),
   ];
-  const { alloc, proofRoot } = await readAllocation(upstream, addresses);
+  // An OP-stack node: the predeploys its fees read and credit, L1Block with the slots op-geth reads
+  // (a genesis file would list them; anvil's OP mode has none until they are set).
+  const slots: Record<string, bigint[]> = opUpgrade ? { [L1_BLOCK]: L1_BLOCK_READ_SLOTS } : {};
+  if (opUpgrade) addresses.push(L1_BLOCK, ...OP_VAULTS);
+  const { alloc, proofRoot } = await readAllocation(upstream, addresses, slots);
   const genesis: GethGenesis = { ...rules, alloc };
   const common = await createChainCommon(genesis);
   let block: NodeGenesis['block'];
@@ -219,8 +232,13 @@ async function findFork(upstream: Upstream, block0: Json, ethConfig: EthConfig |
  * The accounts among `addresses` that exist at block 0, as a geth `alloc`, and the root of the
  * node's state (the root node of the proofs, hashed: every proof starts at it).
  */
-async function readAllocation(upstream: Upstream, addresses: string[]): Promise<{ alloc: Record<string, Json>; proofRoot: Uint8Array }> {
-  const proofs = await upstream.batch(addresses.map((a): Call => ({ method: 'eth_getProof', params: [a, [], '0x0'] })));
+async function readAllocation(
+  upstream: Upstream,
+  addresses: string[],
+  slots: Record<string, bigint[]> = {},
+): Promise<{ alloc: Record<string, Json>; proofRoot: Uint8Array }> {
+  const keys = (a: string) => (slots[a] ?? []).map((slot) => `0x${slot.toString(16).padStart(64, '0')}`);
+  const proofs = await upstream.batch(addresses.map((a): Call => ({ method: 'eth_getProof', params: [a, keys(a), '0x0'] })));
   const alloc: Record<string, Json> = {};
   const withCode: Array<[string, string]> = [];
   let proofRoot: string | undefined;
@@ -237,14 +255,11 @@ async function readAllocation(upstream: Upstream, addresses: string[]): Promise<
     const [balance, nonce, codeHash, storageHash] = ['balance', 'nonce', 'codeHash', 'storageHash'].map((f) =>
       hex(proof[f], `${address}'s ${f}`).toLowerCase(),
     );
-    if (storageHash !== bytesToHex(KECCAK256_RLP) && !/^0x0*$/.test(storageHash)) {
-      throw new Error(
-        `account ${address} has storage at block 0 (storage root ${storageHash}), which JSON-RPC cannot list: give tracenode init the node's genesis file (--genesis)`,
-      );
-    }
+    const storage = await storageOf(address, proof, storageHash);
     const hasCode = codeHash !== bytesToHex(KECCAK256_NULL) && !/^0x0*$/.test(codeHash);
-    if (BigInt(balance) === 0n && BigInt(nonce) === 0n && !hasCode) continue;
+    if (BigInt(balance) === 0n && BigInt(nonce) === 0n && !hasCode && storage === undefined) continue;
     alloc[address] = BigInt(nonce) === 0n ? { balance } : { balance, nonce };
+    if (storage !== undefined) alloc[address].storage = storage;
     if (hasCode) withCode.push([address, codeHash]);
   }
   const codes = await upstream.batch(withCode.map(([address]): Call => ({ method: 'eth_getCode', params: [address, '0x0'] })));
@@ -255,6 +270,34 @@ async function readAllocation(upstream: Upstream, addresses: string[]): Promise<
     alloc[address].code = code;
   }
   return { alloc, proofRoot: hexToBytes((proofRoot ?? bytesToHex(KECCAK256_RLP)) as `0x${string}`) };
+}
+
+/**
+ * The storage an account's proof shows for the slots asked (`eth_getProof`'s storageProof), when
+ * those slots are all of it: their non-zero values must make a trie whose root is the account's
+ * storage root. None for an account without storage; an Error for one holding slots not asked,
+ * which JSON-RPC cannot list.
+ */
+async function storageOf(address: string, proof: Json, storageHash: string): Promise<Record<string, string> | undefined> {
+  if (storageHash === bytesToHex(KECCAK256_RLP) || /^0x0*$/.test(storageHash)) return undefined;
+  const storage: Record<string, string> = {};
+  const trie = new MerklePatriciaTrie({ useKeyHashing: true });
+  for (const entry of Array.isArray(proof.storageProof) ? proof.storageProof : []) {
+    if (!isObject(entry)) continue;
+    const value = BigInt(hex(entry.value, `${address}'s storage value`));
+    if (value === 0n) continue;
+    const key = `0x${BigInt(hex(entry.key, `${address}'s storage key`))
+      .toString(16)
+      .padStart(64, '0')}`;
+    storage[key] = `0x${value.toString(16).padStart(64, '0')}`;
+    await trie.put(hexToBytes(key as `0x${string}`), RLP.encode(bigIntToUnpaddedBytes(value)));
+  }
+  if (bytesToHex(trie.root()) !== storageHash) {
+    throw new Error(
+      `account ${address} has storage at block 0 (storage root ${storageHash}) beyond the slots tracenode reads of it, which JSON-RPC cannot list: give tracenode init the node's genesis file (--genesis)`,
+    );
+  }
+  return storage;
 }
 
 /** Block 0's header fields under their geth genesis names. */

@@ -5,11 +5,14 @@ import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { evmBlockchain } from '../chain/blockHashes.js';
 import { loadedStateKept } from '../chain/loadedState.js';
+import { opAnvilQuirksKept } from '../chain/op/anvilQuirks.js';
 import type { EthereumChain } from '../chain/open.js';
 import { systemWritesSkipped } from '../chain/systemWrites.js';
 import type { Config } from '../config/settings.js';
 import { blockVmCommon, createBlockVM } from '../execution/blockRun.js';
 import { keepLoadedState } from '../execution/loadedState.js';
+import { executeOpBlock } from '../execution/op/opBlockRun.js';
+import { createOpVM } from '../execution/op/opVm.js';
 import { overlayStateManager } from '../execution/trieOverlay.js';
 import { raceFetchOnMiss } from '../state/fetchOnMiss.js';
 import type { TraceNode, TxCallTree } from './callTree.js';
@@ -55,9 +58,26 @@ export async function vmOnParent(chain: EthereumChain, stateDb: DB<string, strin
   const stateManager = await overlayStateManager(common, stateDb, parent.stateRoot);
   // BLOCKHASH along the block's own ancestry: a block no longer canonical replays as it ran.
   const tip = { number: block.header.number - 1n, hash: block.header.parentHash };
-  const vm = await createBlockVM({ common, stateManager, blockchain: evmBlockchain(chain.store, undefined, () => tip) as never });
+  const blockchain = evmBlockchain(chain.store, undefined, () => tip) as never;
+  // An OP-stack block runs on the VM of its upgrade (`execution/op/opVm.ts`).
+  const vm = chain.op ? await createOpVM(chain.op, block, stateManager, blockchain) : await createBlockVM({ common, stateManager, blockchain });
   if (await loadedStateKept(chain.level)) keepLoadedState(vm);
   return vm;
+}
+
+/**
+ * Runs `block` on a VM from {@link vmOnParent}, as the importer ran it and without checking its
+ * roots: an Ethereum block by runBlock, an OP-stack block by the OP executor (deposits, the L1 and
+ * operator fees; as anvil's OP mode makes blocks when the datadir recorded so).
+ */
+export async function runOnVm(chain: EthereumChain, vm: VM, block: Block): Promise<void> {
+  if (chain.op !== undefined) {
+    const quirks = (await opAnvilQuirksKept(chain.level)) ? ('anvil' as const) : undefined;
+    const transactions = block.transactions.map((tx) => tx.serialize());
+    await executeOpBlock(vm, { block, transactions, rollup: chain.op, ...(quirks ? { quirks } : {}) });
+    return;
+  }
+  await runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
 }
 
 /**
@@ -76,7 +96,7 @@ export async function replayBlock(
   const vm = await vmOnParent(chain, stateDb, block, 'replay');
   const recorder = attachRecorder(vm);
   observe?.(vm);
-  await raceFetchOnMiss(vm.stateManager, runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true }));
+  await raceFetchOnMiss(vm.stateManager, runOnVm(chain, vm, block));
   return recorder.take();
 }
 

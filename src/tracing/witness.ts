@@ -9,7 +9,7 @@ import { raceFetchOnMiss } from '../state/fetchOnMiss.js';
 import type { RemoteState } from '../state/remoteState.js';
 import { type StateRoots, stateTrieRoot } from '../state/trieDb.js';
 import { TraceTimeoutError } from './debug/harness.js';
-import { vmOnParent } from './replay.js';
+import { runOnVm, vmOnParent } from './replay.js';
 
 /**
  * The execution witness of a stored block (geth's `debug_executionWitness`,
@@ -146,7 +146,9 @@ export async function executionWitness(
   // A stored block was judged when it was imported: one made without request contracts (a
   // development node's, let in under lenient checks) runs as it ran then.
   const run = { block, generate: false, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true, emptySystemContracts: true };
-  await raceFetchOnMiss(vm.stateManager, executeBlock(vm, run));
+  // An OP-stack block runs by the OP executor (its deposits and fees read what op-geth reads).
+  if (chain.op) await raceFetchOnMiss(vm.stateManager, runOnVm(chain, vm, block));
+  else await raceFetchOnMiss(vm.stateManager, executeBlock(vm, run));
 
   const nodes: Uint8Array[] = [];
   for (const [key, value] of db.read) {

@@ -23,8 +23,15 @@ export class DepositTransaction {
   private readonly bytes: Uint8Array;
   private hashed: Uint8Array | undefined;
 
-  /** From its EIP-2718 bytes; throws DepositDecodeError for bytes that are not a deposit. */
-  constructor(raw: Uint8Array) {
+  /**
+   * From its EIP-2718 bytes; throws DepositDecodeError for bytes that are not a deposit. `nonce`:
+   * its sender's nonce when it ran, which a deposit does not carry — given by the executor to
+   * what watches it run (a tracer names a created contract by it).
+   */
+  constructor(
+    raw: Uint8Array,
+    readonly nonce?: bigint,
+  ) {
     this.deposit = decodeDepositTx(raw);
     this.bytes = raw;
   }

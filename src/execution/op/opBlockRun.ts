@@ -165,7 +165,8 @@ async function runTransactions(
       if (!(tx.isSystemTx && !regolith)) checkGas(header.gasLimit, cumulative, tx.gasLimit, header.number, index);
       // As runTx does for a signed one, so that what records a block's transactions (the trace
       // index) sees the deposit as one.
-      const announced = new DepositTransaction(raw) as unknown as TypedTransaction;
+      const nonce = (await vm.stateManager.getAccount(new Address(tx.from)))?.nonce ?? 0n;
+      const announced = new DepositTransaction(raw, nonce) as unknown as TypedTransaction;
       await announce(vm, 'beforeTx', announced);
       const run = await runDeposit(vm, tx, block, { regolith });
       // What runTx's afterTx carries and the tracers read: the gas, the message's result, the logs.

@@ -2,7 +2,6 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { EVM, EVMResult } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, bytesToHex, type DB, eoaCode7702RecoverAuthority, generateAddress } from '@ethereumjs/util';
-import { runBlock } from '@ethereumjs/vm';
 import type { EthereumChain } from '../../chain/open.js';
 import type { AccountOverride, BlockOverrides, CallRequest } from '../../execution/callArgs.js';
 import type { CallEngine } from '../../execution/callEngine.js';
@@ -11,7 +10,7 @@ import { overriddenState } from '../../execution/stateOverrides.js';
 import type { PreparedCall } from '../../execution/transition.js';
 import { raceFetchOnMiss } from '../../state/fetchOnMiss.js';
 import type { StateReadCache } from '../../state/readCache.js';
-import { vmOnParent } from '../replay.js';
+import { runOnVm, vmOnParent } from '../replay.js';
 import { CallTracer, FourByteTracer } from './callTracer.js';
 import { TraceHarness } from './harness.js';
 import { PrestateTracer } from './prestateTracer.js';
@@ -144,7 +143,7 @@ export async function traceBlock(
   );
 
   try {
-    await raceFetchOnMiss(vm.stateManager, runBlock(vm, { block, generate: true, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true }));
+    await raceFetchOnMiss(vm.stateManager, runOnVm(chain, vm, block));
   } catch (err) {
     if (err !== STOP) throw named(err, opts);
   } finally {
