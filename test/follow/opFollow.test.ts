@@ -92,7 +92,14 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     const send = async (key: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }): Promise<Hex> => {
       const account = privateKeyToAccount(key);
       const nonce = Number(BigInt((await theirs('eth_getTransactionCount', [account.address, 'pending'])) as string));
-      const raw = await account.signTransaction({ chainId: 31337, type: 'eip1559', nonce, maxFeePerGas: parseGwei('100'), maxPriorityFeePerGas: parseGwei('1'), ...tx });
+      const raw = await account.signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        nonce,
+        maxFeePerGas: parseGwei('100'),
+        maxPriorityFeePerGas: parseGwei('1'),
+        ...tx,
+      });
       return (await theirs('eth_sendRawTransaction', [raw])) as Hex;
     };
     const deposit = (to: Hex | undefined, fields: { mint: bigint; value: bigint; gas: bigint; data?: Hex; source: number }) =>
@@ -111,7 +118,11 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     const bob = privateKeyToAccount(KEYS[1]).address;
     txs.push(await send(KEYS[0], { to: bob, value: 10n ** 18n, gas: 21_000n }));
     txs.push(await send(KEYS[0], { data: INIT, gas: 200_000n }));
-    const created = (await until('the creation receipt', () => theirs('eth_getTransactionReceipt', [txs[1]]) as Promise<Json | null>, (r) => r !== null))!;
+    const created = (await until(
+      'the creation receipt',
+      () => theirs('eth_getTransactionReceipt', [txs[1]]) as Promise<Json | null>,
+      (r) => r !== null,
+    ))!;
     contract = created.contractAddress as Hex;
     txs.push(await send(KEYS[1], { to: contract, data: word(0x1234n) as Hex, gas: 100_000n }));
     // A deposit with mint to an account, one that creates the contract, one that calls it, one whose call runs out of gas.
@@ -176,10 +187,23 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
       // set, `to` null for a creation, and the receipt's depositReceiptVersion.
       const receipt = (await theirs('eth_getTransactionReceipt', [hash])) as Json;
       const { nonce, r, s, v, gasPrice, mint, isSystemTx, depositReceiptVersion, ...rest } = ourTx;
-      const same = rest.to === null && !('to' in theirTx) ? pick(rest, Object.keys(rest).filter((k) => k !== 'to')) : rest;
+      const same =
+        rest.to === null && !('to' in theirTx)
+          ? pick(
+              rest,
+              Object.keys(rest).filter((k) => k !== 'to'),
+            )
+          : rest;
       const { nonce: _n, r: _r, s: _s, v: _v, mint: theirMint, isSystemTx: _i, yParity: _y, ...theirSame } = theirTx;
       expect(same, hash).toEqual(theirSame);
-      expect({ nonce, r, s, v, gasPrice, depositReceiptVersion }).toEqual({ nonce: receipt.depositNonce, r: '0x0', s: '0x0', v: '0x0', gasPrice: '0x0', depositReceiptVersion: '0x1' });
+      expect({ nonce, r, s, v, gasPrice, depositReceiptVersion }).toEqual({
+        nonce: receipt.depositNonce,
+        r: '0x0',
+        s: '0x0',
+        v: '0x0',
+        gasPrice: '0x0',
+        depositReceiptVersion: '0x1',
+      });
       expect(mint ?? '0x0').toBe(theirMint);
       expect(isSystemTx).toBeUndefined();
       const block = (await ours('eth_getBlockByHash', [theirTx.blockHash, true])) as { transactions: Json[] };
