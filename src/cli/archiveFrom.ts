@@ -1,5 +1,6 @@
 import { bytesToHex } from '@ethereumjs/util';
 import { readArchiveStart } from '../chain/archiveStart.js';
+import type { OpGenesisUpgrade } from '../chain/op/rollup.js';
 import type { Config } from '../config/settings.js';
 import { openDatabase } from '../db/database.js';
 import { KIND_ETHEREUM, META } from '../db/keys.js';
@@ -42,7 +43,7 @@ type ArchiveConfig = Pick<Config, 'caches' | 'follow' | 'starknet' | 'import'>;
 export async function initArchiveFrom(
   datadir: string,
   url: string,
-  opts: { at: string; checkpointHash?: string; genesisText?: string },
+  opts: { at: string; checkpointHash?: string; genesisText?: string; opUpgrade?: OpGenesisUpgrade },
   config: ArchiveConfig,
   say: (line: string) => void,
 ): Promise<InitResult> {
@@ -53,7 +54,7 @@ export async function initArchiveFrom(
       anchor = await readAnchor(upstream, opts);
     } catch (err) {
       if (!(err instanceof GenesisAnchorError)) throw err;
-      return await fromGenesis(datadir, upstream, err.message, opts.checkpointHash, config, say);
+      return await fromGenesis(datadir, upstream, err.message, opts.checkpointHash, config, say, opts.opUpgrade);
     }
     const result = await initDatadirAt(datadir, anchor, config);
     const n = anchor.block.header.number;
@@ -132,10 +133,11 @@ async function fromGenesis(
   checkpointHash: string | undefined,
   config: ArchiveConfig,
   say: (line: string) => void,
+  opUpgrade?: OpGenesisUpgrade,
 ): Promise<InitResult> {
   let node: Awaited<ReturnType<typeof readNodeGenesis>>;
   try {
-    node = await readNodeGenesis(upstream);
+    node = await readNodeGenesis(upstream, opUpgrade);
   } catch (err) {
     throw new Error(
       `${why}: an archive from block 0 holds the whole chain, and this node's genesis could not be read (${(err as Error).message}): init the datadir from the chain's genesis file (tracenode init --genesis genesis.json), or start from a later block (--from N)`,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { OP_UPGRADES } from '../chain/op/rollup.js';
+import { OP_UPGRADES, type OpGenesisUpgrade } from '../chain/op/rollup.js';
 import type { Config } from '../config/settings.js';
 import { readNodeGenesis } from '../follow/nodeGenesis.js';
 import { shownUpstreamUrl, Upstream } from '../follow/upstream.js';
@@ -32,7 +32,7 @@ const OP_UPGRADE: FlagSpec = {
   name: 'op-upgrade',
   env: 'TRACENODE_OP_UPGRADE',
   arg: 'UPGRADE',
-  help: `with --from-node: the node is an OP-stack chain running every upgrade up to this one from genesis (anvil --network optimism [--hardfork UPGRADE]; anvil's default is isthmus): ${OP_UPGRADES.join(', ')}`,
+  help: `with --from-node (and --at): the node is an OP-stack chain running every upgrade up to this one from genesis (anvil --network optimism [--hardfork UPGRADE]; anvil's default is isthmus): ${OP_UPGRADES.join(', ')}`,
 };
 const SPEC: CommandSpec = {
   settings: ['server.datadir', 'caches', 'import.trieNodeCacheEntries', 'import.headerChecks', 'follow.requestTimeoutMs'],
@@ -61,23 +61,23 @@ export async function runInit(argv: string[]): Promise<number> {
   const nodeUrl = values[FROM_NODE.name];
   const at = values[AT.name];
   if (at === undefined && values[CHECKPOINT_HASH.name] !== undefined) throw new UsageError('--checkpoint-hash pins the block of --at');
+  const opUpgrade = values[OP_UPGRADE.name];
+  if (opUpgrade !== undefined) {
+    if (nodeUrl === undefined) throw new UsageError('--op-upgrade goes with --from-node URL (an OP-stack genesis file carries its own upgrades)');
+    if (!(OP_UPGRADES as readonly string[]).includes(opUpgrade)) throw new UsageError(`--op-upgrade: ${opUpgrade} is not one of ${OP_UPGRADES.join(', ')}`);
+  }
+  const op = opUpgrade as OpGenesisUpgrade | undefined;
   if (at !== undefined) {
     if (nodeUrl === undefined || !/^(https?|wss?):\/\//i.test(nodeUrl)) throw new UsageError('--at takes the node to start from as --from-node URL');
     const genesisText = genesisPath === undefined ? undefined : readGenesis(genesisPath);
     const say = (line: string) => process.stdout.write(`init: ${line}\n`);
-    await initArchiveFrom(datadir, nodeUrl, { at, checkpointHash: values[CHECKPOINT_HASH.name], genesisText }, config, say);
+    await initArchiveFrom(datadir, nodeUrl, { at, checkpointHash: values[CHECKPOINT_HASH.name], genesisText, ...(op ? { opUpgrade: op } : {}) }, config, say);
     return 0;
   }
   if ((genesisPath === undefined) === (nodeUrl === undefined)) {
     throw new UsageError('give either --genesis FILE or --from-node URL (or TRACENODE_GENESIS / TRACENODE_FROM_NODE)');
   }
-  const opUpgrade = values[OP_UPGRADE.name];
-  if (opUpgrade !== undefined) {
-    if (nodeUrl === undefined || at !== undefined)
-      throw new UsageError('--op-upgrade goes with --from-node URL (an OP-stack genesis file carries its own upgrades)');
-    if (!(OP_UPGRADES as readonly string[]).includes(opUpgrade)) throw new UsageError(`--op-upgrade: ${opUpgrade} is not one of ${OP_UPGRADES.join(', ')}`);
-  }
-  if (nodeUrl !== undefined) return initFromNode(datadir, nodeUrl, config, opUpgrade as (typeof OP_UPGRADES)[number] | undefined);
+  if (nodeUrl !== undefined) return initFromNode(datadir, nodeUrl, config, op);
   report(await initDatadir(datadir, readGenesis(genesisPath!), config), datadir, 'this genesis');
   return 0;
 }
@@ -94,7 +94,7 @@ async function initFromNode(
   datadir: string,
   url: string,
   config: Pick<Config, 'caches' | 'import' | 'follow'>,
-  opUpgrade: (typeof OP_UPGRADES)[number] | undefined,
+  opUpgrade: OpGenesisUpgrade | undefined,
 ): Promise<number> {
   if (!/^(https?|wss?):\/\//i.test(url)) throw new UsageError('--from-node takes an http(s):// or ws(s):// URL of the node');
   const upstream = new Upstream(url, { requestTimeoutMs: config.follow.requestTimeoutMs });

@@ -1,7 +1,9 @@
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex } from '@ethereumjs/util';
 import { builtinChainOf, createBuiltinCommon } from '../chain/chainRules.js';
-import { createChainCommon, parseGenesis } from '../chain/genesis.js';
+import { createChainCommon, type GethGenesis, parseGenesis } from '../chain/genesis.js';
+import { knownOpChain } from '../chain/op/chains.js';
+import { type OpGenesisUpgrade, type OpRollup, opGethConfig, rollupFromGethGenesis } from '../chain/op/rollup.js';
 import { DomainError } from '../errors/domainError.js';
 import type { AnchorBlock } from '../import/init.js';
 import { fetchAncestorHashes } from './ancestorHashes.js';
@@ -42,6 +44,8 @@ export interface AnchorOptions {
   checkpointHash?: string;
   /** A geth genesis file whose `config` gives the rules (`--genesis`). */
   genesisText?: string;
+  /** A development node's OP-stack upgrade, all upgrades to it from genesis (`--op-upgrade`; anvil --network optimism). */
+  opUpgrade?: OpGenesisUpgrade;
 }
 
 const TAGS = ['latest', 'safe', 'finalized'];
@@ -69,14 +73,14 @@ export async function readAnchor(upstream: Upstream, opts: AnchorOptions): Promi
   const at = parseAt(opts.at);
   const checkpoint = opts.checkpointHash === undefined ? undefined : parseCheckpointHash(opts.checkpointHash);
   const chainId = BigInt(hexString(await upstream.call('eth_chainId'), 'eth_chainId'));
-  const { rules, common, rulesSource } = await chainRules(upstream, chainId, opts.genesisText);
+  const { rules, common, rulesSource, op } = await chainRules(upstream, chainId, opts.genesisText, opts.opUpgrade);
   const tagged = typeof at === 'bigint' ? undefined : await headerJson(upstream, at);
   const number = typeof at === 'bigint' ? at : BigInt(hexString(tagged?.number, `${at} block number`));
   // A tag that names block 0 (a young development chain's `finalized`): block 0's state is the
   // genesis allocation, which no header proves (anvil's names the empty trie's root whatever it
   // holds), so an archive cannot start there; the caller starts from the genesis instead.
   if (number === 0n) throw new GenesisAnchorError(`the followed node's ${String(at)} block is block 0`);
-  const [block] = await new UpstreamBlocks(upstream, common).fetch(number, 1);
+  const [block] = await new UpstreamBlocks(upstream, common, undefined, op).fetch(number, 1);
   const hash = bytesToHex(block.hash());
   if (block.header.number !== number) throw new UpstreamError(`the upstream answered block ${block.header.number} for block ${number}`);
   if (checkpoint !== undefined && hash !== checkpoint) {
@@ -87,7 +91,7 @@ export async function readAnchor(upstream: Upstream, opts: AnchorOptions): Promi
     throw new UpstreamError(`the upstream's block ${number} changed while it was read (a reorganisation): try again`);
   }
   const td = json.totalDifficulty === undefined || json.totalDifficulty === null ? 0n : BigInt(hexString(json.totalDifficulty, 'totalDifficulty'));
-  const receipts = await anchorReceipts(upstream, block);
+  const receipts = await anchorReceipts(upstream, block, op !== undefined);
   // The hashes BLOCKHASH may name below N: a failure here leaves them to the follower.
   const ancestors = await fetchAncestorHashes(upstream, common, block.header).catch(() => undefined);
   return { rules, common, block, totalDifficulty: td, receipts, rulesSource, ancestors };
@@ -98,16 +102,29 @@ async function chainRules(
   upstream: Upstream,
   chainId: bigint,
   genesisText: string | undefined,
-): Promise<{ rules: AnchorBlock['rules']; common: Common; rulesSource: RulesSource }> {
+  opUpgrade: OpGenesisUpgrade | undefined,
+): Promise<{ rules: AnchorBlock['rules']; common: Common; rulesSource: RulesSource; op?: OpRollup }> {
+  const withOp = async (genesis: GethGenesis, rules: AnchorBlock['rules'], rulesSource: RulesSource) => ({
+    rules,
+    common: await createChainCommon(genesis),
+    rulesSource,
+    ...(genesis.config.optimism === undefined ? {} : { op: rollupFromGethGenesis(genesis) }),
+  });
   if (genesisText !== undefined) {
     const genesis = parseGenesis(genesisText);
     if (BigInt(genesis.config.chainId) !== chainId) throw new Error(`the genesis file's chain id is ${genesis.config.chainId}, the node's is ${chainId}`);
-    return { rules: { genesisText }, common: await createChainCommon(genesis), rulesSource: 'genesis file' };
+    return withOp(genesis, { genesisText }, 'genesis file');
   }
   const builtin = builtinChainOf(chainId);
   if (builtin !== undefined) return { rules: { builtin }, common: await createBuiltinCommon(builtin), rulesSource: 'built-in' };
-  const { genesis } = await readNodeChainConfig(upstream);
-  return { rules: { genesisText: `${JSON.stringify(genesis, null, 2)}\n` }, common: await createChainCommon(genesis), rulesSource: 'node' };
+  // OP Mainnet, Base, Unichain and their testnets: their rules from the Superchain Registry.
+  const known = knownOpChain(chainId);
+  if (known !== undefined) {
+    const genesis: GethGenesis = { config: opGethConfig(known.rollup), alloc: {} };
+    return withOp(genesis, { genesisText: `${JSON.stringify(genesis, null, 2)}\n` }, 'built-in');
+  }
+  const { genesis } = await readNodeChainConfig(upstream, opUpgrade);
+  return withOp(genesis, { genesisText: `${JSON.stringify(genesis, null, 2)}\n` }, 'node');
 }
 
 async function headerJson(upstream: Upstream, id: string): Promise<Record<string, unknown>> {

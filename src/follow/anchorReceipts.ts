@@ -1,8 +1,10 @@
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex, createContractAddress, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
+import { DEPOSIT_TX_TYPE } from '../chain/op/depositTx.js';
 import type { StoredLog, StoredReceipt } from '../chain/receipts.js';
 import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
+import { encodeOpReceipt } from '../execution/op/opBlockRun.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 import { hexString } from './upstreamBlocks.js';
 
@@ -21,8 +23,12 @@ const GAS_PER_BLOB = 131072n;
 
 type Json = Record<string, unknown>;
 
-/** Block N's receipts, checked against its receiptsRoot. */
-export async function anchorReceipts(upstream: Upstream, block: Block): Promise<StoredReceipt[]> {
+/**
+ * Block N's receipts, checked against its receiptsRoot. On an OP-stack chain (`opStack`) a
+ * deposit's receipt carries its `depositNonce` and `depositReceiptVersion` in the root (as op-geth
+ * encodes it); the L1 and operator fee fields are in no root and are not kept for block N.
+ */
+export async function anchorReceipts(upstream: Upstream, block: Block, opStack = false): Promise<StoredReceipt[]> {
   if (block.transactions.length === 0) return [];
   const jsons = await fetchReceipts(upstream, block);
   if (jsons.length !== block.transactions.length) {
@@ -31,13 +37,39 @@ export async function anchorReceipts(upstream: Upstream, block: Block): Promise<
     );
   }
   const consensus = jsons.map((json, i) => consensusReceipt(json, i));
-  const root = orderedTrieRoot(consensus.map((r, i) => encodeReceipt(r, block.transactions[i].type)));
+  const deposits = jsons.map((json, i) => (opStack && (block.transactions[i].type as number) === DEPOSIT_TX_TYPE ? depositFields(json, i) : undefined));
+  const root = orderedTrieRoot(
+    consensus.map((r, i) => {
+      const deposit = deposits[i];
+      if (deposit === undefined) return encodeReceipt(r, block.transactions[i].type);
+      const { cumulativeBlockGasUsed, bitvector, logs } = r;
+      return encodeOpReceipt({
+        type: DEPOSIT_TX_TYPE,
+        status: 'status' in r ? r.status : 1,
+        cumulativeGasUsed: cumulativeBlockGasUsed,
+        gasUsed: 0n,
+        logs: logs as never,
+        bloom: bitvector,
+        ...deposit,
+      });
+    }),
+  );
   if (!equalsBytes(root, block.header.receiptTrie)) {
     throw new UpstreamError(
       `the upstream's receipts of block ${block.header.number} give receiptsRoot ${bytesToHex(root)}, its header names ${bytesToHex(block.header.receiptTrie)}`,
     );
   }
-  return consensus.map((r, i) => storedReceipt(r, i === 0 ? 0n : consensus[i - 1].cumulativeBlockGasUsed, block, i));
+  return consensus.map((r, i) => storedReceipt(r, i === 0 ? 0n : consensus[i - 1].cumulativeBlockGasUsed, block, i, deposits[i]));
+}
+
+/** A deposit receipt's OP fields from its JSON (Regolith's nonce, Canyon's version), as op-geth prints them. */
+function depositFields(json: Json, i: number): { depositNonce?: bigint; depositReceiptVersion?: bigint } {
+  const out: { depositNonce?: bigint; depositReceiptVersion?: bigint } = {};
+  if (json.depositNonce !== undefined && json.depositNonce !== null) out.depositNonce = BigInt(hexString(json.depositNonce, `receipt ${i}'s depositNonce`));
+  if (json.depositReceiptVersion !== undefined && json.depositReceiptVersion !== null) {
+    out.depositReceiptVersion = BigInt(hexString(json.depositReceiptVersion, `receipt ${i}'s depositReceiptVersion`));
+  }
+  return out;
 }
 
 async function fetchReceipts(upstream: Upstream, block: Block): Promise<Json[]> {
@@ -72,7 +104,13 @@ function consensusReceipt(json: Json, i: number): TxReceipt {
 }
 
 /** What the store keeps of a receipt: the consensus fields and what is derived from the block. */
-function storedReceipt(r: TxReceipt, previousCumulative: bigint, block: Block, i: number): StoredReceipt {
+function storedReceipt(
+  r: TxReceipt,
+  previousCumulative: bigint,
+  block: Block,
+  i: number,
+  deposit?: { depositNonce?: bigint; depositReceiptVersion?: bigint },
+): StoredReceipt {
   const tx = block.transactions[i];
   const stored: StoredReceipt = {
     statusOrRoot: 'status' in r ? Uint8Array.of(r.status) : (r as { stateRoot: Uint8Array }).stateRoot,
@@ -80,6 +118,15 @@ function storedReceipt(r: TxReceipt, previousCumulative: bigint, block: Block, i
     gasUsed: r.cumulativeBlockGasUsed - previousCumulative,
     logs: r.logs as StoredLog[],
   };
+  if (deposit !== undefined) {
+    Object.assign(stored, deposit);
+    // A deposit carries no nonce: a creating one's contract is named by the nonce its receipt gives (op-geth).
+    const succeeded = 'status' in r && r.status === 1;
+    if (tx.to === undefined && succeeded && deposit.depositNonce !== undefined) {
+      stored.contractAddress = createContractAddress(tx.getSenderAddress(), deposit.depositNonce).bytes;
+    }
+    return stored;
+  }
   if (tx.to === undefined) stored.contractAddress = createContractAddress(tx.getSenderAddress(), tx.nonce).bytes;
   const blobs = (tx as { blobVersionedHashes?: unknown[] }).blobVersionedHashes;
   if (blobs !== undefined) {

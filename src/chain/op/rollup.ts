@@ -2,6 +2,8 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { ecrecover } from '../../codec/ecrecover.js';
 import { keccak256 } from '../../codec/keccak.js';
 import { withMergedModuleParams } from '../commonParams.js';
+import { genesisForkConfig } from '../forkSchedule.js';
+import type { GethGenesis } from '../genesis.js';
 
 /**
  * An OP-stack chain's execution rules: which upgrade is active at a block's time, the EIP-1559
@@ -151,3 +153,44 @@ export function opGenesisConfigUpTo(upgrade: OpGenesisUpgrade): Record<string, u
   fields.optimism = { ...OP_MAINNET_EIP1559 };
   return fields;
 }
+
+/**
+ * An op-geth genesis `config` for `rollup`'s chain (as its genesis file would give it, without the
+ * allocation): every Ethereum fork through the merge from genesis, Shanghai at Canyon, Cancun at
+ * Ecotone, Prague at Isthmus (op-geth requires these to coincide), each upgrade's time and the
+ * `optimism` section with the chain's EIP-1559 parameters. What an archive from block N of a
+ * known OP chain reads its blocks by (its blocks before Bedrock are not OP-stack blocks).
+ */
+export function opGethConfig(rollup: OpRollup): GethGenesis['config'] {
+  const config = genesisForkConfig(Number(rollup.chainId), 'merge');
+  const ethereum: Array<[string, (typeof OP_UPGRADES)[number], 'cancun' | 'prague' | undefined]> = [
+    ['shanghaiTime', 'canyon', undefined],
+    ['cancunTime', 'ecotone', 'cancun'],
+    ['pragueTime', 'isthmus', 'prague'],
+  ];
+  const blobSchedule: Record<string, unknown> = {};
+  for (const [key, upgrade, blobs] of ethereum) {
+    const at = rollup.times[upgrade];
+    if (at === undefined) continue;
+    config[key] = Number(at);
+    if (blobs) blobSchedule[blobs] = { ...ETHEREUM_BLOBS[blobs] };
+  }
+  if (Object.keys(blobSchedule).length > 0) config.blobSchedule = blobSchedule;
+  config.bedrockBlock = 0;
+  for (const upgrade of OP_UPGRADES) {
+    const at = rollup.times[upgrade];
+    if (at !== undefined) config[`${upgrade}Time`] = Number(at);
+  }
+  config.optimism = {
+    eip1559Elasticity: Number(rollup.eip1559.elasticity),
+    eip1559Denominator: Number(rollup.eip1559.denominator),
+    eip1559DenominatorCanyon: Number(rollup.eip1559.denominatorCanyon),
+  };
+  return config;
+}
+
+/** Ethereum's EIP-7840 blob parameters of Cancun and Prague (OP chains carry no blobs; the Common wants them). */
+const ETHEREUM_BLOBS = {
+  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+} as const;
