@@ -3,7 +3,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { builtinChainOf, createBuiltinCommon } from '../chain/chainRules.js';
 import { createChainCommon, type GethGenesis, parseGenesis } from '../chain/genesis.js';
 import { knownOpChain } from '../chain/op/chains.js';
-import { type OpGenesisUpgrade, type OpRollup, opGethConfig, rollupFromGethGenesis } from '../chain/op/rollup.js';
+import { type OpGenesisUpgrade, type OpRollup, opRulesGenesis, rollupFromGethGenesis } from '../chain/op/rollup.js';
 import { DomainError } from '../errors/domainError.js';
 import type { AnchorBlock } from '../import/init.js';
 import { fetchAncestorHashes } from './ancestorHashes.js';
@@ -120,7 +120,7 @@ async function chainRules(
   // OP Mainnet, Base, Unichain and their testnets: their rules from the Superchain Registry.
   const known = knownOpChain(chainId);
   if (known !== undefined) {
-    const genesis: GethGenesis = { config: opGethConfig(known.rollup), alloc: {} };
+    const genesis = opRulesGenesis(known.rollup);
     return withOp(genesis, { genesisText: `${JSON.stringify(genesis, null, 2)}\n` }, 'built-in');
   }
   const { genesis } = await readNodeChainConfig(upstream, opUpgrade);

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { createChainCommon } from '../genesis.js';
 import { KNOWN_OP_CHAIN_IDS, knownOpChain } from './chains.js';
-import { rollupFromConfig } from './rollup.js';
+import { opRulesGenesis, rollupFromConfig, rollupFromGethGenesis } from './rollup.js';
 
 /** The registry's entries of the known chains, copied unchanged (fixtures/op-stack/README.md). */
 const REGISTRY = JSON.parse(
@@ -42,6 +43,27 @@ describe('OP-stack chains known by their chain id', () => {
       for (const [upgrade, at] of Object.entries(theirs.times)) expect(ours.times[upgrade as keyof typeof ours.times], `${file} ${upgrade}`).toBe(at);
       expect(ours.eip1559).toEqual(theirs.eip1559);
       expect(ours.chainId).toBe(theirs.chainId);
+    }
+  });
+
+  it('each one’s op-geth config puts Ethereum’s forks at its upgrades: the real blocks’ times read as their forks', async () => {
+    const fixtures = ['op-mainnet-132795025', 'op-sepolia-26207960', 'unichain-10211000'];
+    for (const file of fixtures) {
+      const path = resolve(import.meta.dirname, `../../../fixtures/op-stack/${file}.json.br`);
+      const json = JSON.parse(brotliDecompressSync(readFileSync(path)).toString('utf8')) as {
+        fixture: { rollup_config: { l2_chain_id: number }; executing_payload: { timestamp: string | number } };
+      };
+      const rollup = knownOpChain(BigInt(json.fixture.rollup_config.l2_chain_id))!.rollup;
+      const genesis = opRulesGenesis(rollup);
+      expect(rollupFromGethGenesis(genesis), file).toEqual(rollup);
+      const common = await createChainCommon(genesis);
+      const time = BigInt(json.fixture.executing_payload.timestamp);
+      // Holocene blocks: Ecotone's Cancun.
+      expect(common.getHardforkBy({ blockNumber: 1n, timestamp: time }), file).toBe('cancun');
+      expect(common.getHardforkBy({ blockNumber: 1n, timestamp: rollup.times.isthmus! }), file).toBe('prague');
+      // Unichain started at Ecotone: its Canyon is its Ecotone.
+      const canyon = rollup.times.canyon === rollup.times.ecotone ? 'cancun' : 'shanghai';
+      expect(common.getHardforkBy({ blockNumber: 1n, timestamp: rollup.times.canyon! }), file).toBe(canyon);
     }
   });
 });

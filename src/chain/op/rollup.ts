@@ -194,3 +194,13 @@ const ETHEREUM_BLOBS = {
   cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
   prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
 } as const;
+
+/**
+ * A genesis of `rollup`'s chain that gives only its rules ({@link opGethConfig}), for an archive
+ * from block N of a known OP chain: the header fields a genesis file must have are zeros and the
+ * allocation is empty, as nothing of block 0 is read by such an archive (block N is checked by its
+ * hash, its state fetched with proofs).
+ */
+export function opRulesGenesis(rollup: OpRollup): GethGenesis {
+  return { config: opGethConfig(rollup), nonce: '0x0', timestamp: '0x0', extraData: '0x', gasLimit: '0x0', difficulty: '0x0', alloc: {} };
+}
