@@ -81,7 +81,9 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     const chain = await openChain(join(tmp.dir, name), config.caches);
     // An archive from block N reads what it does not hold from the followed node, as `serve --follow` does.
     const stateSource = chain.start ? new UpstreamStateSource(new Upstream(anvil.url, { requestTimeoutMs: 10_000 }), chain.store, chain.start) : undefined;
-    const ctx = await createEthContext(chain, 'test', config, undefined, undefined, undefined, undefined, stateSource);
+    // The followed node is the pool: eth_sendRawTransaction is relayed to it, as `serve --follow` does.
+    const pool = new Upstream(anvil.url, { requestTimeoutMs: 10_000 });
+    const ctx = await createEthContext(chain, 'test', config, undefined, undefined, undefined, pool, stateSource);
     const lines: string[] = [];
     const log = {
       info: (_o: object, m: string) => lines.push(`info ${m}`),
@@ -118,7 +120,11 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     await initDatadirFromNode(join(tmp.dir, 'genesis'), await readNodeGenesis(new Upstream(anvil.url, { requestTimeoutMs: 10_000 }), 'isthmus'), config);
     followed.push(await follow('genesis', 0));
 
-    const send = async (key: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }): Promise<Hex> => {
+    const send = async (
+      key: Hex,
+      tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint },
+      via: (method: string, params: unknown[]) => Promise<unknown> = theirs,
+    ): Promise<Hex> => {
       const account = privateKeyToAccount(key);
       const nonce = Number(BigInt((await theirs('eth_getTransactionCount', [account.address, 'pending'])) as string));
       const raw = await account.signTransaction({
@@ -129,7 +135,7 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
         maxPriorityFeePerGas: parseGwei('1'),
         ...tx,
       });
-      return (await theirs('eth_sendRawTransaction', [raw])) as Hex;
+      return (await via('eth_sendRawTransaction', [raw])) as Hex;
     };
     const deposit = (to: Hex | undefined, fields: { mint: bigint; value: bigint; gas: bigint; data?: Hex; source: number }) =>
       bytesToHex(
@@ -163,7 +169,8 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     txs.push((await theirs('eth_sendRawTransaction', [deposit(contract, { mint: 0n, value: 0n, gas: 21_500n, data: word(0x78n) as Hex, source: 4 })])) as Hex);
     // A call out of gas, a transfer after the deposits.
     txs.push(await send(KEYS[1], { to: contract, data: word(0x99n) as Hex, gas: 21_900n }));
-    txs.push(await send(KEYS[1], { to: DEPOSITOR as Hex, value: 12_345n, gas: 21_000n }));
+    // The last one sent to tracenode, which relays it to the sequencer (here anvil).
+    txs.push(await send(KEYS[1], { to: DEPOSITOR as Hex, value: 12_345n, gas: 21_000n }, followed[0].ours));
     for (const f of followed) await caughtUp(f);
   }, 120_000);
 
@@ -185,8 +192,9 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     return held;
   };
 
-  it('every block verified as anvil makes OP blocks, and recorded so, from genesis and from block N', async () => {
+  it('every block verified as anvil makes OP blocks, and recorded so, from genesis and from block N; a transaction sent to tracenode is mined', async () => {
     expect(await head()).toBe(txs.length);
+    expect(((await theirs('eth_getTransactionReceipt', [txs.at(-1)])) as Json).status).toBe('0x1');
     for (const f of followed) {
       expect(
         f.lines.filter((l) => l.startsWith('error')),
