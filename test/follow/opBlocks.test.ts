@@ -71,7 +71,7 @@ describe('real OP-stack blocks: the built header hashes to the real block hash',
         });
       }
       expect(bytesToHex(header.hash())).toBe(b.fixture.expected_block_hash);
-      // The block as tracenode holds it (src/execution/op/opBlock.ts): deposits beside signed
+      // The block as tracenode holds it (src/chain/op/opBlock.ts): deposits beside signed
       // transactions, the same hash and transactions root, and its encoding read back whole.
       const raws = b.fixture.executing_payload.transactions.map((t) => hexToBytes(t as `0x${string}`));
       const block = opBlock(header, raws, []);
