@@ -276,9 +276,15 @@ async function runOrdinary(
   };
 }
 
-/** Tells the VM's listeners as runTx tells them (`VM._emit`: a listener taking a callback is awaited). */
+/**
+ * Tells the VM's listeners of `topic` as runTx tells them: in order, a listener that takes a
+ * second argument (a callback) awaited until it calls it, as @ethereumjs/vm's own events are.
+ */
 async function announce(vm: VM, topic: 'beforeTx' | 'afterTx', data: unknown): Promise<void> {
-  await (vm as unknown as { _emit(topic: string, data: unknown): Promise<void> })._emit(topic, data);
+  for (const listener of vm.events.listeners(topic) as Array<(data: unknown, resolve?: () => void) => void>) {
+    if (listener.length === 2) await new Promise<void>((resolve) => listener(data, resolve));
+    else listener(data);
+  }
 }
 
 async function credit(vm: VM, address: Uint8Array, amount: bigint, keepEmpty = false): Promise<void> {
