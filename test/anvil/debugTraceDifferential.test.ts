@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { expect, it } from 'vitest';
+import { orderedTrieRoot } from '../../src/codec/orderedTrieRoot.js';
 import { rawCall, rawResult as rpc, usePeerPair } from '../helpers/anvilPeer.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 
@@ -174,6 +176,21 @@ describeWithAnvil('debug tracers vs anvil on an anvil-mined chain', () => {
     }
     expect(failed).toBeGreaterThan(0);
     expect(answered).toBeGreaterThan(0);
+  });
+
+  it('debug_getRawReceipts of every block makes anvil’s receiptsRoot, its failed transactions’ receipts among them', async () => {
+    const { ours, theirs } = peers();
+    const head = Number(await rpc(theirs, 'eth_blockNumber', []));
+    let failed = 0;
+    for (let n = 1; n <= head; n++) {
+      const number = `0x${n.toString(16)}`;
+      const raws = (await rpc(ours, 'debug_getRawReceipts', [number])) as `0x${string}`[];
+      const header = (await rpc(theirs, 'eth_getBlockByNumber', [number, false])) as { receiptsRoot: string };
+      expect(bytesToHex(orderedTrieRoot(raws.map((r) => hexToBytes(r)))), `block ${n}`).toBe(header.receiptsRoot);
+      const receipts = (await rpc(ours, 'eth_getBlockReceipts', [number])) as Array<{ status: string }>;
+      failed += receipts.filter((r) => r.status === '0x0').length;
+    }
+    expect(failed).toBeGreaterThan(0);
   });
 
   it('debug_traceCall of every transaction’s call on its parent block equals anvil’s (callTracer, prestateTracer)', async () => {

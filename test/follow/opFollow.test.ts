@@ -8,6 +8,7 @@ import { opAnvilQuirksKept } from '../../src/chain/op/anvilQuirks.js';
 import { encodeDepositTx } from '../../src/chain/op/depositTx.js';
 import { type EthereumChain, openChain } from '../../src/chain/open.js';
 import { initArchiveFrom } from '../../src/cli/archiveFrom.js';
+import { orderedTrieRoot } from '../../src/codec/orderedTrieRoot.js';
 import { L1_BLOCK_ADDRESS } from '../../src/execution/op/l1Cost.js';
 import { Follower } from '../../src/follow/follower.js';
 import { readNodeGenesis } from '../../src/follow/nodeGenesis.js';
@@ -282,6 +283,17 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
         const credited = (await balance(theirs, L1_FEE_VAULT, number)) - (await balance(theirs, L1_FEE_VAULT, number - 1n));
         expect(BigInt(l1Fee as string), `${f.name}: ${hash}'s l1Fee`).toBe(credited);
         expect(BigInt(l1GasUsed as string)).toBeGreaterThan(0n);
+      }
+    }
+  });
+
+  it('raw receipts (debug_getRawReceipts) make each block’s receipts root, deposits and a failed transaction among them', async () => {
+    for (const f of followed) {
+      for (let n = f.start; n <= (await head()); n++) {
+        const number = `0x${n.toString(16)}`;
+        const raws = (await f.ours('debug_getRawReceipts', [number])) as Hex[];
+        const header = (await theirs('eth_getBlockByNumber', [number, false])) as Json;
+        expect(bytesToHex(orderedTrieRoot(raws.map((r) => hexToBytes(r)))), `${f.name}: block ${n}`).toBe(header.receiptsRoot);
       }
     }
   });

@@ -1,4 +1,4 @@
-import { RLP } from '@ethereumjs/rlp';
+import { type Input, RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, concatBytes } from '@ethereumjs/util';
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { bytesToData } from '../../codec/hex.js';
@@ -12,8 +12,8 @@ import { rawTarget } from './_shared.js';
 /**
  * `debug_getRawReceipts(block)`: each receipt of the block in its consensus encoding (EIP-2718:
  * the transaction's type byte, then `rlp([status or post-state root, cumulative gas, bloom,
- * logs])`; a legacy receipt is the RLP alone), the items of the block's receipts trie, as geth's
- * `DebugAPI.GetRawReceipts`. https://github.com/ethereum/execution-apis (debug namespace)
+ * logs])`; a legacy receipt is the RLP alone; an OP-stack deposit's with its nonce and version
+ * after the logs), the items of the block's receipts trie, as geth's `DebugAPI.GetRawReceipts`. https://github.com/ethereum/execution-apis (debug namespace)
  */
 export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
@@ -25,7 +25,13 @@ export const getRawReceipts = defineMethod({
     const receipts = await ctx.chain.store.receipts(block.hash());
     if (!receipts) throw new ServerError('receipts not found');
     return receipts.map((r, i) => {
-      const body = RLP.encode([r.statusOrRoot, bigIntToUnpaddedBytes(r.cumulativeGasUsed), logsBloom(r.logs), r.logs]);
+      // A status is 0x01 or the empty string (a failed transaction); before Byzantium the post-state root.
+      const status = r.statusOrRoot.length === 1 ? (r.statusOrRoot[0] === 1 ? Uint8Array.of(1) : new Uint8Array()) : r.statusOrRoot;
+      const fields: Input[] = [status, bigIntToUnpaddedBytes(r.cumulativeGasUsed), logsBloom(r.logs), r.logs];
+      // An OP-stack deposit's receipt: its nonce (from Regolith) and version (from Canyon) after the logs, as op-geth encodes it.
+      if (r.depositNonce !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositNonce));
+      if (r.depositReceiptVersion !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositReceiptVersion));
+      const body = RLP.encode(fields);
       const type = block.transactions[i].type;
       return bytesToData(type === 0 ? body : concatBytes(Uint8Array.of(type), body));
     });
