@@ -9,6 +9,7 @@ import { DEPOSIT_TX_TYPE, decodeDepositTx, isDeposit } from '../../chain/op/depo
 import { DepositTransaction } from '../../chain/op/opBlock.js';
 import { isActive, type OpRollup, upgradeAt } from '../../chain/op/rollup.js';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
+import { ensureCreate2Deployer } from './create2Deployer.js';
 import { runDeposit } from './depositRun.js';
 import { L1_BLOCK_ADDRESS, type L1Cost, type L1FeeParams, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
 import { OPERATOR_FEE_VAULT, type OperatorFeeParams, type OperatorFeeRules, operatorFeeAt, operatorFeeCharge, operatorFeeRefund } from './operatorFee.js';
@@ -38,9 +39,10 @@ import { P256VERIFY_ADDRESS } from './precompiles.js';
  * on the gas limit, the fee of the unused gas given back and the rest credited to the operator fee
  * vault (0x42…1b), and the message passer's storage root returned as the block's withdrawals root.
  *
- * Not yet run: blocks from Jovian on (its operator fee rule, minimum base fee and data-availability
- * footprint) and the block at Canyon's time (the create2 deployer it installs); both are refused
- * with {@link OpBlockError} rather than computed without their rules.
+ * The block whose time is exactly Canyon's first gets the create2 deployer's code
+ * (`create2Deployer.ts`). Not yet run: blocks from Jovian on (its operator fee rule, minimum base
+ * fee and data-availability footprint), refused with {@link OpBlockError} rather than computed
+ * without their rules.
  */
 
 export const BASE_FEE_VAULT = hexToBytes('0x4200000000000000000000000000000000000019');
@@ -108,8 +110,6 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   const header = block.header;
   const time = header.timestamp;
   if (isActive(rollup, 'jovian', time)) throw new OpBlockError(`block ${header.number}: Jovian and later upgrades are not run yet`);
-  // op-geth installs the create2 deployer's code in the block whose time is exactly Canyon's.
-  if (rollup.times.canyon === time) throw new OpBlockError(`block ${header.number}: the Canyon block (its create2 deployer code) is not run yet`);
   if (isActive(rollup, 'fjord', time) && !vm.evm.precompiles.has(P256VERIFY_ADDRESS.toString().slice(2))) {
     throw new OpBlockError(`block ${header.number}: the VM lacks Fjord's P256VERIFY: build it with opPrecompiles`);
   }
@@ -143,7 +143,7 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   };
 }
 
-/** The beacon root stored, then every transaction run in order, with its receipt. */
+/** Canyon's deployer code (in its block), the beacon root stored, then every transaction run in order, with its receipt. */
 async function runTransactions(
   vm: VM,
   input: OpBlockInput,
@@ -152,6 +152,8 @@ async function runTransactions(
   const { block } = input;
   const header = block.header;
   const { regolith, canyon, feeUpgrade, isthmus } = rules;
+  // op-geth (state_processor.go) installs the create2 deployer's code first, in the block whose time is exactly Canyon's.
+  if (input.rollup.times.canyon === header.timestamp) await ensureCreate2Deployer(vm);
   if (vm.common.isActivatedEIP(4788)) await storeBeaconRoot(vm, header.parentBeaconBlockRoot!, header.timestamp);
   if (isthmus) await storeParentHash(vm, header.parentHash, header.number);
 
