@@ -430,6 +430,8 @@ function compareResults(block: Block, result: Omit<BlockRun, 'receipts'>): strin
     return `withdrawalsRoot ${bytesToHex(result.withdrawalsRoot)} != header ${bytesToHex(h.withdrawalsRoot)}`;
   }
   if (result.gasUsed !== h.gasUsed) return `gasUsed ${result.gasUsed} != header ${h.gasUsed}`;
+  if (result.blobGasUsed !== undefined && result.blobGasUsed !== h.blobGasUsed)
+    return `blobGasUsed (DA footprint) ${result.blobGasUsed} != header ${h.blobGasUsed}`;
   if (!equalsBytes(result.receiptsRoot, h.receiptTrie)) return `receiptsRoot ${bytesToHex(result.receiptsRoot)} != header ${bytesToHex(h.receiptTrie)}`;
   if (!equalsBytes(result.logsBloom, h.logsBloom)) return `logsBloom differs from header`;
   if (h.requestsHash !== undefined && result.requestsHash !== undefined && !equalsBytes(result.requestsHash, h.requestsHash)) {

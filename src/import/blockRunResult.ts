@@ -13,5 +13,7 @@ export interface BlockRun {
   requestsHash?: Uint8Array;
   /** From Isthmus (OP stack): the message passer's storage root, the header's withdrawals root. */
   withdrawalsRoot?: Uint8Array;
+  /** From Jovian (OP stack): the block's data-availability footprint, the header's blobGasUsed. */
+  blobGasUsed?: bigint;
   receipts: StoredReceipt[];
 }

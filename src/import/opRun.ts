@@ -25,6 +25,7 @@ export async function runOpBlock(vm: VM, op: OpRollup, block: Block, quirks?: 'a
     logsBloom: result.logsBloom,
     gasUsed: result.gasUsed,
     ...(result.withdrawalsRoot ? { withdrawalsRoot: result.withdrawalsRoot } : {}),
+    ...(result.blobGasUsed !== undefined ? { blobGasUsed: result.blobGasUsed } : {}),
     receipts: opStoredReceipts(result),
   };
 }

@@ -1,7 +1,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { ConsensusType, Hardfork } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
-import { baseFeeParams, nextBaseFee, OpBlockError } from '../chain/op/baseFee.js';
+import { OpBlockError, opNextBaseFee } from '../chain/op/baseFee.js';
 import type { OpRollup } from '../chain/op/rollup.js';
 import type { ChainStore } from '../chain/store.js';
 import { DomainError } from '../errors/domainError.js';
@@ -119,18 +119,20 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, checks:
     const want = header.number === londonBlock ? common.param('initialBaseFee') : parent.calcNextBaseFee();
     if (header.baseFeePerGas !== want) broken('baseFee', `baseFeePerGas ${header.baseFeePerGas} != expected ${want}`);
   }
-  if (common.isActivatedEIP(4844)) {
+  if (common.isActivatedEIP(4844) && op !== undefined) {
+    // OP chains carry no blobs: zero from Ecotone on (from Jovian blobGasUsed is the DA footprint, which counts for nothing here).
+    if (header.excessBlobGas !== 0n) broken('excessBlobGas', `excessBlobGas ${header.excessBlobGas} != expected 0 (an OP-stack chain)`);
+  } else if (common.isActivatedEIP(4844)) {
     const want = parent.calcNextExcessBlobGas(common);
     if (header.excessBlobGas !== want) broken('excessBlobGas', `excessBlobGas ${header.excessBlobGas} != expected ${want}`);
   }
   return deviations;
 }
 
-/** The base fee an OP-stack block must have, or why its parent gives none (Holocene extra data it cannot read). */
+/** The base fee an OP-stack block must have, or why its parent gives none (extra data it cannot read). */
 function opBaseFee(op: OpRollup, header: BlockHeader, parent: BlockHeader): bigint | string {
   try {
-    const params = baseFeeParams(op, parent, header.timestamp);
-    return nextBaseFee({ gasLimit: parent.gasLimit, gasUsed: parent.gasUsed, baseFee: parent.baseFeePerGas ?? 0n }, params);
+    return opNextBaseFee(op, parent, header.timestamp);
   } catch (err) {
     if (err instanceof OpBlockError) return `baseFeePerGas: parent's ${err.message}`;
     throw err;

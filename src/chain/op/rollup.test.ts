@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { baseFeeParams, decodeHoloceneExtraData, holoceneExtraData, nextBaseFee } from './baseFee.js';
+import { baseFeeParams, decodeHoloceneExtraData, decodeJovianExtraData, holoceneExtraData, nextBaseFee, opNextBaseFee } from './baseFee.js';
 import { isActive, rollupFromConfig, rollupFromGethGenesis, upgradeAt } from './rollup.js';
 
 /** OP Sepolia's rollup config as kona's fixtures carry it (times in seconds; no regolith_time: Regolith from genesis). */
@@ -50,9 +50,49 @@ describe('an OP-stack chain’s upgrades and EIP-1559 parameters', () => {
     expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 10_000_000n, baseFee: 1_000_000n }, params)).toBe(1_000_000n);
     expect(nextBaseFee({ gasLimit: 60_000_000n, gasUsed: 10_000_001n, baseFee: 1_000_000n }, params)).toBe(1_000_001n);
   });
+
+  it('Jovian: version 1 extra data with a minimum base fee; the parent’s DA footprint counts when it is more than its gas used', () => {
+    // op-reth's own encoding test (base/base 98a8db8d, crates/alloy/consensus/src/extra/jovian.rs):
+    // params 0x0000000800000008 and a minimum of 257 give 01 00000008 00000008 0000000000000101.
+    expect(decodeJovianExtraData(Uint8Array.from([1, 0, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 1]))).toEqual({
+      denominator: 8n,
+      elasticity: 8n,
+      minBaseFee: 257n,
+    });
+    expect(() => decodeJovianExtraData(hexToBytes('0x00000000fa00000006'))).toThrow(/not version 1/);
+    const rollup = { ...OP_SEPOLIA, times: { ...OP_SEPOLIA.times, jovian: 2_000_000_000n } };
+    const extra = (min: bigint) => hexToBytes(`0x01000000fa00000006${min.toString(16).padStart(16, '0')}`);
+    const parent = { timestamp: 2_000_000_000n, extraData: extra(0n), gasLimit: 60_000_000n, gasUsed: 5_000_000n, baseFeePerGas: 1_000_000n };
+    // Half below the target of 10,000,000: −1/500 (by hand: 1,000,000 × 5,000,000 / 10,000,000 / 250 = 2,000).
+    expect(opNextBaseFee(rollup, parent, 2_000_000_002n)).toBe(998_000n);
+    // A DA footprint of 15,000,000 counts instead: half above the target, +2,000.
+    expect(opNextBaseFee(rollup, { ...parent, blobGasUsed: 15_000_000n }, 2_000_000_002n)).toBe(1_002_000n);
+    // The minimum holds the fee up; below the fee it changes nothing.
+    expect(opNextBaseFee(rollup, { ...parent, extraData: extra(999_999n) }, 2_000_000_002n)).toBe(999_999n);
+    expect(opNextBaseFee(rollup, { ...parent, extraData: extra(5n) }, 2_000_000_002n)).toBe(998_000n);
+    // A Holocene parent (the first Jovian block's): version 0, and its blobGasUsed does not count.
+    const holocene = { ...parent, timestamp: 1_999_999_998n, extraData: hexToBytes('0x00000000fa00000006'), blobGasUsed: 15_000_000n };
+    expect(opNextBaseFee(rollup, holocene, 2_000_000_000n)).toBe(998_000n);
+  });
 });
 
 describe('rules from an op-geth genesis file', () => {
+  it('an upgrade the genesis schedules that tracenode does not know is kept, with its time (blocks from it are refused)', () => {
+    const genesis = {
+      config: {
+        chainId: 901,
+        cancunTime: 0,
+        isthmusTime: 0,
+        jovianTime: 10,
+        interopTime: 500,
+        bpo1Time: 100,
+        optimism: { eip1559Elasticity: 6, eip1559Denominator: 50 },
+      },
+    };
+    expect(rollupFromGethGenesis(genesis).unknownUpgrade).toEqual({ name: 'interop', time: 500n });
+    expect(rollupFromGethGenesis({ config: { ...genesis.config, interopTime: null } }).unknownUpgrade).toBeUndefined();
+  });
+
   it('the config of a real OP-stack genesis (base/base’s builder test genesis: every upgrade at 0, chain 901)', () => {
     const genesis = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../fixtures/op-stack/base-genesis-config.json'), 'utf8'));
     const rollup = rollupFromGethGenesis(genesis);

@@ -28,6 +28,25 @@ export interface OpRollup {
     /** From Canyon (and Holocene's default when a block's extra data gives zeros). */
     denominatorCanyon: bigint;
   };
+  /**
+   * An upgrade the chain's genesis schedules that tracenode does not know (one after Jovian): its
+   * name and time. Blocks from that time are refused rather than run by older rules.
+   */
+  unknownUpgrade?: { name: string; time: bigint };
+}
+
+/** The Ethereum forks an op-geth genesis `config` may schedule by time beside the OP upgrades. */
+const ETHEREUM_TIME_FORKS = new Set(['shanghai', 'cancun', 'prague', 'osaka', 'verkle', 'amsterdam', 'bpo1', 'bpo2', 'bpo3', 'bpo4', 'bpo5']);
+
+/** The earliest `<name>Time` of `config` that is neither an OP upgrade nor an Ethereum fork. */
+function unknownUpgradeOf(config: Record<string, unknown>): { name: string; time: bigint } | undefined {
+  let earliest: { name: string; time: bigint } | undefined;
+  for (const [key, value] of Object.entries(config)) {
+    const name = /^([a-z][A-Za-z0-9]*)Time$/.exec(key)?.[1];
+    if (name === undefined || typeof value !== 'number' || ETHEREUM_TIME_FORKS.has(name) || (OP_UPGRADES as readonly string[]).includes(name)) continue;
+    if (earliest === undefined || BigInt(value) < earliest.time) earliest = { name, time: BigInt(value) };
+  }
+  return earliest;
 }
 
 /** Whether `upgrade` is active at `time`: its own time has come, or a later upgrade's has. */
@@ -116,7 +135,9 @@ export function rollupFromGethGenesis(genesis: unknown): OpRollup {
   }
   const denominator = integer(optimism.eip1559Denominator, 'config.optimism.eip1559Denominator');
   const canyon = optimism.eip1559DenominatorCanyon;
+  const unknownUpgrade = unknownUpgradeOf(config);
   return {
+    ...(unknownUpgrade ? { unknownUpgrade } : {}),
     chainId: integer(config.chainId, 'config.chainId'),
     times,
     eip1559: {

@@ -59,6 +59,16 @@ function bytePriceScaled(p: L1FeeParams): bigint {
 }
 
 /**
+ * Fjord's estimate of a transaction's size once compressed, × 10⁶: the linear fit of its FastLZ
+ * length, at least 100 bytes. The L1 data fee from Fjord, and Jovian's data-availability footprint
+ * (op-reth `estimate_tx_compressed_size`), are computed from it.
+ */
+export function fjordEstimatedSize(tx: Uint8Array): bigint {
+  const estimated = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(flzCompressLength(tx));
+  return estimated > FJORD_MIN_SIZE_SCALED ? estimated : FJORD_MIN_SIZE_SCALED;
+}
+
+/**
  * The L1 data fee of a transaction given as its EIP-2718 bytes (what a block carries), under
  * `rules`; undefined for a deposit or no bytes (nothing charged).
  */
@@ -75,8 +85,7 @@ export function l1Cost(tx: Uint8Array, rules: L1FeeRules, p: L1FeeParams): L1Cos
       return { fee: (gasUsed * bytePriceScaled(p)) / 16_000_000n, gasUsed };
     }
     case 'fjord': {
-      const estimated = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(flzCompressLength(tx));
-      const size = estimated > FJORD_MIN_SIZE_SCALED ? estimated : FJORD_MIN_SIZE_SCALED;
+      const size = fjordEstimatedSize(tx);
       return { fee: (size * bytePriceScaled(p)) / 1_000_000_000_000n, gasUsed: (size * 16n) / 1_000_000n };
     }
   }

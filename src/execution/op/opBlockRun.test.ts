@@ -3,18 +3,18 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, concatBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
-import { OpBlockError } from '../../chain/op/baseFee.js';
 import { opCommon, rollupFromConfig } from '../../chain/op/rollup.js';
 import { encodeOpReceipt, executeOpBlock } from './opBlockRun.js';
 
 describe('OP block execution: what it refuses, and deposit receipts', () => {
-  const rollup = rollupFromConfig({ l2_chain_id: 10, canyon_time: 1000, jovian_time: 5000 });
+  const rollup = rollupFromConfig({ l2_chain_id: 10, canyon_time: 1000 });
   const blockAt = (timestamp: bigint) => createBlock({ header: { number: 1n, timestamp, baseFeePerGas: 1n } }, { common: opCommon(rollup, 'canyon') });
-  const noVm = {} as VM;
 
-  it('error: a block of Jovian or later is refused before anything runs', async () => {
-    await expect(executeOpBlock(noVm, { block: blockAt(5000n), transactions: [], rollup })).rejects.toThrow(OpBlockError);
-    await expect(executeOpBlock(noVm, { block: blockAt(5000n), transactions: [], rollup })).rejects.toThrow(/Jovian and later upgrades are not run yet/);
+  it('error: a block of an upgrade tracenode does not know, or of Fjord or later on a VM without P256VERIFY, is refused before anything runs', async () => {
+    const later = { ...rollup, unknownUpgrade: { name: 'interop', time: 500n } };
+    await expect(executeOpBlock({} as VM, { block: blockAt(500n), transactions: [], rollup: later })).rejects.toThrow(
+      /the chain's genesis schedules interop at 500, an upgrade tracenode does not know/,
+    );
     const fjord = rollupFromConfig({ l2_chain_id: 10, fjord_time: 0 });
     const plainVm = { evm: { precompiles: new Map() } } as unknown as VM;
     await expect(executeOpBlock(plainVm, { block: blockAt(10n), transactions: [], rollup: fjord })).rejects.toThrow(/lacks Fjord's P256VERIFY/);

@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Log } from '@ethereumjs/evm';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, concatBytes, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, bytesToBigInt, concatBytes, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { OpBlockError } from '../../chain/op/baseFee.js';
 import { DEPOSIT_TX_TYPE, decodeDepositTx, isDeposit } from '../../chain/op/depositTx.js';
@@ -11,8 +11,16 @@ import { isActive, type OpRollup, upgradeAt } from '../../chain/op/rollup.js';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
 import { ensureCreate2Deployer } from './create2Deployer.js';
 import { runDeposit } from './depositRun.js';
-import { L1_BLOCK_ADDRESS, type L1Cost, type L1FeeParams, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
-import { OPERATOR_FEE_VAULT, type OperatorFeeParams, type OperatorFeeRules, operatorFeeAt, operatorFeeCharge, operatorFeeRefund } from './operatorFee.js';
+import { fjordEstimatedSize, L1_BLOCK_ADDRESS, type L1Cost, type L1FeeParams, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
+import {
+  OPERATOR_FEE_SLOT,
+  OPERATOR_FEE_VAULT,
+  type OperatorFeeParams,
+  type OperatorFeeRules,
+  operatorFeeAt,
+  operatorFeeCharge,
+  operatorFeeRefund,
+} from './operatorFee.js';
 import { P256VERIFY_ADDRESS } from './precompiles.js';
 
 /**
@@ -40,9 +48,11 @@ import { P256VERIFY_ADDRESS } from './precompiles.js';
  * vault (0x42…1b), and the message passer's storage root returned as the block's withdrawals root.
  *
  * The block whose time is exactly Canyon's first gets the create2 deployer's code
- * (`create2Deployer.ts`). Not yet run: blocks from Jovian on (its operator fee rule, minimum base
- * fee and data-availability footprint), refused with {@link OpBlockError} rather than computed
- * without their rules.
+ * (`create2Deployer.ts`).
+ *
+ * From Jovian: the operator fee's Jovian formula, and each signed transaction's data-availability
+ * footprint counted against the block's gas limit, their sum returned as the block's blobGasUsed
+ * (the header's minimum base fee is a header rule: `chain/op/baseFee.ts`).
  */
 
 export const BASE_FEE_VAULT = hexToBytes('0x4200000000000000000000000000000000000019');
@@ -70,6 +80,8 @@ export interface OpReceipt {
   l1?: L1Cost & { rules: L1FeeRules; params: L1FeeParams };
   /** Ordinary transactions from Isthmus: the operator fee's parameters at that point of the block. */
   operatorFee?: OperatorFeeParams;
+  /** Ordinary transactions from Jovian: the data-availability footprint (op-reth prints it as the receipt's blobGasUsed). */
+  daFootprint?: bigint;
   createdAddress?: Address;
 }
 
@@ -82,6 +94,8 @@ export interface OpBlockResult {
   receipts: OpReceipt[];
   /** From Isthmus: the message passer's storage root, which the header carries as its withdrawals root. */
   withdrawalsRoot?: Uint8Array;
+  /** From Jovian: the block's data-availability footprint, which the header carries as its blobGasUsed. */
+  blobGasUsed?: bigint;
 }
 
 export interface OpBlockInput {
@@ -109,7 +123,11 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   const { block, rollup } = input;
   const header = block.header;
   const time = header.timestamp;
-  if (isActive(rollup, 'jovian', time)) throw new OpBlockError(`block ${header.number}: Jovian and later upgrades are not run yet`);
+  if (rollup.unknownUpgrade !== undefined && time >= rollup.unknownUpgrade.time) {
+    throw new OpBlockError(
+      `block ${header.number}: the chain's genesis schedules ${rollup.unknownUpgrade.name} at ${rollup.unknownUpgrade.time}, an upgrade tracenode does not know`,
+    );
+  }
   if (isActive(rollup, 'fjord', time) && !vm.evm.precompiles.has(P256VERIFY_ADDRESS.toString().slice(2))) {
     throw new OpBlockError(`block ${header.number}: the VM lacks Fjord's P256VERIFY: build it with opPrecompiles`);
   }
@@ -117,24 +135,26 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
   const canyon = isActive(rollup, 'canyon', time);
   const feeUpgrade = feeUpgradeAt(rollup, time);
   const isthmus = isActive(rollup, 'isthmus', time);
+  const jovian = isActive(rollup, 'jovian', time);
 
   // One checkpoint around the block, as runBlock keeps one: the state manager writes to the trie
   // when it is committed, so the trie sees each slot's and account's last value only (a write per
   // transaction would reach, in between, nodes no client reads: a witness does not hold them).
   await vm.evm.journal.checkpoint();
-  let run: { receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint };
+  let run: { receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint; daUsed: bigint };
   try {
-    run = await runTransactions(vm, input, { regolith, canyon, feeUpgrade, isthmus });
+    run = await runTransactions(vm, input, { regolith, canyon, feeUpgrade, isthmus, jovian });
   } catch (e) {
     await vm.evm.journal.revert();
     throw e;
   }
   await vm.evm.journal.commit();
-  const { receipts, bloom, gasUsed } = run;
+  const { receipts, bloom, gasUsed, daUsed } = run;
   const stateRoot = await vm.stateManager.getStateRoot();
   return {
     stateRoot,
     ...(isthmus ? { withdrawalsRoot: await storageRootOf(vm, MESSAGE_PASSER) } : {}),
+    ...(jovian ? { blobGasUsed: daUsed } : {}),
     receiptsRoot: orderedTrieRoot(receipts.map(encodeOpReceipt)),
     transactionsRoot: orderedTrieRoot(input.transactions),
     logsBloom: bloom.bitvector,
@@ -147,11 +167,11 @@ export async function executeOpBlock(vm: VM, input: OpBlockInput): Promise<OpBlo
 async function runTransactions(
   vm: VM,
   input: OpBlockInput,
-  rules: { regolith: boolean; canyon: boolean; feeUpgrade: L1FeeRules; isthmus: boolean },
-): Promise<{ receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint }> {
+  rules: { regolith: boolean; canyon: boolean; feeUpgrade: L1FeeRules; isthmus: boolean; jovian: boolean },
+): Promise<{ receipts: OpReceipt[]; bloom: Bloom; gasUsed: bigint; daUsed: bigint }> {
   const { block } = input;
   const header = block.header;
-  const { regolith, canyon, feeUpgrade, isthmus } = rules;
+  const { regolith, canyon, feeUpgrade, isthmus, jovian } = rules;
   // op-geth (state_processor.go) installs the create2 deployer's code first, in the block whose time is exactly Canyon's.
   if (input.rollup.times.canyon === header.timestamp) await ensureCreate2Deployer(vm);
   if (vm.common.isActivatedEIP(4788)) await storeBeaconRoot(vm, header.parentBeaconBlockRoot!, header.timestamp);
@@ -160,6 +180,8 @@ async function runTransactions(
   const receipts: OpReceipt[] = [];
   const bloom = new Bloom(undefined, vm.common);
   let cumulative = 0n;
+  // Jovian: the data-availability footprints of the block's signed transactions, bounded by its gas limit.
+  let daUsed = 0n;
   for (const [index, raw] of input.transactions.entries()) {
     let receipt: Omit<OpReceipt, 'cumulativeGasUsed'>;
     if (isDeposit(raw)) {
@@ -189,16 +211,22 @@ async function runTransactions(
         vm,
         raw,
         block,
-        { feeUpgrade, operatorFee: isthmus ? 'isthmus' : undefined, anvil: input.quirks === 'anvil' },
+        {
+          feeUpgrade,
+          operatorFee: jovian ? 'jovian' : isthmus ? 'isthmus' : undefined,
+          anvil: input.quirks === 'anvil',
+          ...(jovian ? { daAvailable: header.gasLimit - daUsed } : {}),
+        },
         cumulative,
         index,
       );
     }
     cumulative += receipt.gasUsed;
+    daUsed += receipt.daFootprint ?? 0n;
     bloom.or(new Bloom(receipt.bloom, vm.common));
     receipts.push({ ...receipt, cumulativeGasUsed: cumulative });
   }
-  return { receipts, bloom, gasUsed: cumulative };
+  return { receipts, bloom, gasUsed: cumulative, daUsed };
 }
 
 /** The L1 data fee rules of a block at `time`: Fjord's from Fjord on. */
@@ -218,7 +246,7 @@ async function runOrdinary(
   vm: VM,
   raw: Uint8Array,
   block: Block,
-  fees: { feeUpgrade: L1FeeRules; operatorFee: OperatorFeeRules | undefined; anvil: boolean },
+  fees: { feeUpgrade: L1FeeRules; operatorFee: OperatorFeeRules | undefined; anvil: boolean; daAvailable?: bigint },
   used: bigint,
   index: number,
 ): Promise<Omit<OpReceipt, 'cumulativeGasUsed'>> {
@@ -239,6 +267,7 @@ async function runOrdinary(
   const fee = await l1FeeAt(word, fees.feeUpgrade, fees.anvil ? 'op-revm' : 'op-geth');
   const l1 = l1Cost(raw, fee.rules, fee.params);
   const operator = fees.operatorFee === undefined ? undefined : { rules: fees.operatorFee, params: await operatorFeeAt(word) };
+  const daFootprint = fees.daAvailable === undefined ? undefined : await daFootprintOf(raw, word, fees.daAvailable, header.number, index);
   const operatorCharge = operator === undefined ? 0n : operatorFeeCharge(raw, tx.gasLimit, operator.params, operator.rules);
   const sender = tx.getSenderAddress();
   // Both fees are taken before the run, with the gas they buy: a sender who cannot pay them makes the block invalid.
@@ -274,8 +303,24 @@ async function runOrdinary(
     bloom: result.bloom.bitvector,
     ...(l1 !== undefined ? { l1: { ...l1, rules: fee.rules, params: fee.params } } : {}),
     ...(operator !== undefined ? { operatorFee: operator.params } : {}),
+    ...(daFootprint !== undefined ? { daFootprint } : {}),
     ...(result.createdAddress ? { createdAddress: result.createdAddress } : {}),
   };
+}
+
+/**
+ * Jovian: a signed transaction's data-availability footprint — its estimated compressed size
+ * (Fjord's, in bytes) × the DA footprint gas scalar L1Block holds (slot 8, bytes [18, 20)) —,
+ * refused when more than the block has left of its gas limit for them (op-reth's executor: the
+ * header's blobGasUsed is their sum, and the next base fee counts it when it exceeds the gas used).
+ */
+async function daFootprintOf(raw: Uint8Array, word: (slot: bigint) => Promise<Uint8Array>, available: bigint, number: bigint, index: number): Promise<bigint> {
+  const scalar = bytesToBigInt((await word(OPERATOR_FEE_SLOT)).subarray(18, 20));
+  const footprint = (fjordEstimatedSize(raw) / 1_000_000n) * scalar;
+  if (footprint > available) {
+    throw new OpBlockError(`block ${number}: transaction ${index}'s data-availability footprint ${footprint} is more than the ${available} the block has left`);
+  }
+  return footprint;
 }
 
 /**

@@ -6,7 +6,15 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { opCommon, rollupFromConfig } from '../../chain/op/rollup.js';
 import { createBlockVM } from '../blockRun.js';
-import { BN254_PAIRING_MAX_INPUT_GRANITE, ISTHMUS_BLS_BOUNDS, opPrecompiles, P256VERIFY_GAS, p256Verify } from './precompiles.js';
+import {
+  BN254_PAIRING_MAX_INPUT_GRANITE,
+  BN254_PAIRING_MAX_INPUT_JOVIAN,
+  ISTHMUS_BLS_BOUNDS,
+  JOVIAN_BLS_BOUNDS,
+  opPrecompiles,
+  P256VERIFY_GAS,
+  p256Verify,
+} from './precompiles.js';
 
 /** op-geth's P256VERIFY vectors (fixtures/op-stack/README.md): Wycheproof's secp256r1 cases and more. */
 const VECTORS = JSON.parse(
@@ -83,5 +91,27 @@ describe('the precompiles each upgrade adds or bounds', () => {
     const pairing = (isthmus[4] as { function: Run }).function;
     const infinity = await pairing({ data: new Uint8Array(384), gasLimit: 1_000_000n, common, _EVM: evm.evm });
     expect([bytesToHex(infinity.returnValue), infinity.executionGasUsed]).toEqual([`0x${'00'.repeat(31)}01`, 70_300n]);
+  });
+
+  it('Jovian bounds them smaller (BN254 pairing 81,984; G1 MSM 288,960; G2 MSM 278,784; BLS12-381 pairing 156,672: op-reth’s), the precompiles unchanged below', async () => {
+    const rollup = rollupFromConfig({ l2_chain_id: 10, fjord_time: 0, granite_time: 0, isthmus_time: 0, jovian_time: 300 });
+    const common = opCommon(rollup, 'jovian');
+    expect(BN254_PAIRING_MAX_INPUT_JOVIAN).toBe(81_984);
+    expect(JOVIAN_BLS_BOUNDS.map(([, max]) => max)).toEqual([288_960, 278_784, 156_672]);
+    const evm = await createBlockVM({ common });
+    type Result = { returnValue: Uint8Array; executionGasUsed: bigint; exceptionError?: { error: string } };
+    type Run = (o: unknown) => Result | Promise<Result>;
+    const bounds = (time: bigint) => opPrecompiles(rollup, time, common).slice(1) as unknown as Array<{ function: Run }>;
+    // One element past each Jovian bound (a BN254 pair of 192 bytes; 160, 288, 384 for the BLS ones):
+    // refused for its length from Jovian, and still taken (run out of gas) at Isthmus.
+    const elements = [192, 160, 288, 384];
+    const maxima = [BN254_PAIRING_MAX_INPUT_JOVIAN, ...JOVIAN_BLS_BOUNDS.map(([, max]) => max)];
+    for (const [i, max] of maxima.entries()) {
+      const data = new Uint8Array(max + elements[i]);
+      const jovian = await bounds(300n)[i].function({ data, gasLimit: 100_000n, common, _EVM: evm.evm });
+      expect([jovian.executionGasUsed, jovian.exceptionError?.error], `bound ${max}`).toEqual([100_000n, 'invalid input length']);
+      const isthmus = await bounds(299n)[i].function({ data, gasLimit: 100_000n, common, _EVM: evm.evm });
+      expect(isthmus.exceptionError?.error, `bound ${max} at Isthmus`).toBe('out of gas');
+    }
   });
 });

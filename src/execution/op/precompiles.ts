@@ -16,6 +16,9 @@ import { isActive, type OpRollup } from '../../chain/op/rollup.js';
  * - Isthmus: Prague's BLS12-381 precompiles (EIP-2537), three of them bounded the same way: G1 MSM
  *   (0x0c) to 513,760 bytes (3,211 pairs of point and scalar), G2 MSM (0x0e) to 488,448 (1,696),
  *   the pairing (0x0f) to 235,008 (612 pairs), as op-revm's `isthmus()` precompiles bound them.
+ * - Jovian: smaller bounds, as op-reth's `jovian()` precompiles have them (base/base 98a8db8d,
+ *   `crates/execution/revm/src/precompiles.rs`): the BN254 pairing to 81,984 bytes (427 pairs), G1
+ *   MSM to 288,960 (1,806), G2 MSM to 278,784 (968), the BLS12-381 pairing to 156,672 (408).
  */
 
 export const P256VERIFY_ADDRESS = new Address(Uint8Array.from({ length: 20 }, (_, i) => (i === 18 ? 1 : 0)));
@@ -27,6 +30,13 @@ export const ISTHMUS_BLS_BOUNDS: ReadonlyArray<readonly [number, number]> = [
   [0x0c, 513_760],
   [0x0e, 488_448],
   [0x0f, 235_008],
+];
+/** Jovian's smaller bounds: the BN254 pairing, and the same three BLS12-381 precompiles (op-reth's `jovian()` precompiles). */
+export const BN254_PAIRING_MAX_INPUT_JOVIAN = 81_984;
+export const JOVIAN_BLS_BOUNDS: ReadonlyArray<readonly [number, number]> = [
+  [0x0c, 288_960],
+  [0x0e, 278_784],
+  [0x0f, 156_672],
 ];
 
 const VALID = Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 1 : 0));
@@ -63,9 +73,10 @@ function p256Precompile(opts: PrecompileInput): ExecResult {
 export function opPrecompiles(rollup: OpRollup, time: bigint, common: Common): CustomPrecompile[] {
   const out: CustomPrecompile[] = [];
   if (isActive(rollup, 'fjord', time)) out.push({ address: P256VERIFY_ADDRESS, function: p256Precompile });
-  if (isActive(rollup, 'granite', time)) out.push(bounded(common, BN254_PAIRING, BN254_PAIRING_MAX_INPUT_GRANITE));
+  const jovian = isActive(rollup, 'jovian', time);
+  if (isActive(rollup, 'granite', time)) out.push(bounded(common, BN254_PAIRING, jovian ? BN254_PAIRING_MAX_INPUT_JOVIAN : BN254_PAIRING_MAX_INPUT_GRANITE));
   if (isActive(rollup, 'isthmus', time)) {
-    for (const [address, max] of ISTHMUS_BLS_BOUNDS) out.push(bounded(common, address, max));
+    for (const [address, max] of jovian ? JOVIAN_BLS_BOUNDS : ISTHMUS_BLS_BOUNDS) out.push(bounded(common, address, max));
   }
   return out;
 }
