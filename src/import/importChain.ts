@@ -1,6 +1,7 @@
 import { type Block, createBlockFromRLP } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { mergeBlockOp, pendingMergeDifficulty, scheduleMerge } from '../chain/mergeByDifficulty.js';
+import { opBlockFromBytes } from '../chain/op/opBlock.js';
 import { type EthereumChain, newestSchemaOp } from '../chain/open.js';
 import type { Head } from '../chain/store.js';
 import type { Config } from '../config/settings.js';
@@ -141,7 +142,8 @@ class ImportRun {
 
   private decode(item: Uint8Array): Block {
     try {
-      return createBlockFromRLP(item, { common: this.chain.common, setHardfork: true });
+      // An OP-stack chain's blocks hold deposits (op-geth's `export` writes them so).
+      return this.chain.op ? opBlockFromBytes(item, this.chain.common) : createBlockFromRLP(item, { common: this.chain.common, setHardfork: true });
     } catch (err) {
       throw new InvalidBlockError(`block #${this.imported + this.skipped + 1} in file: cannot decode: ${firstLine(err)}`);
     }

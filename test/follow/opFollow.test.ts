@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { type Hex, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { Follower } from '../../src/follow/follower.js';
 import { readNodeGenesis } from '../../src/follow/nodeGenesis.js';
 import { Upstream } from '../../src/follow/upstream.js';
 import { UpstreamStateSource } from '../../src/follow/upstreamState.js';
+import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadirFromNode } from '../../src/import/init.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
@@ -284,6 +285,23 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
         expect(BigInt(l1Fee as string), `${f.name}: ${hash}'s l1Fee`).toBe(credited);
         expect(BigInt(l1GasUsed as string)).toBeGreaterThan(0n);
       }
+    }
+  });
+
+  it('the blocks exported as geth exports them (concatenated RLP) import into a fresh datadir, to the same head', async () => {
+    const [genesis] = followed;
+    const blocks: Uint8Array[] = [];
+    for (let n = 1n; n <= BigInt(await head()); n++) blocks.push((await genesis.chain.store.blockByNumber(n))!.serialize());
+    const dir = join(tmp.dir, 'imported');
+    await initDatadirFromNode(dir, await readNodeGenesis(new Upstream(anvil.url, { requestTimeoutMs: 10_000 }), 'isthmus'), config);
+    const chain = await openChain(dir, config.caches);
+    try {
+      const result = await importBlocks(chain, [concatBytes(...blocks)], config.import);
+      expect(result.imported).toBe(blocks.length);
+      expect(result.head.hash).toBe(((await theirs('eth_getBlockByNumber', ['latest', false])) as Json).hash);
+      expect(result.headerDeviations.anvilOp).toBe(1);
+    } finally {
+      await chain.close();
     }
   });
 
