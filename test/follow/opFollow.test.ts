@@ -328,6 +328,18 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     }
   });
 
+  it('Parity traces of every block and transaction, deposits among them, are anvil’s', async () => {
+    for (const f of followed) {
+      for (let n = f.start + 1; n <= (await head()); n++) {
+        const number = `0x${n.toString(16)}`;
+        expect(await f.ours('trace_block', [number]), `${f.name}: block ${n}`).toEqual(await theirs('trace_block', [number]));
+      }
+      for (const hash of await heldTxs(f, 1)) {
+        expect(await f.ours('trace_transaction', [hash]), `${f.name}: ${hash}`).toEqual(await theirs('trace_transaction', [hash]));
+      }
+    }
+  });
+
   it('call traces of every transaction, deposits among them, are anvil’s', async () => {
     for (const f of followed) {
       // An archive from block N holds no state before N: its own transactions cannot be replayed.
