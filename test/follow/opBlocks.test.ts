@@ -1,9 +1,13 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
+import { createChainCommon } from '../../src/chain/genesis.js';
+import { knownOpChain } from '../../src/chain/op/chains.js';
 import { DEPOSIT_TX_TYPE } from '../../src/chain/op/depositTx.js';
 import { DepositTransaction, opBlock, opBlockFromBytes } from '../../src/chain/op/opBlock.js';
-import { upgradeAt } from '../../src/chain/op/rollup.js';
+import { opRulesGenesis, upgradeAt } from '../../src/chain/op/rollup.js';
 import { keccak256 } from '../../src/codec/keccak.js';
+import type { Upstream } from '../../src/follow/upstream.js';
+import { UpstreamBlocks } from '../../src/follow/upstreamBlocks.js';
 import { executeOpFixture, loadOpBlocks, type OpBlock } from '../helpers/opBlocks.js';
 
 /**
@@ -81,6 +85,15 @@ describe('real OP-stack blocks: the built header hashes to the real block hash',
       expect(bytesToHex(read.hash())).toBe(b.fixture.expected_block_hash);
       expect(read.transactions.map((tx) => bytesToHex(tx.hash()))).toEqual(raws.map((raw) => bytesToHex(keccak256(raw))));
       expect(read.transactions[0]).toBeInstanceOf(DepositTransaction);
+      // The same bytes as op-geth's debug_getRawBlock serves them, read as the follower reads a
+      // known chain's blocks: the chain's Common (its forks by time, from the registry) sets each
+      // block's fork, Holocene's Cancun.
+      const rules = knownOpChain(CHAIN_IDS[b.network])!.rollup;
+      const chainCommon = await createChainCommon(opRulesGenesis(rules));
+      const upstream = { batch: async (calls: unknown[]) => calls.map(() => bytesToHex(block.serialize())), shownUrl: 'test' } as unknown as Upstream;
+      const [fetched] = await new UpstreamBlocks(upstream, chainCommon, undefined, rules).fetch(b.number, 1);
+      expect(bytesToHex(fetched.hash())).toBe(b.fixture.expected_block_hash);
+      expect([fetched.header.common.hardfork(), fetched.transactions[0] instanceof DepositTransaction]).toEqual(['cancun', true]);
       // Every block opens with the L1 attributes deposit: a receipt with depositNonce and version 1.
       const first = result.receipts[0];
       expect([first.type, first.status, first.depositReceiptVersion, first.l1]).toEqual([DEPOSIT_TX_TYPE, 1, 1n, undefined]);
