@@ -91,7 +91,7 @@ export async function readAnchor(upstream: Upstream, opts: AnchorOptions): Promi
     throw new UpstreamError(`the upstream's block ${number} changed while it was read (a reorganisation): try again`);
   }
   const td = json.totalDifficulty === undefined || json.totalDifficulty === null ? 0n : BigInt(hexString(json.totalDifficulty, 'totalDifficulty'));
-  const receipts = await anchorReceipts(upstream, block, op !== undefined);
+  const receipts = await anchorReceipts(upstream, block, op);
   // The hashes BLOCKHASH may name below N: a failure here leaves them to the follower.
   const ancestors = await fetchAncestorHashes(upstream, common, block.header).catch(() => undefined);
   return { rules, common, block, totalDifficulty: td, receipts, rulesSource, ancestors };

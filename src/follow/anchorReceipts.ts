@@ -2,8 +2,10 @@ import type { Block } from '@ethereumjs/block';
 import { bytesToHex, createContractAddress, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
 import { DEPOSIT_TX_TYPE } from '../chain/op/depositTx.js';
+import type { OpRollup } from '../chain/op/rollup.js';
 import type { StoredLog, StoredReceipt } from '../chain/receipts.js';
 import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
+import { l1FieldsFromInfo } from '../execution/op/l1InfoFees.js';
 import { encodeOpReceipt } from '../execution/op/opBlockRun.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 import { hexString } from './upstreamBlocks.js';
@@ -24,11 +26,14 @@ const GAS_PER_BLOB = 131072n;
 type Json = Record<string, unknown>;
 
 /**
- * Block N's receipts, checked against its receiptsRoot. On an OP-stack chain (`opStack`) a
- * deposit's receipt carries its `depositNonce` and `depositReceiptVersion` in the root (as op-geth
- * encodes it); the L1 and operator fee fields are in no root and are not kept for block N.
+ * Block N's receipts, checked against its receiptsRoot. On an OP-stack chain (`op`) a deposit's
+ * receipt carries its `depositNonce` and `depositReceiptVersion` in the root (as op-geth encodes
+ * it); the L1 and operator fee fields are in no root: they are derived from the block's L1-info
+ * deposit as op-geth derives them (`execution/op/l1InfoFees.ts`), not taken from the upstream's
+ * JSON, and left out for a block that has none (anvil's).
  */
-export async function anchorReceipts(upstream: Upstream, block: Block, opStack = false): Promise<StoredReceipt[]> {
+export async function anchorReceipts(upstream: Upstream, block: Block, op?: OpRollup): Promise<StoredReceipt[]> {
+  const opStack = op !== undefined;
   if (block.transactions.length === 0) return [];
   const jsons = await fetchReceipts(upstream, block);
   if (jsons.length !== block.transactions.length) {
@@ -59,7 +64,12 @@ export async function anchorReceipts(upstream: Upstream, block: Block, opStack =
       `the upstream's receipts of block ${block.header.number} give receiptsRoot ${bytesToHex(root)}, its header names ${bytesToHex(block.header.receiptTrie)}`,
     );
   }
-  return consensus.map((r, i) => storedReceipt(r, i === 0 ? 0n : consensus[i - 1].cumulativeBlockGasUsed, block, i, deposits[i]));
+  const l1 = op === undefined ? undefined : l1FieldsFromInfo(op, block);
+  return consensus.map((r, i) => {
+    const stored = storedReceipt(r, i === 0 ? 0n : consensus[i - 1].cumulativeBlockGasUsed, block, i, deposits[i]);
+    const fees = l1?.[i];
+    return fees === undefined ? stored : { ...stored, ...fees };
+  });
 }
 
 /** A deposit receipt's OP fields from its JSON (Regolith's nonce, Canyon's version), as op-geth prints them. */

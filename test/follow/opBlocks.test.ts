@@ -6,6 +6,8 @@ import { DEPOSIT_TX_TYPE } from '../../src/chain/op/depositTx.js';
 import { DepositTransaction, opBlock, opBlockFromBytes } from '../../src/chain/op/opBlock.js';
 import { opRulesGenesis, upgradeAt } from '../../src/chain/op/rollup.js';
 import { keccak256 } from '../../src/codec/keccak.js';
+import { l1FieldsFromInfo } from '../../src/execution/op/l1InfoFees.js';
+import { anchorReceipts } from '../../src/follow/anchorReceipts.js';
 import type { Upstream } from '../../src/follow/upstream.js';
 import { UpstreamBlocks } from '../../src/follow/upstreamBlocks.js';
 import { executeOpFixture, loadOpBlocks, type OpBlock } from '../helpers/opBlocks.js';
@@ -100,6 +102,38 @@ describe('real OP-stack blocks: the built header hashes to the real block hash',
       expect(first.depositNonce).toBeGreaterThan(0n);
       // Every other transaction paid an L1 data fee by Fjord's rule.
       for (const r of result.receipts.filter((x) => x.type !== DEPOSIT_TX_TYPE)) expect(r.l1?.fee).toBeGreaterThan(0n);
+      // The receipts' L1 fields as op-geth derives them from the block's L1-info deposit (what an
+      // archive from block N gives its first block) are the ones execution charged from L1Block.
+      const fromInfo = l1FieldsFromInfo(b.rollup, block)!;
+      expect(fromInfo.filter((f) => f !== undefined).length).toBeGreaterThan(0);
+      for (const [i, r] of result.receipts.entries()) {
+        const l1 = fromInfo[i]?.l1Fee;
+        const executed = r.l1 === undefined ? undefined : { rules: r.l1.rules, fee: r.l1.fee, gasUsed: r.l1.gasUsed, ...r.l1.params };
+        expect(l1, `${label(b)} tx ${i}`).toEqual(executed);
+      }
+      if (next) {
+        // As the first block of an archive from block N: the block with its real header, its
+        // receipts as a node's JSON gives them, checked against the real receiptsRoot (deposits'
+        // nonce and version in it), with the L1 fields derived from its L1-info deposit.
+        const real = opBlock(next.parent, raws, []);
+        const hex = (n: bigint) => `0x${n.toString(16)}`;
+        const json = result.receipts.map((r) => ({
+          status: hex(BigInt(r.status)),
+          cumulativeGasUsed: hex(r.cumulativeGasUsed),
+          logsBloom: bytesToHex(r.bloom),
+          logs: r.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map(bytesToHex), data: bytesToHex(data) })),
+          ...(r.depositNonce !== undefined ? { depositNonce: hex(r.depositNonce) } : {}),
+          ...(r.depositReceiptVersion !== undefined ? { depositReceiptVersion: hex(r.depositReceiptVersion) } : {}),
+        }));
+        const node = { call: async () => json } as unknown as Upstream;
+        const stored = await anchorReceipts(node, real, b.rollup);
+        expect(stored.map((r) => r.l1Fee)).toEqual(fromInfo.map((f) => f?.l1Fee));
+        expect(stored[0].depositNonce).toBe(result.receipts[0].depositNonce);
+        const lying = json.map((r, i) => (i === 0 ? { ...r, depositNonce: hex(BigInt(r.depositNonce as string) + 1n) } : r));
+        await expect(anchorReceipts({ call: async () => lying } as unknown as Upstream, real, b.rollup)).rejects.toThrow(
+          /give receiptsRoot 0x[0-9a-f]{64}, its header names/,
+        );
+      }
     }, 120_000);
   }
 });

@@ -230,7 +230,7 @@ async function runTransactions(
 }
 
 /** The L1 data fee rules of a block at `time`: Fjord's from Fjord on. */
-function feeUpgradeAt(rollup: OpRollup, time: bigint): L1FeeRules {
+export function feeUpgradeAt(rollup: OpRollup, time: bigint): L1FeeRules {
   const upgrade = upgradeAt(rollup, time);
   if (upgrade === 'bedrock' || upgrade === 'regolith') return upgrade;
   if (upgrade === 'canyon' || upgrade === 'delta') return 'regolith';
