@@ -463,7 +463,7 @@ export const SETTINGS = {
     headerChecks: setting(
       z.enum(['auto', 'strict', 'lenient']),
       'auto',
-      "Header rules of imported and followed blocks: `strict` refuses a block whose timestamp, difficulty, gas limit step, base fee or excess blob gas breaks geth's rules; `lenient` executes it with its own header values (development nodes break them by design) and logs the deviation; `auto` is strict on public chain ids (1, 11155111, 17000, 560048) and lenient elsewhere. State root, receipts, bloom and gas used are verified in every mode.",
+      "Header rules of imported and followed blocks: `strict` refuses a block whose timestamp, difficulty, gas limit step, base fee or excess blob gas breaks geth's rules; `lenient` executes it with its own header values (development nodes break them by design) and logs the deviation; `auto` is strict on public chain ids (1, 11155111, 17000, 560048; the OP-stack chains 10, 8453, 130, 11155420, 84532, 1301) and lenient elsewhere. State root, receipts, bloom and gas used are verified in every mode.",
       'MODE',
     ),
   },

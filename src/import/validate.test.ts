@@ -21,6 +21,8 @@ const child = (fields: Record<string, bigint>) =>
 describe('header checks', () => {
   it('auto is strict on the public chain ids and lenient elsewhere', () => {
     expect([1n, 11155111n, 17000n, 560048n].map((id) => headerChecksFor('auto', id))).toEqual(['strict', 'strict', 'strict', 'strict']);
+    // The OP-stack chains known by id (OP Mainnet, Base, Unichain and their Sepolias).
+    expect([10n, 8453n, 130n, 11155420n, 84532n, 1301n].map((id) => headerChecksFor('auto', id))).toEqual(Array(6).fill('strict'));
     expect([31337n, 1337n, 271828n].map((id) => headerChecksFor('auto', id))).toEqual(['lenient', 'lenient', 'lenient']);
     expect(headerChecksFor('strict', 31337n)).toBe('strict');
     expect(headerChecksFor('lenient', 1n)).toBe('lenient');

@@ -2,6 +2,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import { ConsensusType, Hardfork } from '@ethereumjs/common';
 import { bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { OpBlockError, opNextBaseFee } from '../chain/op/baseFee.js';
+import { KNOWN_OP_CHAIN_IDS } from '../chain/op/chains.js';
 import type { OpRollup } from '../chain/op/rollup.js';
 import type { ChainStore } from '../chain/store.js';
 import { DomainError } from '../errors/domainError.js';
@@ -27,8 +28,9 @@ const MAX_UNCLES = 2;
  *   values and must still reproduce its state root, receipts root, bloom and gas used: what a block
  *   does is verified either way, only how it was scheduled and priced is taken from its header.
  *   The block number must always follow its parent's.
- * - `auto`: strict for the public networks @ethereumjs/common knows (their blocks are made by
- *   real consensus and a deviation means a bad upstream), lenient for any other chain.
+ * - `auto`: strict for the public networks @ethereumjs/common knows and the OP-stack chains known
+ *   by chain id (their blocks are made by real consensus and a deviation means a bad upstream),
+ *   lenient for any other chain.
  */
 export type HeaderChecks = 'strict' | 'lenient' | 'auto';
 
@@ -77,7 +79,8 @@ export const PUBLIC_CHAIN_IDS: ReadonlySet<bigint> = new Set([1n, 11155111n, 170
 /** The checks `setting` means for the chain `chainId` (`auto` resolved). */
 export function headerChecksFor(setting: HeaderChecks, chainId: bigint): 'strict' | 'lenient' {
   if (setting !== 'auto') return setting;
-  return PUBLIC_CHAIN_IDS.has(chainId) ? 'strict' : 'lenient';
+  // The known OP-stack chains' blocks are made by their sequencers under real consensus too.
+  return PUBLIC_CHAIN_IDS.has(chainId) || KNOWN_OP_CHAIN_IDS.includes(chainId) ? 'strict' : 'lenient';
 }
 
 /**
