@@ -96,6 +96,11 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that went away (`tracenode … | head -1`) is no fault of the command: what is left to
+// print is dropped instead of ending the process on an unhandled EPIPE with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
 // Before any command runs (`cli/v8Flags.ts` says why).
 setV8Flags();
 const code = await main(process.argv.slice(2));

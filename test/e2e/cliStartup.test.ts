@@ -6,7 +6,7 @@ import { openChain } from '../../src/chain/open.js';
 import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadir } from '../../src/import/init.js';
 import { FIXTURES, tempDir } from '../helpers/chains.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { testConfig } from '../helpers/testConfig.js';
 
 /**
@@ -54,4 +54,16 @@ describe('a usage error', () => {
       '(`tracenode serve --help` lists the options)',
     ]);
   }, 60_000);
+});
+
+describe('a reader that goes away', () => {
+  it('`tracenode init --help | head -1`: the help written to a closed pipe ends with 0 and nothing on stderr, not an unhandled EPIPE', async () => {
+    const child = spawnCli(['init', '--help']);
+    // The read end closes before the CLI has started (tsx takes most of a second): its first write meets EPIPE.
+    child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
 });
