@@ -1,5 +1,6 @@
 import { type Input, RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import type { L1FeeParams, L1FeeRules } from './op/l1Info.js';
 
 /** A log as stored: emitting address, topics, data. */
 export type StoredLog = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array];
@@ -27,26 +28,16 @@ export interface StoredReceipt {
   operatorFee?: { scalar: bigint; constant: bigint };
 }
 
-/** The L1 data fee of an OP-stack transaction, as the executor charged it (`execution/op/l1Cost.ts`). */
-export interface StoredL1Fee {
+/** The L1 data fee of an OP-stack transaction, as the executor charged it (`execution/op/l1Cost.ts`), with the L1 attributes it was computed from. */
+export interface StoredL1Fee extends L1FeeParams {
   /** The formula: Bedrock's, Regolith's (overhead and scalar), Ecotone's or Fjord's (the two scalars and the blob base fee). */
-  rules: L1FeeRulesName;
+  rules: L1FeeRules;
   fee: bigint;
   /** The receipt's `l1GasUsed`. */
   gasUsed: bigint;
-  /** The L1 base fee (the receipt's `l1GasPrice`). */
-  l1BaseFee: bigint;
-  /** Bedrock and Regolith: the overhead and the scalar (10⁶ = 1). */
-  overhead: bigint;
-  scalar: bigint;
-  /** Ecotone and later. */
-  l1BlobBaseFee: bigint;
-  baseFeeScalar: bigint;
-  blobBaseFeeScalar: bigint;
 }
 
-export type L1FeeRulesName = 'bedrock' | 'regolith' | 'ecotone' | 'fjord';
-const L1_RULES: readonly L1FeeRulesName[] = ['bedrock', 'regolith', 'ecotone', 'fjord'];
+const L1_RULES: readonly L1FeeRules[] = ['bedrock', 'regolith', 'ecotone', 'fjord'];
 /** The tag of a stored receipt's OP fields: a deposit's, or an ordinary transaction's fees. */
 const OP_DEPOSIT = 0;
 const OP_FEES = 1;

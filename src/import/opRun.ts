@@ -42,20 +42,7 @@ function opStoredReceipts(result: OpBlockResult): StoredReceipt[] {
     if (r.createdAddress) stored.contractAddress = r.createdAddress.bytes;
     if (r.depositNonce !== undefined) stored.depositNonce = r.depositNonce;
     if (r.depositReceiptVersion !== undefined) stored.depositReceiptVersion = r.depositReceiptVersion;
-    if (r.l1 !== undefined) {
-      const { params } = r.l1;
-      stored.l1Fee = {
-        rules: r.l1.rules,
-        fee: r.l1.fee,
-        gasUsed: r.l1.gasUsed,
-        l1BaseFee: params.l1BaseFee,
-        overhead: params.overhead,
-        scalar: params.scalar,
-        l1BlobBaseFee: params.l1BlobBaseFee,
-        baseFeeScalar: params.baseFeeScalar,
-        blobBaseFeeScalar: params.blobBaseFeeScalar,
-      };
-    }
+    if (r.l1 !== undefined) stored.l1Fee = { rules: r.l1.rules, fee: r.l1.fee, gasUsed: r.l1.gasUsed, ...r.l1.params };
     if (r.operatorFee !== undefined) stored.operatorFee = { scalar: r.operatorFee.scalar, constant: r.operatorFee.constant };
     return stored;
   });

@@ -1,5 +1,20 @@
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 
+/** The formula of an OP-stack transaction's L1 data fee (`execution/op/l1Cost.ts`). */
+export type L1FeeRules = 'bedrock' | 'regolith' | 'ecotone' | 'fjord';
+
+/** The L1 attributes the fee is computed from (L1Block's storage, as op-geth reads it). */
+export interface L1FeeParams {
+  l1BaseFee: bigint;
+  /** Bedrock/Regolith only. */
+  overhead: bigint;
+  /** Bedrock/Regolith only (10⁶ = 1). */
+  scalar: bigint;
+  l1BlobBaseFee: bigint;
+  baseFeeScalar: bigint;
+  blobBaseFeeScalar: bigint;
+}
+
 /**
  * The L1 attributes an OP-stack block's first transaction (the L1-info deposit to L1Block) carries
  * in its calldata, by the upgrade's format (op-reth's `L1BlockInfo*::decode_calldata`, base/base

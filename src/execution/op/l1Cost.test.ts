@@ -4,8 +4,9 @@ import { gunzipSync } from 'node:zlib';
 import { hexToBytes } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../../test/helpers/chains.js';
+import type { L1FeeParams, L1FeeRules } from '../../chain/op/l1Info.js';
 import { flzCompressLength } from './fastLz.js';
-import { type L1FeeParams, type L1FeeRules, l1Cost, l1FeeAt, l1FeeRulesFor } from './l1Cost.js';
+import { l1Cost, l1FeeAt, l1FeeRulesFor } from './l1Cost.js';
 
 /** The vendored vectors (fixtures/op-stack/README.md names their sources). */
 interface Vectors {

@@ -1,5 +1,6 @@
 import { bytesToBigInt } from '@ethereumjs/util';
 import { DEPOSIT_TX_TYPE } from '../../chain/op/depositTx.js';
+import type { L1FeeParams, L1FeeRules } from '../../chain/op/l1Info.js';
 import { flzCompressLength } from './fastLz.js';
 
 /**
@@ -18,20 +19,6 @@ import { flzCompressLength } from './fastLz.js';
  *   per-byte price / 10¹²; the receipt's `l1GasUsed` is that size × 16. (The GasPriceOracle,
  *   asked about unsigned bytes, adds 68 to their length for the signature; a block's are signed.)
  */
-
-export type L1FeeRules = 'bedrock' | 'regolith' | 'ecotone' | 'fjord';
-
-/** The L1 attributes the fee reads (L1Block storage, `l1FeeParams`). */
-export interface L1FeeParams {
-  l1BaseFee: bigint;
-  /** Bedrock/Regolith only. */
-  overhead: bigint;
-  /** Bedrock/Regolith only (10⁶ = 1). */
-  scalar: bigint;
-  l1BlobBaseFee: bigint;
-  baseFeeScalar: bigint;
-  blobBaseFeeScalar: bigint;
-}
 
 export interface L1Cost {
   /** The fee, in wei of the L2 chain. */

@@ -1,10 +1,10 @@
 import type { Block } from '@ethereumjs/block';
 import { isDeposit } from '../../chain/op/depositTx.js';
-import { decodeL1Info, type L1Info } from '../../chain/op/l1Info.js';
+import { decodeL1Info, type L1FeeParams, type L1Info } from '../../chain/op/l1Info.js';
 import { DepositTransaction } from '../../chain/op/opBlock.js';
 import { isActive, type OpRollup } from '../../chain/op/rollup.js';
 import type { StoredReceipt } from '../../chain/receipts.js';
-import { L1_BLOCK_ADDRESS, type L1FeeParams, l1Cost, l1FeeRulesFor } from './l1Cost.js';
+import { L1_BLOCK_ADDRESS, l1Cost, l1FeeRulesFor } from './l1Cost.js';
 import { feeUpgradeAt } from './opBlockRun.js';
 
 /**

@@ -6,12 +6,13 @@ import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, bytesToBigInt, 
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { OpBlockError } from '../../chain/op/baseFee.js';
 import { DEPOSIT_TX_TYPE, decodeDepositTx, isDeposit } from '../../chain/op/depositTx.js';
+import type { L1FeeParams, L1FeeRules } from '../../chain/op/l1Info.js';
 import { DepositTransaction } from '../../chain/op/opBlock.js';
 import { isActive, type OpRollup, upgradeAt } from '../../chain/op/rollup.js';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
 import { ensureCreate2Deployer } from './create2Deployer.js';
 import { runDeposit } from './depositRun.js';
-import { fjordEstimatedSize, L1_BLOCK_ADDRESS, type L1Cost, type L1FeeParams, type L1FeeRules, l1Cost, l1FeeAt } from './l1Cost.js';
+import { fjordEstimatedSize, L1_BLOCK_ADDRESS, type L1Cost, l1Cost, l1FeeAt } from './l1Cost.js';
 import {
   OPERATOR_FEE_SLOT,
   OPERATOR_FEE_VAULT,
