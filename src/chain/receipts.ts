@@ -1,5 +1,5 @@
 import { type Input, RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
 import type { L1FeeParams, L1FeeRules } from './op/l1Info.js';
 
 /** A log as stored: emitting address, topics, data. */
@@ -41,6 +41,25 @@ const L1_RULES: readonly L1FeeRules[] = ['bedrock', 'regolith', 'ecotone', 'fjor
 /** The tag of a stored receipt's OP fields: a deposit's, or an ordinary transaction's fees. */
 const OP_DEPOSIT = 0;
 const OP_FEES = 1;
+
+/**
+ * A receipt's consensus encoding, as the block's receipts trie holds it (EIP-2718): its type byte
+ * (none for a legacy one), then rlp([status — 0x01, or the empty string for a failure — or the
+ * post-state root before Byzantium, cumulative gas, bloom, logs]); an OP-stack deposit's with its
+ * nonce (from Regolith) and version (from Canyon) after the logs, as op-geth encodes it.
+ */
+export function encodeConsensusReceipt(
+  r: Pick<StoredReceipt, 'statusOrRoot' | 'cumulativeGasUsed' | 'logs' | 'depositNonce' | 'depositReceiptVersion'>,
+  type: number,
+  bloom: Uint8Array,
+): Uint8Array {
+  const status = r.statusOrRoot.length === 32 ? r.statusOrRoot : r.statusOrRoot[0] === 1 ? Uint8Array.of(1) : new Uint8Array();
+  const fields: Input[] = [status, bigIntToUnpaddedBytes(r.cumulativeGasUsed), bloom, r.logs];
+  if (r.depositNonce !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositNonce));
+  if (r.depositReceiptVersion !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositReceiptVersion));
+  const body = RLP.encode(fields);
+  return type === 0 ? body : concatBytes(Uint8Array.of(type), body);
+}
 
 /** RLP of a block's receipts (our own storage format, not the consensus encoding). */
 export function encodeReceipts(receipts: readonly StoredReceipt[]): Uint8Array {

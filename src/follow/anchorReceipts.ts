@@ -1,12 +1,11 @@
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex, createContractAddress, equalsBytes, hexToBytes } from '@ethereumjs/util';
-import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
+import type { TxReceipt } from '@ethereumjs/vm';
 import { DEPOSIT_TX_TYPE } from '../chain/op/depositTx.js';
 import type { OpRollup } from '../chain/op/rollup.js';
-import type { StoredLog, StoredReceipt } from '../chain/receipts.js';
+import { encodeConsensusReceipt, type StoredLog, type StoredReceipt } from '../chain/receipts.js';
 import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
 import { l1FieldsFromInfo } from '../execution/op/l1InfoFees.js';
-import { encodeOpReceipt } from '../execution/op/opBlockRun.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 import { hexString } from './upstreamBlocks.js';
 
@@ -43,32 +42,17 @@ export async function anchorReceipts(upstream: Upstream, block: Block, op?: OpRo
   }
   const consensus = jsons.map((json, i) => consensusReceipt(json, i));
   const deposits = jsons.map((json, i) => (opStack && (block.transactions[i].type as number) === DEPOSIT_TX_TYPE ? depositFields(json, i) : undefined));
-  const root = orderedTrieRoot(
-    consensus.map((r, i) => {
-      const deposit = deposits[i];
-      if (deposit === undefined) return encodeReceipt(r, block.transactions[i].type);
-      const { cumulativeBlockGasUsed, bitvector, logs } = r;
-      return encodeOpReceipt({
-        type: DEPOSIT_TX_TYPE,
-        status: 'status' in r ? r.status : 1,
-        cumulativeGasUsed: cumulativeBlockGasUsed,
-        gasUsed: 0n,
-        logs: logs as never,
-        bloom: bitvector,
-        ...deposit,
-      });
-    }),
-  );
+  const stored = consensus.map((r, i) => storedReceipt(r, i === 0 ? 0n : consensus[i - 1].cumulativeBlockGasUsed, block, i, deposits[i]));
+  const root = orderedTrieRoot(stored.map((r, i) => encodeConsensusReceipt(r, block.transactions[i].type, consensus[i].bitvector)));
   if (!equalsBytes(root, block.header.receiptTrie)) {
     throw new UpstreamError(
       `the upstream's receipts of block ${block.header.number} give receiptsRoot ${bytesToHex(root)}, its header names ${bytesToHex(block.header.receiptTrie)}`,
     );
   }
   const l1 = op === undefined ? undefined : l1FieldsFromInfo(op, block);
-  return consensus.map((r, i) => {
-    const stored = storedReceipt(r, i === 0 ? 0n : consensus[i - 1].cumulativeBlockGasUsed, block, i, deposits[i]);
+  return stored.map((r, i) => {
     const fees = l1?.[i];
-    return fees === undefined ? stored : { ...stored, ...fees };
+    return fees === undefined ? r : { ...r, ...fees };
   });
 }
 

@@ -1,14 +1,14 @@
 import type { Block } from '@ethereumjs/block';
 import type { Log } from '@ethereumjs/evm';
-import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, bytesToBigInt, concatBytes, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
-import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import { Account, Address, bigIntToBytes, bigIntToUnpaddedBytes, bytesToBigInt, hexToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
+import { Bloom, runTx, type VM } from '@ethereumjs/vm';
 import { OpBlockError } from '../../chain/op/baseFee.js';
 import { DEPOSIT_TX_TYPE, decodeDepositTx, isDeposit } from '../../chain/op/depositTx.js';
 import type { L1FeeParams, L1FeeRules } from '../../chain/op/l1Info.js';
 import { DepositTransaction } from '../../chain/op/opBlock.js';
 import { isActive, type OpRollup, upgradeAt } from '../../chain/op/rollup.js';
+import { encodeConsensusReceipt } from '../../chain/receipts.js';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
 import { ensureCreate2Deployer } from './create2Deployer.js';
 import { runDeposit } from './depositRun.js';
@@ -375,11 +375,5 @@ function logsBloom(vm: VM, logs: Log[]): Uint8Array {
 
 /** A receipt as the receipts root holds it: Ethereum's encoding, a deposit's with its OP fields after the logs. */
 export function encodeOpReceipt(r: OpReceipt): Uint8Array {
-  if (r.type !== DEPOSIT_TX_TYPE) {
-    return encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.bloom, logs: r.logs }, r.type as never);
-  }
-  const fields: unknown[] = [r.status === 1 ? Uint8Array.of(1) : new Uint8Array(), bigIntToUnpaddedBytes(r.cumulativeGasUsed), r.bloom, r.logs];
-  if (r.depositNonce !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositNonce));
-  if (r.depositReceiptVersion !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositReceiptVersion));
-  return concatBytes(Uint8Array.of(DEPOSIT_TX_TYPE), RLP.encode(fields as never));
+  return encodeConsensusReceipt({ ...r, statusOrRoot: Uint8Array.of(r.status) }, r.type, r.bloom);
 }

@@ -1,5 +1,4 @@
-import { type Input, RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, concatBytes } from '@ethereumjs/util';
+import { encodeConsensusReceipt } from '../../chain/receipts.js';
 import { BlockNumberOrHash } from '../../codec/blockId.js';
 import { bytesToData } from '../../codec/hex.js';
 import { ServerError } from '../../rpc/errors.js';
@@ -24,16 +23,6 @@ export const getRawReceipts = defineMethod({
     const block = await rawTarget(ctx, id, req);
     const receipts = await ctx.chain.store.receipts(block.hash());
     if (!receipts) throw new ServerError('receipts not found');
-    return receipts.map((r, i) => {
-      // A status is 0x01 or the empty string (a failed transaction); before Byzantium the post-state root.
-      const status = r.statusOrRoot.length === 1 ? (r.statusOrRoot[0] === 1 ? Uint8Array.of(1) : new Uint8Array()) : r.statusOrRoot;
-      const fields: Input[] = [status, bigIntToUnpaddedBytes(r.cumulativeGasUsed), logsBloom(r.logs), r.logs];
-      // An OP-stack deposit's receipt: its nonce (from Regolith) and version (from Canyon) after the logs, as op-geth encodes it.
-      if (r.depositNonce !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositNonce));
-      if (r.depositReceiptVersion !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositReceiptVersion));
-      const body = RLP.encode(fields);
-      const type = block.transactions[i].type;
-      return bytesToData(type === 0 ? body : concatBytes(Uint8Array.of(type), body));
-    });
+    return receipts.map((r, i) => bytesToData(encodeConsensusReceipt(r, block.transactions[i].type, logsBloom(r.logs))));
   },
 });
