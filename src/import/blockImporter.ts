@@ -22,7 +22,16 @@ import { createBlockIndexer } from '../tracing/blockIndexer.js';
 import type { BlockRun } from './blockRunResult.js';
 import { runOpBlock } from './opRun.js';
 import { type BlockStateProvider, importerStateManager } from './partialState.js';
-import { emptyBodyRootDeviation, type HeaderDeviation, headerChecksFor, InvalidBlockError, namesNoParent, validateHeader, validateUncles } from './validate.js';
+import {
+  emptyBodyRootDeviation,
+  type HeaderDeviation,
+  type HeaderRule,
+  headerChecksFor,
+  InvalidBlockError,
+  namesNoParent,
+  validateHeader,
+  validateUncles,
+} from './validate.js';
 
 /**
  * Executes and verifies one block on its stored parent, for `import` and for following an
@@ -86,7 +95,7 @@ export class BlockImporter {
   private loadedState: boolean | undefined;
   /** An OP-stack chain: the upgrade the VM was built for, and whether blocks run as anvil's OP mode makes them. */
   private vmUpgrade: OpUpgrade | undefined;
-  private opQuirks: 'anvil' | undefined;
+  private opAnvil: boolean | undefined;
 
   constructor(
     private readonly chain: EthereumChain,
@@ -153,7 +162,7 @@ export class BlockImporter {
     const lenient = this.checks === 'lenient';
     this.systemWrites ??= !(lenient && (await systemWritesSkipped(this.chain.level)));
     this.loadedState ??= lenient && (await loadedStateKept(this.chain.level));
-    if (this.chain.op !== undefined && this.opQuirks === undefined && lenient && (await opAnvilQuirksKept(this.chain.level))) this.opQuirks = 'anvil';
+    if (this.chain.op !== undefined) this.opAnvil ??= lenient && (await opAnvilQuirksKept(this.chain.level));
     const skipBody = emptyBody !== undefined;
     await this.blockState?.prepare(block, parent.header);
     let run = await this.run(block, parent, skipBody, label);
@@ -195,13 +204,15 @@ export class BlockImporter {
 
   /**
    * Runs a block that did not verify (`mismatch`) again as development nodes make blocks, under
-   * lenient checks and when everything but the state root was reproduced (neither way changes
-   * anything else): without the EIP-4788/2935 system writes when its fork makes them (Hardhat
-   * skips both, although its chain has code at both addresses; a chain without that code gets the
-   * same root either way, so only a real omission verifies), then keeping the state its
-   * transactions loaded (anvil), then both. The first way whose every root verifies is kept for
-   * the chain: its result, the writes that record it and the deviations to report. None: the
-   * settings are restored.
+   * lenient checks. An Ethereum block, when everything but the state root was reproduced (neither
+   * way changes anything else): without the EIP-4788/2935 system writes when its fork makes them
+   * (Hardhat skips both, although its chain has code at both addresses; a chain without that code
+   * gets the same root either way, so only a real omission verifies), then keeping the state its
+   * transactions loaded (anvil), then both. An OP-stack block, whatever did not verify: as anvil's
+   * OP mode makes blocks (`OpBlockInput.quirks`; its deposit nonces are in the receipts root),
+   * then also keeping the loaded state. The first way whose every root verifies is kept for the
+   * chain: its result, the writes that record it in the datadir (for later runs and replays) and
+   * the deviations to report ({@link DEV_WAYS}). None: the settings are restored.
    */
   private async runAsDevNode(
     block: Block,
@@ -211,46 +222,31 @@ export class BlockImporter {
     mismatch: string,
   ): Promise<{ result: BlockRun; ops: BatchOp[]; deviations: HeaderDeviation[] } | undefined> {
     if (this.checks !== 'lenient') return undefined;
-    if (this.chain.op !== undefined) return this.runAsAnvilOp(block, parent, label, mismatch);
-    if (!mismatch.startsWith('stateRoot ')) return undefined;
-    const was = { systemWrites: this.systemWrites === true, loadedState: this.loadedState === true };
-    const writes = was.systemWrites && (block.common.isActivatedEIP(4788) || block.common.isActivatedEIP(2935));
-    const ways: Array<typeof was> = [];
-    if (writes) ways.push({ systemWrites: false, loadedState: was.loadedState });
-    if (!was.loadedState) ways.push({ systemWrites: was.systemWrites, loadedState: true });
-    if (writes && !was.loadedState) ways.push({ systemWrites: false, loadedState: true });
+    const was: DevWay = { systemWrites: this.systemWrites === true, loadedState: this.loadedState === true, opAnvil: this.opAnvil === true };
+    const ways = this.chain.op !== undefined ? opWays(was) : mismatch.startsWith('stateRoot ') ? ethereumWays(block, was) : [];
     for (const way of ways) {
-      this.systemWrites = way.systemWrites;
-      this.loadedState = way.loadedState;
-      this.reset();
+      this.setDevWay(way);
       const result = await this.run(block, parent, skipBody, label).catch((err: unknown) => err as Error);
       if (result instanceof RemoteStateError) {
-        this.systemWrites = was.systemWrites;
-        this.loadedState = was.loadedState;
+        this.setDevWay(was);
         throw result;
       }
       if (typeof result === 'string' || result instanceof Error) continue;
-      const ops: BatchOp[] = [];
-      const deviations: HeaderDeviation[] = [];
+      const changed = DEV_WAYS.filter((w) => way[w.flag] !== was[w.flag]);
       // A flag of schema 2 makes the datadir schema 2 in the same batch (`db/keys.ts` SCHEMA_VERSION).
-      if (way.systemWrites !== was.systemWrites || way.loadedState !== was.loadedState) ops.push(newestSchemaOp());
-      if (way.systemWrites !== was.systemWrites) {
-        ops.push(skipSystemWritesOp());
-        deviations.push({ rule: 'systemCalls', detail: `verifies without the EIP-4788 and EIP-2935 system writes; with them ${mismatch}` });
-      }
-      if (way.loadedState !== was.loadedState) {
-        ops.push(keepLoadedStateOp());
-        deviations.push({
-          rule: 'stateClearing',
-          detail: `verifies keeping every account and storage slot its transactions loaded, empty or zero; clearing them ${mismatch}`,
-        });
-      }
-      return { result, ops, deviations };
+      const ops = changed.length > 0 ? [newestSchemaOp(), ...changed.map((w) => w.op())] : [];
+      return { result, ops, deviations: changed.map((w) => ({ rule: w.rule, detail: w.detail(mismatch) })) };
     }
-    this.systemWrites = was.systemWrites;
-    this.loadedState = was.loadedState;
-    this.reset();
+    this.setDevWay(was);
     return undefined;
+  }
+
+  /** Runs blocks `way`'s way from now on (the VM is built again for it). */
+  private setDevWay(way: DevWay): void {
+    this.systemWrites = way.systemWrites;
+    this.loadedState = way.loadedState;
+    this.opAnvil = way.opAnvil;
+    this.reset();
   }
 
   /**
@@ -335,7 +331,7 @@ export class BlockImporter {
     if (this.fetcher) this.fetcher.stateRoot = parent.header.stateRoot;
     let result: BlockRun;
     try {
-      result = await raceFetchOnMiss(this.vm.stateManager, runOpBlock(this.vm, op, block, this.opQuirks));
+      result = await raceFetchOnMiss(this.vm.stateManager, runOpBlock(this.vm, op, block, this.opAnvil === true ? 'anvil' : undefined));
     } catch (err) {
       this.reset();
       if (err instanceof RemoteStateError) throw err;
@@ -345,55 +341,55 @@ export class BlockImporter {
     if (mismatch) this.reset();
     return mismatch ?? result;
   }
+}
 
-  /**
-   * Runs an OP-stack block that did not verify again as anvil's OP mode makes blocks (lenient
-   * checks only; `OpBlockInput.quirks`): a deposit receipt's nonce the one after it, the fee
-   * vaults touched by every transaction; then also keeping the state its transactions loaded
-   * (`execution/loadedState.ts`, as for anvil's Ethereum blocks). The first way that verifies is
-   * how this chain's blocks run from then on, recorded in the datadir with that block (the loaded
-   * state as for Ethereum chains, the OP quirks in META.opAnvilQuirks) for later runs and replays.
-   */
-  private async runAsAnvilOp(
-    block: Block,
-    parent: Block,
-    label: string,
-    mismatch: string,
-  ): Promise<{ result: BlockRun; ops: BatchOp[]; deviations: HeaderDeviation[] } | undefined> {
-    const was = { quirks: this.opQuirks, loadedState: this.loadedState === true };
-    const ways = [
-      { quirks: 'anvil' as const, loadedState: was.loadedState },
-      { quirks: 'anvil' as const, loadedState: true },
-    ].filter((w) => w.quirks !== was.quirks || w.loadedState !== was.loadedState);
-    for (const way of ways) {
-      this.opQuirks = way.quirks;
-      this.loadedState = way.loadedState;
-      this.reset();
-      const result = await this.runOp(block, parent, label).catch((err: unknown) => err as Error);
-      if (result instanceof RemoteStateError) throw result;
-      if (typeof result === 'string' || result instanceof Error) continue;
-      const ops: BatchOp[] = [];
-      const deviations: HeaderDeviation[] = [];
-      if (way.quirks !== was.quirks || way.loadedState !== was.loadedState) ops.push(newestSchemaOp());
-      if (way.quirks !== was.quirks) {
-        ops.push(keepOpAnvilQuirksOp());
-        const detail = `verifies as anvil's OP mode makes blocks (a deposit receipt's depositNonce the nonce after it, the fee vaults and L1Block kept when touched empty); as op-geth makes them ${mismatch}`;
-        deviations.push({ rule: 'anvilOp', detail });
-      }
-      if (way.loadedState !== was.loadedState) {
-        ops.push(keepLoadedStateOp());
-        deviations.push({
-          rule: 'stateClearing',
-          detail: `verifies keeping every account and storage slot its transactions loaded, empty or zero; clearing them ${mismatch}`,
-        });
-      }
-      return { result, ops, deviations };
-    }
-    this.opQuirks = was.quirks;
-    this.loadedState = was.loadedState;
-    this.reset();
-    return undefined;
-  }
+/** How blocks are run: with the system writes, clearing what was loaded, as op-geth makes OP blocks — or as a development node makes them. */
+interface DevWay {
+  systemWrites: boolean;
+  loadedState: boolean;
+  opAnvil: boolean;
+}
+
+/** How a way a development node makes blocks is recorded in the datadir and reported, once a block needs it. */
+const DEV_WAYS: ReadonlyArray<{ flag: keyof DevWay; op: () => BatchOp; rule: HeaderRule; detail: (mismatch: string) => string }> = [
+  {
+    flag: 'systemWrites',
+    op: skipSystemWritesOp,
+    rule: 'systemCalls',
+    detail: (m) => `verifies without the EIP-4788 and EIP-2935 system writes; with them ${m}`,
+  },
+  {
+    flag: 'loadedState',
+    op: keepLoadedStateOp,
+    rule: 'stateClearing',
+    detail: (m) => `verifies keeping every account and storage slot its transactions loaded, empty or zero; clearing them ${m}`,
+  },
+  {
+    flag: 'opAnvil',
+    op: keepOpAnvilQuirksOp,
+    rule: 'anvilOp',
+    detail: (m) =>
+      `verifies as anvil's OP mode makes blocks (a deposit receipt's depositNonce the nonce after it, the fee vaults and L1Block kept when touched empty); as op-geth makes them ${m}`,
+  },
+];
+
+/** The ways to try an Ethereum block: without the system writes when its fork makes them, keeping the loaded state, both. */
+function ethereumWays(block: Block, was: DevWay): DevWay[] {
+  const writes = was.systemWrites && (block.common.isActivatedEIP(4788) || block.common.isActivatedEIP(2935));
+  const ways: DevWay[] = [];
+  if (writes) ways.push({ ...was, systemWrites: false });
+  if (!was.loadedState) ways.push({ ...was, loadedState: true });
+  if (writes && !was.loadedState) ways.push({ ...was, systemWrites: false, loadedState: true });
+  return ways;
+}
+
+/** The ways to try an OP-stack block: as anvil's OP mode makes it, then also keeping the loaded state. */
+function opWays(was: DevWay): DevWay[] {
+  const ways = [
+    { ...was, opAnvil: true },
+    { ...was, opAnvil: true, loadedState: true },
+  ];
+  return ways.filter((w) => w.opAnvil !== was.opAnvil || w.loadedState !== was.loadedState);
 }
 
 /** How runBlock (without `generate`) says that a block did not reproduce its header. */
