@@ -18,11 +18,12 @@ import { type InitResult, initDatadirFromNode } from '../../src/import/init.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { vmOnParent } from '../../src/tracing/replay.js';
-import { rawResult } from '../helpers/anvilPeer.js';
+import { rawResult, sendSigned } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { runCli } from '../helpers/cli.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
 import { describeWithHardhat, startHardhatNode } from '../helpers/hardhatPeer.js';
+import { recordingLog } from '../helpers/recordingLog.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { until } from '../helpers/until.js';
 
@@ -83,28 +84,10 @@ async function startFollowing(dir: string, url: string, call: Call): Promise<Fol
   const init = await initDatadirFromNode(join(dir, 'data'), await readNodeGenesis(upstream), config);
   const chain = await openChain(join(dir, 'data'), config.caches);
   const ctx = await createEthContext(chain, 'test', config);
-  const lines: string[] = [];
-  const log = {
-    info: (_o: object, m: string) => lines.push(`info ${m}`),
-    warn: (o: object, m: string) => lines.push(`warn ${m} ${JSON.stringify(o)}`),
-    error: (o: object, m: string) => lines.push(`error ${m} ${JSON.stringify(o)}`),
-    debug: () => undefined,
-  };
+  const { lines, log } = recordingLog();
   const follower = new Follower(chain, upstream, { settings: config.follow, importSettings: config.import, log });
   follower.start();
-  const send = async (from: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }): Promise<Hex> => {
-    const account = privateKeyToAccount(from);
-    const nonce = Number(BigInt((await call('eth_getTransactionCount', [account.address, 'pending'])) as string));
-    const raw = await account.signTransaction({
-      chainId: 31337,
-      type: 'eip1559',
-      nonce,
-      maxFeePerGas: parseGwei('100'),
-      maxPriorityFeePerGas: parseGwei('1'),
-      ...tx,
-    });
-    return (await call('eth_sendRawTransaction', [raw])) as Hex;
-  };
+  const send = (from: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }) => sendSigned(call, from, tx);
   return { call, init, chain, ctx, follower, lines, send };
 }
 

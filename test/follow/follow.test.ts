@@ -15,6 +15,7 @@ import { type EthereumApi, ethereumMethods } from '../../src/methods/ethereum.js
 import { rawResult } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
+import { recordingLog } from '../helpers/recordingLog.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { methodsOf } from '../helpers/typedClient.js';
 import { until } from '../helpers/until.js';
@@ -36,13 +37,7 @@ let built: BuiltChain;
 let chain: EthereumChain;
 let ctx: EthContext;
 let follower: Follower;
-const lines: string[] = [];
-const log = {
-  info: (_o: object, m: string) => lines.push(`info ${m}`),
-  warn: (o: object, m: string) => lines.push(`warn ${m} ${JSON.stringify(o)}`),
-  error: (o: object, m: string) => lines.push(`error ${m} ${JSON.stringify(o)}`),
-  debug: () => undefined,
-};
+const { lines, log } = recordingLog();
 let heads = 0;
 let reorgs = 0;
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { type Hex, parseGwei } from 'viem';
+import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AnvilProcess, startAnvil } from '../../scripts/anvil/anvilProcess.js';
@@ -18,9 +18,10 @@ import { importBlocks } from '../../src/import/importChain.js';
 import { initDatadirFromNode } from '../../src/import/init.js';
 import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
-import { rawResult } from '../helpers/anvilPeer.js';
+import { type RpcCall, rawResult, sendSigned } from '../helpers/anvilPeer.js';
 import { tempDir } from '../helpers/chains.js';
 import { describeWithFoundry } from '../helpers/foundry.js';
+import { recordingLog } from '../helpers/recordingLog.js';
 import { testConfig } from '../helpers/testConfig.js';
 import { until } from '../helpers/until.js';
 
@@ -86,13 +87,7 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     // The followed node is the pool: eth_sendRawTransaction is relayed to it, as `serve --follow` does.
     const pool = new Upstream(anvil.url, { requestTimeoutMs: 10_000 });
     const ctx = await createEthContext(chain, 'test', config, undefined, undefined, undefined, pool, stateSource);
-    const lines: string[] = [];
-    const log = {
-      info: (_o: object, m: string) => lines.push(`info ${m}`),
-      warn: (o: object, m: string) => lines.push(`warn ${m} ${JSON.stringify(o)}`),
-      error: (o: object, m: string) => lines.push(`error ${m} ${JSON.stringify(o)}`),
-      debug: () => undefined,
-    };
+    const { lines, log } = recordingLog();
     const follower = new Follower(chain, new Upstream(anvil.url, { requestTimeoutMs: 10_000 }), {
       settings: config.follow,
       importSettings: config.import,
@@ -122,23 +117,7 @@ describeOp('tracenode following anvil --network optimism from its genesis', () =
     await initDatadirFromNode(join(tmp.dir, 'genesis'), await readNodeGenesis(new Upstream(anvil.url, { requestTimeoutMs: 10_000 }), 'isthmus'), config);
     followed.push(await follow('genesis', 0));
 
-    const send = async (
-      key: Hex,
-      tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint },
-      via: (method: string, params: unknown[]) => Promise<unknown> = theirs,
-    ): Promise<Hex> => {
-      const account = privateKeyToAccount(key);
-      const nonce = Number(BigInt((await theirs('eth_getTransactionCount', [account.address, 'pending'])) as string));
-      const raw = await account.signTransaction({
-        chainId: 31337,
-        type: 'eip1559',
-        nonce,
-        maxFeePerGas: parseGwei('100'),
-        maxPriorityFeePerGas: parseGwei('1'),
-        ...tx,
-      });
-      return (await via('eth_sendRawTransaction', [raw])) as Hex;
-    };
+    const send = (key: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }, via: RpcCall = theirs) => sendSigned(theirs, key, tx, via);
     const deposit = (to: Hex | undefined, fields: { mint: bigint; value: bigint; gas: bigint; data?: Hex; source: number }) =>
       bytesToHex(
         encodeDepositTx({

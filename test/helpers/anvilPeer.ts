@@ -1,3 +1,5 @@
+import { type Hex, parseGwei } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll } from 'vitest';
 import { type BuiltChain, buildAnvilChain } from '../../scripts/anvilChain.js';
 import { tempDir } from './chains.js';
@@ -74,4 +76,26 @@ export function usePeerPair(scenario: 'state' | 'traces'): () => PeerPair {
     if (!pair) throw new Error('peer pair used before beforeAll built it');
     return pair;
   };
+}
+
+/** A JSON-RPC call: its result. */
+export type RpcCall = (method: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * Signs `tx` with `key` as an EIP-1559 transaction of chain 31337 (anvil's), at the sender's
+ * pending nonce and fees above any development node's base fee, and sends it raw through `via`
+ * (`node` itself by default, or a node that relays it); its hash.
+ */
+export async function sendSigned(node: RpcCall, key: Hex, tx: { to?: Hex; value?: bigint; data?: Hex; gas: bigint }, via: RpcCall = node): Promise<Hex> {
+  const account = privateKeyToAccount(key);
+  const nonce = Number(BigInt((await node('eth_getTransactionCount', [account.address, 'pending'])) as string));
+  const raw = await account.signTransaction({
+    chainId: 31337,
+    type: 'eip1559',
+    nonce,
+    maxFeePerGas: parseGwei('100'),
+    maxPriorityFeePerGas: parseGwei('1'),
+    ...tx,
+  });
+  return (await via('eth_sendRawTransaction', [raw])) as Hex;
 }
