@@ -43,19 +43,26 @@ const OP_DEPOSIT = 0;
 const OP_FEES = 1;
 
 /**
- * A receipt's consensus encoding, as the block's receipts trie holds it (EIP-2718): its type byte
- * (none for a legacy one), then rlp([status — 0x01, or the empty string for a failure — or the
- * post-state root before Byzantium, cumulative gas, bloom, logs]); an OP-stack deposit's with its
- * nonce (from Regolith) and version (from Canyon) after the logs, as op-geth encodes it.
+ * A receipt's consensus encoding (EIP-2718): its type byte (none for a legacy one), then
+ * rlp([status — 0x01, or the empty string for a failure — or the post-state root before
+ * Byzantium, cumulative gas, bloom, logs]); an OP-stack deposit's with its nonce (from Regolith)
+ * and version (from Canyon) after the logs, as op-geth encodes it.
+ *
+ * `use` tells where the bytes go. op-geth's receipts root (`Receipts.EncodeIndex`) counts a
+ * deposit's nonce only with its version: a Regolith receipt before Canyon is hashed without its
+ * nonce (the bug Canyon's receipt version fixed), while its binary form (`MarshalBinary`, what
+ * `debug_getRawReceipts` gives) carries the nonce.
  */
 export function encodeConsensusReceipt(
   r: Pick<StoredReceipt, 'statusOrRoot' | 'cumulativeGasUsed' | 'logs' | 'depositNonce' | 'depositReceiptVersion'>,
   type: number,
   bloom: Uint8Array,
+  use: 'root' | 'binary' = 'root',
 ): Uint8Array {
   const status = r.statusOrRoot.length === 32 ? r.statusOrRoot : r.statusOrRoot[0] === 1 ? Uint8Array.of(1) : new Uint8Array();
   const fields: Input[] = [status, bigIntToUnpaddedBytes(r.cumulativeGasUsed), bloom, r.logs];
-  if (r.depositNonce !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositNonce));
+  const hashedNonce = use === 'binary' || r.depositReceiptVersion !== undefined;
+  if (r.depositNonce !== undefined && hashedNonce) fields.push(bigIntToUnpaddedBytes(r.depositNonce));
   if (r.depositReceiptVersion !== undefined) fields.push(bigIntToUnpaddedBytes(r.depositReceiptVersion));
   const body = RLP.encode(fields);
   return type === 0 ? body : concatBytes(Uint8Array.of(type), body);

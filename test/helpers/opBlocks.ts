@@ -178,33 +178,54 @@ class NothingMore implements StateSource {
 
 /** The block run by tracenode's OP executor on the state its preimages give (the importer's partial trie database). */
 export async function executeOpFixture(b: OpBlock): Promise<{ result: OpBlockResult; header: BlockHeader }> {
-  const time = BigInt(b.fixture.executing_payload.timestamp);
-  const common = opCommon(b.rollup, upgradeAt(b.rollup, time));
+  const all = [...b.preimages.values()].map(bytesToHex);
+  const header = builtHeader(b);
+  const block = createBlock({ header }, { common: header.common });
+  const transactions = b.fixture.executing_payload.transactions.map(hex);
+  const result = await runOnPreState({ rollup: b.rollup, parent: b.parent, block, transactions, state: all, codes: all, blockchain: ancestors(b) });
+  return { result, header: builtHeader(b, result) };
+}
+
+/** What {@link runOnPreState} runs: a block on its parent, with the pre-state as trie nodes and codes (0x-hex). */
+export interface PreStateRun {
+  rollup: OpRollup;
+  parent: BlockHeader;
+  block: Block;
+  transactions: Uint8Array[];
+  state: string[];
+  codes: string[];
+  blockchain: EVMMockBlockchainInterface;
+}
+
+/**
+ * `block` run by tracenode's OP executor on the importer's partial trie database, filled with
+ * the pre-state through the follower's witness intake as an archive from block N fills it; a
+ * node or code the pre-state lacks stops the run, naming it.
+ */
+export async function runOnPreState(run: PreStateRun): Promise<OpBlockResult> {
+  const time = run.block.header.timestamp;
+  const common = run.block.common;
   const dir = mkdtempSync(join(tmpdir(), 'tracenode-op-'));
   const level = await openDatabase(join(dir, 'db'));
   try {
     const trieDb = new TrieDB(level, true, true);
-    const all = [...b.preimages.values()].map(bytesToHex);
     await fetchWitness(
       undefined as unknown as Upstream,
-      b.parent.number + 1n,
-      b.parent,
+      run.parent.number + 1n,
+      run.parent,
       trieDb,
       common,
-      Promise.resolve({ state: all, codes: all, headers: [] }),
+      Promise.resolve({ state: run.state, codes: run.codes, headers: [] }),
     );
     const provider = { trieDb, prepare: async () => undefined, source: new NothingMore(), fetchOptions: { maxSearchNibbles: DEFAULT_SEARCH_NIBBLES } };
-    const { sm } = await importerStateManager(common, trieDb, b.parent.stateRoot, 10_000, provider);
+    const { sm } = await importerStateManager(common, trieDb, run.parent.stateRoot, 10_000, provider);
     const vm = await createBlockVM({
       common,
       stateManager: sm,
-      blockchain: ancestors(b),
-      evmOpts: { customPrecompiles: opPrecompiles(b.rollup, time, common) },
+      blockchain: run.blockchain,
+      evmOpts: { customPrecompiles: opPrecompiles(run.rollup, time, common) },
     });
-    const block: Block = createBlock({ header: builtHeader(b) }, { common });
-    const transactions = b.fixture.executing_payload.transactions.map(hex);
-    const result = await raceFetchOnMiss(sm, executeOpBlock(vm, { block, transactions, rollup: b.rollup }));
-    return { result, header: builtHeader(b, result) };
+    return await raceFetchOnMiss(sm, executeOpBlock(vm, { block: run.block, transactions: run.transactions, rollup: run.rollup }));
   } finally {
     await level.close();
     rmSync(dir, { recursive: true, force: true });

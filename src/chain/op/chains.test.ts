@@ -18,7 +18,10 @@ describe('OP-stack chains known by their chain id', () => {
     expect(REGISTRY.chains.map((c) => BigInt(c.l2_chain_id)).sort()).toEqual([...KNOWN_OP_CHAIN_IDS].sort());
     for (const entry of REGISTRY.chains) {
       const { pectra_blob_schedule_time: _l1Rule, ...times } = entry.hardfork_configuration;
-      const fromRegistry = rollupFromConfig({ l2_chain_id: entry.l2_chain_id, ...times, chain_op_config: entry.optimism as never });
+      // The registry leaves Regolith out: every one of its chains has it from genesis (op-geth's
+      // params/superchain.go sets RegolithTime to the genesis activation for all of them).
+      expect(times.regolith_time).toBeUndefined();
+      const fromRegistry = rollupFromConfig({ l2_chain_id: entry.l2_chain_id, regolith_time: 0, ...times, chain_op_config: entry.optimism as never });
       const known = knownOpChain(BigInt(entry.l2_chain_id));
       expect(known?.rollup, entry.Name).toEqual(fromRegistry);
       expect(entry.Name.startsWith(known!.name)).toBe(true);

@@ -7,20 +7,24 @@ import { type OpRollup, rollupFromConfig } from './rollup.js';
  * November 2025). Any other OP-stack chain is described by its own rollup config
  * (`rollupFromConfig`, op-node's `rollup.json`).
  *
- * The registry gives no Regolith time: an upgrade is taken as active once a later one is
- * (`rollup.ts`), so these rules hold from Canyon on; a chain's blocks before Canyon need its
- * op-node rollup config. `pectra_blob_schedule_time` (the Sepolia chains) is a rule of the L1 blob
- * fee op-node derives blocks with, not of their execution, and is not kept.
+ * The registry gives no Regolith time: every registry chain has Regolith from its Bedrock
+ * genesis (op-geth's `params/superchain.go` sets `RegolithTime` to the genesis activation for all
+ * of them), so it is 0 here. Without it a block before Canyon would run by Bedrock's deposit rules
+ * (OP Mainnet's Regolith blocks of `fixtures/op-stack/rpc-caches/` show the difference).
+ *
+ * `pectra_blob_schedule_time` (the Sepolia chains) is a rule of the L1 blob fee op-node derives
+ * blocks with, not of their execution, and is not kept.
  */
 
 interface KnownChain {
   name: string;
-  times: Partial<Record<'canyon' | 'delta' | 'ecotone' | 'fjord' | 'granite' | 'holocene' | 'isthmus' | 'jovian', number>>;
+  times: Partial<Record<'regolith' | 'canyon' | 'delta' | 'ecotone' | 'fjord' | 'granite' | 'holocene' | 'isthmus' | 'jovian', number>>;
   elasticity: number;
 }
 
 /** The Superchain's mainnet schedule (OP Mainnet's and Base's). */
 const MAINNET = {
+  regolith: 0,
   canyon: 1704992401,
   delta: 1708560000,
   ecotone: 1710374401,
@@ -32,6 +36,7 @@ const MAINNET = {
 };
 /** The Superchain's Sepolia schedule (OP Sepolia's and Base Sepolia's). */
 const SEPOLIA = {
+  regolith: 0,
   canyon: 1699981200,
   delta: 1703203200,
   ecotone: 1708534800,
@@ -47,7 +52,7 @@ const KNOWN: Record<string, KnownChain> = {
   '8453': { name: 'Base', times: MAINNET, elasticity: 6 },
   '130': {
     name: 'Unichain',
-    times: { canyon: 0, delta: 0, ecotone: 0, fjord: 0, granite: 0, holocene: 1736445601, isthmus: 1746806401, jovian: 1764691201 },
+    times: { regolith: 0, canyon: 0, delta: 0, ecotone: 0, fjord: 0, granite: 0, holocene: 1736445601, isthmus: 1746806401, jovian: 1764691201 },
     elasticity: 6,
   },
   '11155420': { name: 'OP Sepolia', times: SEPOLIA, elasticity: 6 },

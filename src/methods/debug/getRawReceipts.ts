@@ -23,6 +23,6 @@ export const getRawReceipts = defineMethod({
     const block = await rawTarget(ctx, id, req);
     const receipts = await ctx.chain.store.receipts(block.hash());
     if (!receipts) throw new ServerError('receipts not found');
-    return receipts.map((r, i) => bytesToData(encodeConsensusReceipt(r, block.transactions[i].type, logsBloom(r.logs))));
+    return receipts.map((r, i) => bytesToData(encodeConsensusReceipt(r, block.transactions[i].type, logsBloom(r.logs), 'binary')));
   },
 });
