@@ -166,6 +166,21 @@ function ancestors(b: OpBlock): EVMMockBlockchainInterface {
   return chain;
 }
 
+/** BLOCKHASH of the parent only, for a block whose data (`holder`) has no older header. */
+export function parentOnly(parent: BlockHeader, holder: string): EVMMockBlockchainInterface {
+  const chain: EVMMockBlockchainInterface = {
+    async getBlock(id: number | bigint) {
+      if (BigInt(id) !== parent.number) throw new Error(`BLOCKHASH of block ${id}: ${holder} holds only the parent's header`);
+      return { hash: () => parent.hash() };
+    },
+    async putBlock() {
+      throw new Error('read-only');
+    },
+    shallowCopy: () => chain,
+  };
+  return chain;
+}
+
 /** An upstream that holds nothing: a node the preimages lack stops the run, naming it. */
 class NothingMore implements StateSource {
   async proveAccount(address: Uint8Array): Promise<StateProof> {

@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Block, BlockHeader } from '@ethereumjs/block';
-import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { knownOpChain } from '../../src/chain/op/chains.js';
 import { opBlock } from '../../src/chain/op/opBlock.js';
@@ -10,7 +9,7 @@ import { type OpRollup, opCommon, upgradeAt } from '../../src/chain/op/rollup.js
 import type { OpBlockResult } from '../../src/execution/op/opBlockRun.js';
 import { headerFromRpc } from '../../src/follow/blockFromRpc.js';
 import { opBlockFromRpc } from '../../src/follow/opBlockFromRpc.js';
-import { runOnPreState } from './opBlocks.js';
+import { parentOnly, runOnPreState } from './opBlocks.js';
 
 /**
  * The real OP Mainnet blocks of `fixtures/op-stack/rpc-caches/` (see the README there): risc0/zeth's
@@ -80,22 +79,7 @@ export async function loadOpRpcCaches(): Promise<OpCachedBlock[]> {
   );
 }
 
-/** BLOCKHASH of the parent only: the caches hold no older header. */
-function parentOnly(parent: BlockHeader): EVMMockBlockchainInterface {
-  const chain: EVMMockBlockchainInterface = {
-    async getBlock(id: number | bigint) {
-      if (BigInt(id) !== parent.number) throw new Error(`BLOCKHASH of block ${id}: the cache holds only the parent's header`);
-      return { hash: () => parent.hash() };
-    },
-    async putBlock() {
-      throw new Error('read-only');
-    },
-    shallowCopy: () => chain,
-  };
-  return chain;
-}
-
 /** The cached block run by tracenode's OP executor on its parent's proven state. */
 export function executeCachedBlock(b: OpCachedBlock): Promise<OpBlockResult> {
-  return runOnPreState({ ...b, blockchain: parentOnly(b.parent) });
+  return runOnPreState({ ...b, blockchain: parentOnly(b.parent, 'the cache') });
 }
