@@ -1,13 +1,16 @@
-import type { Block } from '@ethereumjs/block';
-import { bytesToHex, createContractAddress, equalsBytes, hexToBytes } from '@ethereumjs/util';
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import { verifyMerkleProof } from '@ethereumjs/mpt';
+import { bytesToHex, createAccountFromRLP, createContractAddress, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { TxReceipt } from '@ethereumjs/vm';
 import { DEPOSIT_TX_TYPE } from '../chain/op/depositTx.js';
-import type { OpRollup } from '../chain/op/rollup.js';
+import { isActive, type OpRollup } from '../chain/op/rollup.js';
 import { encodeConsensusReceipt, type StoredLog, type StoredReceipt } from '../chain/receipts.js';
+import { keccak256 } from '../codec/keccak.js';
 import { orderedTrieRoot } from '../codec/orderedTrieRoot.js';
 import { l1FieldsFromInfo } from '../execution/op/l1InfoFees.js';
 import { type Call, type Upstream, UpstreamError, UpstreamRpcError } from './upstream.js';
 import { hexString } from './upstreamBlocks.js';
+import { parseProof } from './upstreamState.js';
 
 /**
  * The receipts of the first block of an archive that starts at block N: that block is not
@@ -27,7 +30,8 @@ type Json = Record<string, unknown>;
 /**
  * Block N's receipts, checked against its receiptsRoot. On an OP-stack chain (`op`) a deposit's
  * receipt carries its `depositNonce` and `depositReceiptVersion` in the root (as op-geth encodes
- * it); the L1 and operator fee fields are in no root: they are derived from the block's L1-info
+ * it) from Canyon; before, its nonce is derived from a proof (`deriveRegolithNonces`). The L1 and
+ * operator fee fields are in no root: they are derived from the block's L1-info
  * deposit as op-geth derives them (`execution/op/l1InfoFees.ts`), not taken from the upstream's
  * JSON, and left out for a block that has none (anvil's).
  */
@@ -42,6 +46,8 @@ export async function anchorReceipts(upstream: Upstream, block: Block, op?: OpRo
   }
   const consensus = jsons.map((json, i) => consensusReceipt(json, i));
   const deposits = jsons.map((json, i) => (opStack && (block.transactions[i].type as number) === DEPOSIT_TX_TYPE ? depositFields(json, i) : undefined));
+  const time = block.header.timestamp;
+  if (op !== undefined && isActive(op, 'regolith', time) && !isActive(op, 'canyon', time)) await deriveRegolithNonces(upstream, block, deposits);
   const stored = consensus.map((r, i) => storedReceipt(r, i === 0 ? 0n : consensus[i - 1].cumulativeBlockGasUsed, block, i, deposits[i]));
   const root = orderedTrieRoot(stored.map((r, i) => encodeConsensusReceipt(r, block.transactions[i].type, consensus[i].bitvector)));
   if (!equalsBytes(root, block.header.receiptTrie)) {
@@ -64,6 +70,54 @@ function depositFields(json: Json, i: number): { depositNonce?: bigint; depositR
     out.depositReceiptVersion = BigInt(hexString(json.depositReceiptVersion, `receipt ${i}'s depositReceiptVersion`));
   }
   return out;
+}
+
+/**
+ * Between Regolith and Canyon a deposit's nonce is in no root (op-geth hashed those receipts
+ * without it: `chain/receipts.ts`). It is derived instead: its sender's nonce after block N,
+ * proven against N's state root, less the transactions the sender has at and after it in the
+ * block (each deposit and each signed transaction counts one). An upstream naming another nonce
+ * is refused.
+ */
+async function deriveRegolithNonces(upstream: Upstream, block: Block, deposits: Array<{ depositNonce?: bigint } | undefined>): Promise<void> {
+  const bySender = new Map<string, number[]>();
+  for (const [i, tx] of block.transactions.entries()) {
+    const sender = bytesToHex(tx.getSenderAddress().bytes);
+    bySender.set(sender, [...(bySender.get(sender) ?? []), i]);
+  }
+  for (const [sender, indices] of bySender) {
+    if (!indices.some((i) => deposits[i] !== undefined)) continue;
+    const after = await provenNonce(upstream, sender, block.header);
+    for (const [k, i] of indices.entries()) {
+      const deposit = deposits[i];
+      if (deposit === undefined) continue;
+      const nonce = after - BigInt(indices.length - k);
+      if (deposit.depositNonce !== undefined && deposit.depositNonce !== nonce) {
+        throw new UpstreamError(
+          `the upstream's receipt ${i} of block ${block.header.number} names depositNonce ${deposit.depositNonce}; its sender ${sender}'s proven nonce gives ${nonce}`,
+        );
+      }
+      deposit.depositNonce = nonce;
+    }
+  }
+}
+
+/** The nonce of `address` after `header`'s block, from the upstream's proof checked against the header's state root. */
+async function provenNonce(upstream: Upstream, address: string, header: BlockHeader): Promise<bigint> {
+  const proof = parseProof(await upstream.call('eth_getProof', [address, [], { blockHash: bytesToHex(header.hash()) }]), 0);
+  const first = proof.accountProof[0];
+  if (first === undefined || !equalsBytes(keccak256(first), header.stateRoot)) {
+    throw new UpstreamError(`the upstream's proof of ${address} at block ${header.number} does not start at its state root`);
+  }
+  let leaf: Uint8Array | null;
+  try {
+    leaf = await verifyMerkleProof(keccak256(hexToBytes(address as `0x${string}`)), proof.accountProof);
+  } catch (err) {
+    throw new UpstreamError(
+      `the upstream's proof of ${address} at block ${header.number} does not verify: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  return leaf === null ? 0n : createAccountFromRLP(leaf).nonce;
 }
 
 async function fetchReceipts(upstream: Upstream, block: Block): Promise<Json[]> {

@@ -95,7 +95,7 @@ describe('real OP Mainnet blocks before Canyon (Regolith)', () => {
     expect(bedrock.gasUsed).not.toBe(b.block.header.gasUsed);
   }, 60_000);
 
-  it('as the first block of an archive from block N: the node’s receipts check against the real receiptsRoot, with the L1 fields derived', async () => {
+  it('as the first block of an archive from block N: the node’s receipts check against the real receiptsRoot; deposits’ nonces, in no root before Canyon, are derived from proofs at N', async () => {
     for (const b of blocks) {
       const r = results.get(b.number)!;
       const json = r.receipts.map((x) => ({
@@ -105,9 +105,29 @@ describe('real OP Mainnet blocks before Canyon (Regolith)', () => {
         logs: x.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map(bytesToHex), data: bytesToHex(data) })),
         ...(x.depositNonce !== undefined ? { depositNonce: hex(x.depositNonce) } : {}),
       }));
-      const stored = await anchorReceipts({ call: async () => json } as unknown as Upstream, b.block, b.rollup);
+      // The node: its receipts, and eth_getProof at block N (by hash) of each account the block touches, as recorded.
+      const node = (receipts: unknown[]) =>
+        ({
+          call: async (method: string, params: unknown[]) => {
+            if (method === 'eth_getBlockReceipts') return receipts;
+            expect([method, params[1], params[2]]).toEqual(['eth_getProof', [], { blockHash: bytesToHex(b.block.hash()) }]);
+            const proof = b.proofsAtBlock.get(String(params[0]));
+            if (proof === undefined) throw new Error(`no recorded proof of ${String(params[0])}`);
+            return { ...proof, storageProof: [] };
+          },
+        }) as unknown as Upstream;
+      const stored = await anchorReceipts(node(json), b.block, b.rollup);
       expect(stored.map((s) => s.gasUsed)).toEqual(r.receipts.map((x) => x.gasUsed));
       expect(stored.map((s) => s.l1Fee?.fee)).toEqual(r.receipts.map((x) => x.l1?.fee));
+      expect(stored.map((s) => s.depositNonce)).toEqual(r.receipts.map((x) => x.depositNonce));
+      // A node that leaves the nonces out: derived all the same.
+      const bare = json.map(({ depositNonce: _n, ...x }) => x);
+      expect((await anchorReceipts(node(bare), b.block, b.rollup)).map((s) => s.depositNonce)).toEqual(r.receipts.map((x) => x.depositNonce));
+      // A lying one is refused, though the receipts root cannot tell.
+      const lying = json.map((x, i) => (i === 0 ? { ...x, depositNonce: hex(BigInt(x.depositNonce as string) + 1n) } : x));
+      await expect(anchorReceipts(node(lying), b.block, b.rollup)).rejects.toThrow(
+        /names depositNonce \d+; its sender 0x[0-9a-f]{40}'s proven nonce gives \d+/,
+      );
     }
   });
 });

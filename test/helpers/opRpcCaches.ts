@@ -49,6 +49,8 @@ export interface OpCachedBlock {
   state: string[];
   /** The touched accounts' codes at the parent (0x-hex, none empty). */
   codes: string[];
+  /** `eth_getProof` of each touched account at the block, by lower-case address, as the node answered it. */
+  proofsAtBlock: Map<string, Json>;
 }
 
 const FILE = /^op-mainnet-(\d+)\.json\.gz$/;
@@ -68,13 +70,15 @@ export async function loadOpRpcCaches(): Promise<OpCachedBlock[]> {
       const parent = headerFromRpc(cache.partial_blocks[0][1], common, { setHardfork: false });
       if (bytesToHex(parent.hash()) !== bytesToHex(header.parentHash)) throw new Error(`${file}: the parent header does not hash to the block's parent hash`);
       const state = new Set<string>();
+      const proofsAtBlock = new Map<string, Json>();
       for (const [query, proof] of cache.proofs) {
+        if (BigInt(query.block_no) === number) proofsAtBlock.set(query.address.toLowerCase(), proof as unknown as Json);
         if (BigInt(query.block_no) !== parent.number) continue;
         for (const node of proof.accountProof) state.add(node);
         for (const slot of proof.storageProof ?? []) for (const node of slot.proof) state.add(node);
       }
       const codes = new Set(cache.code.filter(([query, code]) => BigInt(query.block_no) === parent.number && code !== '0x').map(([, code]) => code));
-      return { file, number, rollup, json, block: opBlock(header, transactions), transactions, parent, state: [...state], codes: [...codes] };
+      return { file, number, rollup, json, block: opBlock(header, transactions), transactions, parent, state: [...state], codes: [...codes], proofsAtBlock };
     }),
   );
 }
