@@ -17,7 +17,7 @@ describe('stored receipts', () => {
     expect(decodeReceipts(bytes)).toEqual(receipts);
   });
 
-  it("round-trip OP receipts' fields: a deposit's nonce and version, an ordinary transaction's L1 and operator fees", () => {
+  it("round-trip OP receipts' fields: a deposit's nonce and version, an ordinary transaction's L1 and operator fees and Jovian's DA footprint", () => {
     const receipts: StoredReceipt[] = [
       { statusOrRoot: Uint8Array.of(1), cumulativeGasUsed: 46_000n, gasUsed: 46_000n, logs: [], depositNonce: 7n, depositReceiptVersion: 1n },
       { statusOrRoot: Uint8Array.of(1), cumulativeGasUsed: 50_000n, gasUsed: 4_000n, logs: [], depositNonce: 0n },
@@ -55,6 +55,25 @@ describe('stored receipts', () => {
           baseFeeScalar: 0n,
           blobBaseFeeScalar: 0n,
         },
+      },
+      {
+        statusOrRoot: Uint8Array.of(1),
+        cumulativeGasUsed: 113_000n,
+        gasUsed: 21_000n,
+        logs: [],
+        l1Fee: {
+          rules: 'fjord',
+          fee: 5n,
+          gasUsed: 1_600n,
+          l1BaseFee: 3n,
+          overhead: 0n,
+          scalar: 0n,
+          l1BlobBaseFee: 1n,
+          baseFeeScalar: 2n,
+          blobBaseFeeScalar: 3n,
+        },
+        operatorFee: { scalar: 0n, constant: 0n },
+        daFootprint: { gasUsed: 429_312n, scalar: 312n },
       },
     ];
     expect(decodeReceipts(encodeReceipts(receipts))).toEqual(receipts);

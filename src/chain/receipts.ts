@@ -26,6 +26,8 @@ export interface StoredReceipt {
   l1Fee?: StoredL1Fee;
   /** OP stack from Isthmus, an ordinary transaction: the operator fee's parameters at its place in the block. */
   operatorFee?: { scalar: bigint; constant: bigint };
+  /** OP stack from Jovian, an ordinary transaction: its data-availability footprint and the gas scalar it was computed with. */
+  daFootprint?: { gasUsed: bigint; scalar: bigint };
 }
 
 /** The L1 data fee of an OP-stack transaction, as the executor charged it (`execution/op/l1Cost.ts`), with the L1 attributes it was computed from. */
@@ -98,7 +100,9 @@ function opFields(r: StoredReceipt): Input[] {
     n(BigInt(L1_RULES.indexOf(f.rules))),
     ...[f.fee, f.gasUsed, f.l1BaseFee, f.overhead, f.scalar, f.l1BlobBaseFee, f.baseFeeScalar, f.blobBaseFeeScalar].map(n),
   ];
-  if (r.operatorFee !== undefined) fields.push([n(r.operatorFee.scalar), n(r.operatorFee.constant)]);
+  if (r.operatorFee !== undefined || r.daFootprint !== undefined)
+    fields.push(r.operatorFee === undefined ? [] : [n(r.operatorFee.scalar), n(r.operatorFee.constant)]);
+  if (r.daFootprint !== undefined) fields.push([n(r.daFootprint.gasUsed), n(r.daFootprint.scalar)]);
   return [fields];
 }
 
@@ -112,8 +116,9 @@ function readOpFields(receipt: StoredReceipt, fields: Uint8Array[] | undefined):
     if (version !== undefined) receipt.depositReceiptVersion = bytesToBigInt(version[0]);
     return;
   }
-  const [, rules, fee, gasUsed, l1BaseFee, overhead, scalar, l1BlobBaseFee, baseFeeScalar, blobBaseFeeScalar, operator] = fields as unknown as [
+  const [, rules, fee, gasUsed, l1BaseFee, overhead, scalar, l1BlobBaseFee, baseFeeScalar, blobBaseFeeScalar, operator, da] = fields as unknown as [
     ...Uint8Array[],
+    Uint8Array[] | undefined,
     Uint8Array[] | undefined,
   ];
   const big = (b: unknown) => bytesToBigInt(b as Uint8Array);
@@ -128,7 +133,8 @@ function readOpFields(receipt: StoredReceipt, fields: Uint8Array[] | undefined):
     baseFeeScalar: big(baseFeeScalar),
     blobBaseFeeScalar: big(blobBaseFeeScalar),
   };
-  if (Array.isArray(operator)) receipt.operatorFee = { scalar: big(operator[0]), constant: big(operator[1]) };
+  if (Array.isArray(operator) && operator.length === 2) receipt.operatorFee = { scalar: big(operator[0]), constant: big(operator[1]) };
+  if (Array.isArray(da)) receipt.daFootprint = { gasUsed: big(da[0]), scalar: big(da[1]) };
 }
 
 /** Inverse of {@link encodeReceipts}. */

@@ -13,6 +13,7 @@ import { l1FieldsFromInfo } from '../../src/execution/op/l1InfoFees.js';
 import type { OpBlockResult } from '../../src/execution/op/opBlockRun.js';
 import { anchorReceipts } from '../../src/follow/anchorReceipts.js';
 import type { Upstream } from '../../src/follow/upstream.js';
+import { formatBlockReceipts } from '../../src/methods/eth/_shared/formatReceipt.js';
 import { executeWitnessBlock, loadBaseSepoliaBlock, type OpWitnessBlock } from '../helpers/opWitnessBlocks.js';
 
 /**
@@ -95,6 +96,7 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
       if (r.type === DEPOSIT_TX_TYPE) continue;
       expect([r.l1?.rules, r.operatorFee]).toEqual(['fjord', { scalar: 0n, constant: 0n }]);
       expect(fromInfo[i]?.l1Fee, `tx ${i}`).toEqual({ rules: r.l1!.rules, fee: r.l1!.fee, gasUsed: r.l1!.gasUsed, ...r.l1!.params });
+      expect(fromInfo[i]?.daFootprint, `tx ${i}`).toEqual({ gasUsed: r.daFootprint, scalar: r.daFootprintGasScalar });
     }
   });
 
@@ -110,5 +112,10 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
     const stored = await anchorReceipts({ call: async () => json } as unknown as Upstream, b.block, b.rollup);
     expect(stored.map((s) => s.gasUsed)).toEqual(result.receipts.map((r) => r.gasUsed));
     expect(stored.map((s) => s.l1Fee?.fee)).toEqual(result.receipts.map((r) => r.l1?.fee));
+    // On the wire as op-reth prints a Jovian receipt: daFootprintGasScalar, and the footprint as blobGasUsed.
+    const [deposit, first] = formatBlockReceipts(b.block, stored);
+    expect(first).toMatchObject({ daFootprintGasScalar: '0x138', blobGasUsed: hex(result.receipts[1].daFootprint!), l1Fee: hex(result.receipts[1].l1!.fee) });
+    expect(first).not.toHaveProperty('operatorFeeScalar');
+    for (const absent of ['daFootprintGasScalar', 'blobGasUsed', 'l1Fee']) expect(deposit).not.toHaveProperty(absent);
   });
 });

@@ -55,6 +55,11 @@ export function fjordEstimatedSize(tx: Uint8Array): bigint {
   return estimated > FJORD_MIN_SIZE_SCALED ? estimated : FJORD_MIN_SIZE_SCALED;
 }
 
+/** Jovian's data-availability footprint of a signed transaction: its Fjord size estimate in bytes × the DA footprint gas scalar. */
+export function daFootprint(tx: Uint8Array, scalar: bigint): bigint {
+  return (fjordEstimatedSize(tx) / 1_000_000n) * scalar;
+}
+
 /**
  * The L1 data fee of a transaction given as its EIP-2718 bytes (what a block carries), under
  * `rules`; undefined for a deposit or no bytes (nothing charged).

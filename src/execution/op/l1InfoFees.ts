@@ -4,7 +4,7 @@ import { decodeL1Info, type L1FeeParams, type L1Info } from '../../chain/op/l1In
 import { DepositTransaction } from '../../chain/op/opBlock.js';
 import { isActive, type OpRollup } from '../../chain/op/rollup.js';
 import type { StoredReceipt } from '../../chain/receipts.js';
-import { L1_BLOCK_ADDRESS, l1Cost, l1FeeRulesFor } from './l1Cost.js';
+import { daFootprint, L1_BLOCK_ADDRESS, l1Cost, l1FeeRulesFor } from './l1Cost.js';
 import { feeUpgradeAt } from './opBlockRun.js';
 
 /**
@@ -16,7 +16,7 @@ import { feeUpgradeAt } from './opBlockRun.js';
  * (the real blocks' test holds the two equal). Undefined when the block does not open with an
  * L1-info deposit of a known format (anvil's blocks have none).
  */
-export function l1FieldsFromInfo(rollup: OpRollup, block: Block): Array<Pick<StoredReceipt, 'l1Fee' | 'operatorFee'> | undefined> | undefined {
+export function l1FieldsFromInfo(rollup: OpRollup, block: Block): Array<Pick<StoredReceipt, 'l1Fee' | 'operatorFee' | 'daFootprint'> | undefined> | undefined {
   const first = block.transactions[0] as unknown;
   if (!(first instanceof DepositTransaction) || first.to?.toString() !== L1_BLOCK_ADDRESS) return undefined;
   const info = decodeL1Info(first.data);
@@ -26,6 +26,7 @@ export function l1FieldsFromInfo(rollup: OpRollup, block: Block): Array<Pick<Sto
   const params = paramsOf(info);
   const rules = l1FeeRulesFor(upgrade, params);
   const isthmus = isActive(rollup, 'isthmus', time);
+  const jovian = isActive(rollup, 'jovian', time);
   return block.transactions.map((tx) => {
     const raw = tx.serialize();
     if (isDeposit(raw)) return undefined;
@@ -34,6 +35,7 @@ export function l1FieldsFromInfo(rollup: OpRollup, block: Block): Array<Pick<Sto
     return {
       l1Fee: { rules, fee: cost.fee, gasUsed: cost.gasUsed, ...params },
       ...(isthmus ? { operatorFee: { scalar: info.operatorFeeScalar ?? 0n, constant: info.operatorFeeConstant ?? 0n } } : {}),
+      ...(jovian ? { daFootprint: { gasUsed: daFootprint(raw, info.daFootprintGasScalar ?? 0n), scalar: info.daFootprintGasScalar ?? 0n } } : {}),
     };
   });
 }

@@ -12,7 +12,7 @@ import { encodeConsensusReceipt } from '../../chain/receipts.js';
 import { orderedTrieRoot } from '../../codec/orderedTrieRoot.js';
 import { ensureCreate2Deployer } from './create2Deployer.js';
 import { runDeposit } from './depositRun.js';
-import { fjordEstimatedSize, L1_BLOCK_ADDRESS, type L1Cost, l1Cost, l1FeeAt } from './l1Cost.js';
+import { daFootprint, L1_BLOCK_ADDRESS, type L1Cost, l1Cost, l1FeeAt } from './l1Cost.js';
 import {
   OPERATOR_FEE_SLOT,
   OPERATOR_FEE_VAULT,
@@ -83,6 +83,8 @@ export interface OpReceipt {
   operatorFee?: OperatorFeeParams;
   /** Ordinary transactions from Jovian: the data-availability footprint (op-reth prints it as the receipt's blobGasUsed). */
   daFootprint?: bigint;
+  /** Ordinary transactions from Jovian: the DA footprint gas scalar it was computed with (the receipt's daFootprintGasScalar). */
+  daFootprintGasScalar?: bigint;
   createdAddress?: Address;
 }
 
@@ -268,7 +270,7 @@ async function runOrdinary(
   const fee = await l1FeeAt(word, fees.feeUpgrade, fees.anvil ? 'op-revm' : 'op-geth');
   const l1 = l1Cost(raw, fee.rules, fee.params);
   const operator = fees.operatorFee === undefined ? undefined : { rules: fees.operatorFee, params: await operatorFeeAt(word) };
-  const daFootprint = fees.daAvailable === undefined ? undefined : await daFootprintOf(raw, word, fees.daAvailable, header.number, index);
+  const da = fees.daAvailable === undefined ? undefined : await daFootprintOf(raw, word, fees.daAvailable, header.number, index);
   const operatorCharge = operator === undefined ? 0n : operatorFeeCharge(raw, tx.gasLimit, operator.params, operator.rules);
   const sender = tx.getSenderAddress();
   // Both fees are taken before the run, with the gas they buy: a sender who cannot pay them makes the block invalid.
@@ -304,7 +306,7 @@ async function runOrdinary(
     bloom: result.bloom.bitvector,
     ...(l1 !== undefined ? { l1: { ...l1, rules: fee.rules, params: fee.params } } : {}),
     ...(operator !== undefined ? { operatorFee: operator.params } : {}),
-    ...(daFootprint !== undefined ? { daFootprint } : {}),
+    ...(da !== undefined ? { daFootprint: da.footprint, daFootprintGasScalar: da.scalar } : {}),
     ...(result.createdAddress ? { createdAddress: result.createdAddress } : {}),
   };
 }
@@ -315,13 +317,19 @@ async function runOrdinary(
  * refused when more than the block has left of its gas limit for them (op-reth's executor: the
  * header's blobGasUsed is their sum, and the next base fee counts it when it exceeds the gas used).
  */
-async function daFootprintOf(raw: Uint8Array, word: (slot: bigint) => Promise<Uint8Array>, available: bigint, number: bigint, index: number): Promise<bigint> {
+async function daFootprintOf(
+  raw: Uint8Array,
+  word: (slot: bigint) => Promise<Uint8Array>,
+  available: bigint,
+  number: bigint,
+  index: number,
+): Promise<{ footprint: bigint; scalar: bigint }> {
   const scalar = bytesToBigInt((await word(OPERATOR_FEE_SLOT)).subarray(18, 20));
-  const footprint = (fjordEstimatedSize(raw) / 1_000_000n) * scalar;
+  const footprint = daFootprint(raw, scalar);
   if (footprint > available) {
     throw new OpBlockError(`block ${number}: transaction ${index}'s data-availability footprint ${footprint} is more than the ${available} the block has left`);
   }
-  return footprint;
+  return { footprint, scalar };
 }
 
 /**

@@ -48,6 +48,7 @@ export interface RpcReceipt {
   /** Isthmus and later, when either is not 0. */
   operatorFeeScalar?: string;
   operatorFeeConstant?: string;
+  daFootprintGasScalar?: string;
 }
 
 /**
@@ -83,7 +84,9 @@ function createdAddress(tx: BlockTransaction, from: Uint8Array, receipt: StoredR
  * with it, `depositReceiptVersion`; an ordinary transaction's L1 data fee — `l1GasPrice` (the L1
  * base fee), `l1GasUsed`, `l1Fee`, then Bedrock's and Regolith's `l1FeeScalar` or Ecotone's and
  * Fjord's blob base fee and scalars — and Isthmus' operator fee parameters when either is not 0
- * (op-reth `OpReceiptFieldsBuilder::l1_block_info`). An Ethereum receipt has none of them.
+ * (op-reth `OpReceiptFieldsBuilder::l1_block_info`); from Jovian, `daFootprintGasScalar` and the
+ * transaction's DA footprint as `blobGasUsed` (op-reth's `OpReceiptBuilder`; tracenode gives them
+ * to ordinary transactions only, as it gives the L1 fields). An Ethereum receipt has none of them.
  */
 function addOpFields(out: RpcReceipt, tx: BlockTransaction, receipt: StoredReceipt): void {
   if (isDepositTransaction(tx)) {
@@ -109,6 +112,11 @@ function addOpFields(out: RpcReceipt, tx: BlockTransaction, receipt: StoredRecei
   if (operator !== undefined && (operator.scalar !== 0n || operator.constant !== 0n)) {
     out.operatorFeeScalar = bigIntToQuantity(operator.scalar);
     out.operatorFeeConstant = bigIntToQuantity(operator.constant);
+  }
+  const da = receipt.daFootprint;
+  if (da !== undefined) {
+    out.daFootprintGasScalar = bigIntToQuantity(da.scalar);
+    out.blobGasUsed = bigIntToQuantity(da.gasUsed);
   }
 }
 
@@ -179,12 +187,13 @@ export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], 
  * characters the most) and logs, twice (object and text); within 10 % of what 2,676 receipts of
  * the bench chain kept with their text measured (4.9 KB each). An OP-stack receipt's fields add
  * what as many of the others weigh (~60 bytes each): six or seven L1 fee fields (two more with
- * the operator fee), a deposit's two.
+ * the operator fee, two with Jovian's DA footprint), a deposit's two.
  */
 export function receiptBytes(receipt: RpcReceipt): number {
   let own = 1_300;
   if (receipt.l1Fee !== undefined) own += receipt.operatorFeeScalar === undefined ? 420 : 540;
   if (receipt.depositNonce !== undefined) own += 120;
+  if (receipt.daFootprintGasScalar !== undefined) own += 120;
   for (const log of receipt.logs) own += logObjectBytes(log) + LOG_TEXT_BYTES;
   return own + own;
 }
