@@ -460,6 +460,11 @@ export const SETTINGS = {
       50_000,
       "Trie nodes the importer's state trie keeps between blocks (a few hundred bytes each): recent accounts and slots skip LevelDB. An archive from block N that follows keeps as many of the nodes it last wrote or fetched, which the checks of what the next blocks need fetched read.",
     ),
+    evmFastPaths: setting(
+      z.boolean(),
+      true,
+      "The importer's speed-ups over @ethereumjs/evm 10.1.3 (src/execution/evm/README.md): the call engine's copied interpreter entry points and faster MSTORE, jump analyses kept per contract code. false: execute blocks with the library as published, to check an upgrade or rule the speed-ups out; the roots are the same, a contract-heavy block costs up to twice the CPU (the real OP blocks' figures).",
+    ),
     headerChecks: setting(
       z.enum(['auto', 'strict', 'lenient']),
       'auto',

@@ -6,7 +6,10 @@ import { createVM, type RunBlockOpts, type RunBlockResult, runBlock, type VM, ty
 import { sha256 } from 'ethereum-cryptography/sha256.js';
 import { DomainError } from '../errors/domainError.js';
 import { withBlsBackend } from './evm/bls.js';
+import { installCallFastPaths } from './evm/callFastPaths.js';
 import { eipActive, hidesRequestCalls, withoutRequestCalls, withoutSystemWrites } from './evm/common.js';
+import { useFastOpcodes } from './evm/fastOpcodes.js';
+import { codeArrayAnalyzer } from './evm/jumpAnalysis.js';
 
 /**
  * A block run as the specification runs it, on @ethereumjs/vm's runBlock. One difference from
@@ -57,10 +60,19 @@ export function blockVmCommon(common: Common, systemWrites = true): Common {
  * A VM for executing blocks, as createVM builds it, with the BLS12-381 backend of the EIP-2537
  * precompiles whatever fork its Common starts on (`withBlsBackend`): a VM is built at the fork of
  * the first block it runs and then runs every later fork too.
+ *
+ * `fastPaths` (the importer's `import.evmFastPaths`) gives its EVM the call engine's copies of
+ * the interpreter entry points and its faster MSTORE (`evm/README.md`), with jump analyses kept
+ * per code array ({@link codeArrayAnalyzer}). The Common's EIP lookups stay the library's: a
+ * block VM's Common changes fork from block to block, and copies of it are made as it does.
  */
-export async function createBlockVM(opts: VMOpts): Promise<VM> {
+export async function createBlockVM(opts: VMOpts, fastPaths = false): Promise<VM> {
   const vm = await createVM(opts);
   withBlsBackend(vm.evm as EVM);
+  if (fastPaths) {
+    await installCallFastPaths(vm.evm as EVM, codeArrayAnalyzer());
+    useFastOpcodes(vm.evm as EVM);
+  }
   return vm;
 }
 

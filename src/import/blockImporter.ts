@@ -262,11 +262,14 @@ export class BlockImporter {
     if (!this.vm) {
       const { sm, fetcher } = await importerStateManager(common, this.trieDb, parent.header.stateRoot, this.settings.trieNodeCacheEntries, this.blockState);
       const vmCommon = blockVmCommon(common, this.systemWrites !== false);
-      this.vm = await createBlockVM({
-        common: vmCommon,
-        stateManager: sm,
-        blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState), () => this.runningOn),
-      });
+      this.vm = await createBlockVM(
+        {
+          common: vmCommon,
+          stateManager: sm,
+          blockchain: evmBlockchain(store, this.blockState?.ancestorHash?.bind(this.blockState), () => this.runningOn),
+        },
+        this.settings.evmFastPaths,
+      );
       this.fetcher = fetcher;
       if (this.loadedState === true) keepLoadedState(this.vm);
       this.indexer = createBlockIndexer(this.vm, this.chain);
@@ -321,7 +324,7 @@ export class BlockImporter {
         this.blockState,
       );
       const blockchain = evmBlockchain(this.chain.store, this.blockState?.ancestorHash?.bind(this.blockState), () => this.runningOn);
-      this.vm = await createOpVM(op, block, sm, blockchain);
+      this.vm = await createOpVM(op, block, sm, blockchain, this.settings.evmFastPaths);
       this.vmUpgrade = upgrade;
       this.fetcher = fetcher;
       if (this.loadedState === true) keepLoadedState(this.vm);

@@ -80,6 +80,11 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
     expect(bytesToHex(keccak256(hexToBytes(b.fixture.messageAccount.accountProof[0] as `0x${string}`)))).toBe(bytesToHex(b.block.header.stateRoot));
   });
 
+  it('without the importer’s speed-ups (import.evmFastPaths false) the run is the same, receipt for receipt', async () => {
+    const plain = await executeWitnessBlock(b, false);
+    expect(plain).toEqual(result);
+  }, 60_000);
+
   it('Jovian’s DA footprint: the parent’s real blobGasUsed is its transactions’ footprint; this block’s is its receipts’ sum', () => {
     expect(footprint(b.previousTransactions)).toBe(b.parent.blobGasUsed);
     expect(b.parent.blobGasUsed).toBe(2_050_776n);

@@ -210,6 +210,8 @@ export interface PreStateRun {
   state: string[];
   codes: string[];
   blockchain: EVMMockBlockchainInterface;
+  /** The importer's speed-ups (`import.evmFastPaths`), on by default as there. */
+  fastPaths?: boolean;
 }
 
 /**
@@ -234,12 +236,15 @@ export async function runOnPreState(run: PreStateRun): Promise<OpBlockResult> {
     );
     const provider = { trieDb, prepare: async () => undefined, source: new NothingMore(), fetchOptions: { maxSearchNibbles: DEFAULT_SEARCH_NIBBLES } };
     const { sm } = await importerStateManager(common, trieDb, run.parent.stateRoot, 10_000, provider);
-    const vm = await createBlockVM({
-      common,
-      stateManager: sm,
-      blockchain: run.blockchain,
-      evmOpts: { customPrecompiles: opPrecompiles(run.rollup, time, common) },
-    });
+    const vm = await createBlockVM(
+      {
+        common,
+        stateManager: sm,
+        blockchain: run.blockchain,
+        evmOpts: { customPrecompiles: opPrecompiles(run.rollup, time, common) },
+      },
+      run.fastPaths ?? true,
+    );
     return await raceFetchOnMiss(sm, executeOpBlock(vm, { block: run.block, transactions: run.transactions, rollup: run.rollup }));
   } finally {
     await level.close();

@@ -85,10 +85,11 @@ export function loadBaseSepoliaBlock(): OpWitnessBlock {
   return { fixture, rollup, parent, block: opBlock(header, transactions, []), transactions, previousTransactions: fixture.previousBlockTxs.map(hex) };
 }
 
-/** The block run by tracenode's OP executor on its witness. */
-export function executeWitnessBlock(b: OpWitnessBlock): Promise<OpBlockResult> {
+/** The block run by tracenode's OP executor on its witness (with the importer's speed-ups, or without). */
+export function executeWitnessBlock(b: OpWitnessBlock, fastPaths = true): Promise<OpBlockResult> {
   const { State, Codes } = b.fixture.witness;
   return runOnPreState({
+    fastPaths,
     rollup: b.rollup,
     parent: b.parent,
     block: b.block,

@@ -215,6 +215,8 @@ export async function executeRealBlock(
   source: RealSource,
   alterWitness?: (state: Uint8Array[]) => Uint8Array[],
   observe?: (vm: VM) => void,
+  /** The importer's speed-ups (`import.evmFastPaths`), on by default as there. */
+  fastPaths = true,
 ): Promise<{ block: Block; result: RunBlockResult; stats: RealRunStats }> {
   const common = await createBuiltinCommon(rb.json.network);
   const block = createBlockFromRLP(hexToBytes(rb.json.block as `0x${string}`), { common, setHardfork: true });
@@ -244,7 +246,7 @@ export async function executeRealBlock(
       fetchOptions: { maxSearchNibbles: DEFAULT_SEARCH_NIBBLES },
     };
     const { sm } = await importerStateManager(common, trieDb, rb.parentStateRoot, 10_000, provider);
-    const vm = await createBlockVM({ common: blockVmCommon(common), stateManager: sm, blockchain: ancestorChain(rb) });
+    const vm = await createBlockVM({ common: blockVmCommon(common), stateManager: sm, blockchain: ancestorChain(rb) }, fastPaths);
     observe?.(vm);
     const run = executeBlock(vm, { block, generate: true, skipHeaderValidation: true, setHardfork: true, clearCache: false });
     const result = await raceFetchOnMiss(sm, run);

@@ -67,3 +67,27 @@ export class JumpAnalysisCache {
     return this.entries.stats();
   }
 }
+
+/**
+ * An analyzer for a VM that executes blocks: analyses kept per code array (and opcode table) for
+ * as long as the array lives. The importer's state manager hands out the same array for a
+ * contract's code each time it reads it from its caches, and nothing writes into a code array, so
+ * the analysis of that array stays right; code a block creates is a new array. No hashing and no
+ * bound of its own: an analysis goes with its code array.
+ */
+export function codeArrayAnalyzer(): JumpAnalyzer {
+  const byCode = new WeakMap<Uint8Array, WeakMap<OpcodeEntry[], JumpAnalysis>>();
+  return (code, table, analyze) => {
+    let byTable = byCode.get(code);
+    if (byTable === undefined) {
+      byTable = new WeakMap();
+      byCode.set(code, byTable);
+    }
+    let analysis = byTable.get(table);
+    if (analysis === undefined) {
+      analysis = analyze();
+      byTable.set(table, analysis);
+    }
+    return analysis;
+  };
+}

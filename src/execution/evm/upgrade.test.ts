@@ -6,6 +6,7 @@ import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { describe, expect, it } from 'vitest';
 import type { ChainStore } from '../../chain/store.js';
 import { defaultConfig } from '../../config/settings.js';
+import { createBlockVM } from '../blockRun.js';
 import { EvmPool } from '../evmPool.js';
 import { Forks } from '../forks.js';
 import { loadInterpreter } from './interpreter.js';
@@ -17,8 +18,9 @@ const ROOT = resolve(import.meta.dirname, '../../..');
  * #40: the check to run after changing the @ethereumjs pins (README.md of this directory): the
  * release installed is the one the patches were written against, every method they copy or
  * replace is that release's (a failure shows the new digest to record once the copy is ported),
- * and `execution.evmFastPaths` off really leaves an EVM as the library builds it. The conformance
- * cases run both ways in test/conformance/executionApis.test.ts.
+ * and `execution.evmFastPaths` (the call engine's) and `import.evmFastPaths` (block VMs') off
+ * really leave an EVM as the library builds it. The conformance cases run both ways in
+ * test/conformance/executionApis.test.ts; real blocks both ways in test/follow/opBlocks.test.ts.
  */
 describe('the @ethereumjs release under our patches', () => {
   it('the installed packages and package.json pin the release upstream.ts records', () => {
@@ -71,5 +73,20 @@ describe('the @ethereumjs release under our patches', () => {
     expect(seen.false).toEqual({ own: [], lookup: false, mstore: libraryMstore });
     expect(seen.true).toMatchObject({ own: ['runInterpreter', '_executeCall'], lookup: true });
     expect((seen.true as { mstore: object }).mstore).not.toBe(libraryMstore);
+  });
+
+  it('import.evmFastPaths: a block VM is the library’s without them; with them its EVM is patched and its Common’s EIP lookups stay the library’s', async () => {
+    expect(defaultConfig().import.evmFastPaths).toBe(true);
+    const own = (evm: EVM) => ['runInterpreter', '_executeCall'].filter((m) => Object.hasOwn(evm, m));
+    const plainEvm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: 'prague' }) });
+    const libraryMstore = (plainEvm as unknown as { _opcodeMap: Array<{ opHandler: object }> })._opcodeMap[0x52].opHandler;
+    for (const fastPaths of [false, true]) {
+      const vm = await createBlockVM({ common: new Common({ chain: Mainnet, hardfork: 'prague' }) }, fastPaths);
+      const evm = vm.evm as EVM;
+      const mstore = (evm as unknown as { _opcodeMap: Array<{ opHandler: object }> })._opcodeMap[0x52].opHandler;
+      expect([own(evm), Object.hasOwn(vm.common, 'isActivatedEIP'), mstore === libraryMstore], String(fastPaths)).toEqual(
+        fastPaths ? [['runInterpreter', '_executeCall'], false, false] : [[], false, true],
+      );
+    }
   });
 });

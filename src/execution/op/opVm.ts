@@ -12,14 +12,18 @@ export function opUpgradeOf(op: OpRollup, block: Block): OpUpgrade {
 /**
  * A VM for `block`'s upgrade of `op`'s chain, over `stateManager`, reading BLOCKHASH from
  * `blockchain`: the Ethereum fork's Common the upgrade runs under the chain's id, and the
- * upgrade's precompiles (`precompiles.ts`). Blocks run on it with `executeOpBlock`.
+ * upgrade's precompiles (`precompiles.ts`); `fastPaths` as `createBlockVM`'s. Blocks run on it with
+ * `executeOpBlock`.
  */
-export async function createOpVM(op: OpRollup, block: Block, stateManager: VM['stateManager'], blockchain: VM['blockchain']): Promise<VM> {
+export async function createOpVM(op: OpRollup, block: Block, stateManager: VM['stateManager'], blockchain: VM['blockchain'], fastPaths = false): Promise<VM> {
   const common = opCommon(op, opUpgradeOf(op, block));
-  return createBlockVM({
-    common,
-    stateManager,
-    blockchain,
-    evmOpts: { customPrecompiles: opPrecompiles(op, block.header.timestamp, common) },
-  });
+  return createBlockVM(
+    {
+      common,
+      stateManager,
+      blockchain,
+      evmOpts: { customPrecompiles: opPrecompiles(op, block.header.timestamp, common) },
+    },
+    fastPaths,
+  );
 }
