@@ -7,7 +7,7 @@ import { keccak256 } from '../../codec/keccak.js';
 import type { StateReadCache } from '../../state/readCache.js';
 import { OverlayState } from '../overlayDb.js';
 import { type JumpAnalysis, loadInterpreter } from './interpreter.js';
-import { JumpAnalysisCache, noteCodeHash } from './jumpAnalysis.js';
+import { codeArrayAnalyzer, JumpAnalysisCache, noteCodeHash } from './jumpAnalysis.js';
 import { type OpcodeEntry, opcodeTable } from './opcodeTable.js';
 
 /** PUSH1 4, JUMP, INVALID, JUMPDEST, PUSH2 0x5b5b (no JUMPDEST inside), PUSH32 truncated by the end. */
@@ -137,5 +137,24 @@ describe('jump analysis cache', () => {
     expect(await overlay.getCode(other)).toBe(own);
     expect(analyse(cache, own, t, await fresh(own, t)).analysed).toBe(true);
     expect(analyse(cache, own, t, await fresh(own, t)).analysed).toBe(true);
+  });
+
+  it('a block VM’s analyzer keeps one analysis per code array and table: the same array analysed once, another array or table anew', async () => {
+    const analyzer = codeArrayAnalyzer();
+    const cancun = await table('cancun');
+    const prague = await table('prague');
+    let runs = 0;
+    const analyze = (code: Uint8Array, t: OpcodeEntry[]) =>
+      analyzer(code, t, () => {
+        runs++;
+        return { jumps: new Uint8Array(code.length), pushes: {}, opcodesCached: [] } as unknown as JumpAnalysis;
+      });
+    const first = analyze(CODE_A, cancun);
+    expect(analyze(CODE_A, cancun)).toBe(first);
+    expect(runs).toBe(1);
+    analyze(CODE_A.slice(), cancun); // the same bytes in another array
+    analyze(CODE_A, prague);
+    analyze(CODE_B, cancun);
+    expect(runs).toBe(4);
   });
 });
