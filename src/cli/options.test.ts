@@ -19,7 +19,7 @@ describe('parseCommand', () => {
     expect(parsed.positionals).toEqual(['a.rlp', 'b.rlp']);
     expect(parsed.values).toEqual({ genesis: '/g.json' });
     expect(parsed.config.server.datadir).toBe('/d');
-    expect(parsed.config.import).toEqual({ progressIntervalMs: 200, trieNodeCacheEntries: 7, headerChecks: 'auto' });
+    expect(parsed.config.import).toEqual({ progressIntervalMs: 200, trieNodeCacheEntries: 7, evmFastPaths: true, headerChecks: 'auto' });
     // Variables set any setting, even one whose flag the command does not take (one environment, many commands).
     expect(parsed.config.caches.blockEntries).toBe(9);
   });
