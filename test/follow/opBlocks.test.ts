@@ -5,12 +5,13 @@ import { knownOpChain } from '../../src/chain/op/chains.js';
 import { DEPOSIT_TX_TYPE } from '../../src/chain/op/depositTx.js';
 import { DepositTransaction, opBlock, opBlockFromBytes } from '../../src/chain/op/opBlock.js';
 import { opRulesGenesis, upgradeAt } from '../../src/chain/op/rollup.js';
+import { bigIntToQuantity } from '../../src/codec/hex.js';
 import { keccak256 } from '../../src/codec/keccak.js';
 import { l1FieldsFromInfo } from '../../src/execution/op/l1InfoFees.js';
 import { anchorReceipts } from '../../src/follow/anchorReceipts.js';
 import type { Upstream } from '../../src/follow/upstream.js';
 import { UpstreamBlocks } from '../../src/follow/upstreamBlocks.js';
-import { executeOpFixture, loadOpBlocks, type OpBlock } from '../helpers/opBlocks.js';
+import { executeOpFixture, loadOpBlocks, type OpBlock, receiptsAsNodeJson } from '../helpers/opBlocks.js';
 
 /**
  * Real blocks of three OP-stack chains (fixtures/op-stack/, kona's executor fixtures, all
@@ -116,20 +117,12 @@ describe('real OP-stack blocks: the built header hashes to the real block hash',
         // receipts as a node's JSON gives them, checked against the real receiptsRoot (deposits'
         // nonce and version in it), with the L1 fields derived from its L1-info deposit.
         const real = opBlock(next.parent, raws, []);
-        const hex = (n: bigint) => `0x${n.toString(16)}`;
-        const json = result.receipts.map((r) => ({
-          status: hex(BigInt(r.status)),
-          cumulativeGasUsed: hex(r.cumulativeGasUsed),
-          logsBloom: bytesToHex(r.bloom),
-          logs: r.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map(bytesToHex), data: bytesToHex(data) })),
-          ...(r.depositNonce !== undefined ? { depositNonce: hex(r.depositNonce) } : {}),
-          ...(r.depositReceiptVersion !== undefined ? { depositReceiptVersion: hex(r.depositReceiptVersion) } : {}),
-        }));
+        const json = receiptsAsNodeJson(result.receipts);
         const node = { call: async () => json } as unknown as Upstream;
         const stored = await anchorReceipts(node, real, b.rollup);
         expect(stored.map((r) => r.l1Fee)).toEqual(fromInfo.map((f) => f?.l1Fee));
         expect(stored[0].depositNonce).toBe(result.receipts[0].depositNonce);
-        const lying = json.map((r, i) => (i === 0 ? { ...r, depositNonce: hex(BigInt(r.depositNonce as string) + 1n) } : r));
+        const lying = json.map((r, i) => (i === 0 ? { ...r, depositNonce: bigIntToQuantity(BigInt(r.depositNonce as string) + 1n) } : r));
         await expect(anchorReceipts({ call: async () => lying } as unknown as Upstream, real, b.rollup)).rejects.toThrow(
           /give receiptsRoot 0x[0-9a-f]{64}, its header names/,
         );

@@ -6,6 +6,7 @@ import { upgradeAt } from '../../src/chain/op/rollup.js';
 import { orderedTrieRoot } from '../../src/codec/orderedTrieRoot.js';
 import { l1FieldsFromInfo } from '../../src/execution/op/l1InfoFees.js';
 import type { OpBlockResult } from '../../src/execution/op/opBlockRun.js';
+import { calldataGas, headerRoots, runRoots } from '../helpers/opBlocks.js';
 import { executeEcotoneBlock, loadKonaEcotoneBlocks, type OpEcotoneBlock } from '../helpers/opKonaEcotone.js';
 
 /**
@@ -43,14 +44,7 @@ describe('real OP Mainnet blocks under Ecotone', () => {
 
   it('each run gives its real header’s state root, receipts root, logs bloom and gas used', () => {
     for (const b of blocks) {
-      const r = results.get(b.number)!;
-      const h = b.block.header;
-      expect([bytesToHex(r.stateRoot), bytesToHex(r.receiptsRoot), bytesToHex(r.logsBloom), r.gasUsed], String(b.number)).toEqual([
-        bytesToHex(h.stateRoot),
-        bytesToHex(h.receiptTrie),
-        bytesToHex(h.logsBloom),
-        h.gasUsed,
-      ]);
+      expect(runRoots(results.get(b.number)!), String(b.number)).toEqual(headerRoots(b.block.header));
     }
   });
 
@@ -71,10 +65,9 @@ describe('real OP Mainnet blocks under Ecotone', () => {
         if (receipt.type === DEPOSIT_TX_TYPE) continue;
         const { rules, gasUsed, fee, params } = receipt.l1!;
         const raw = b.transactions[i];
-        const zeros = BigInt(raw.filter((byte) => byte === 0).length);
-        const calldataGas = zeros * 4n + (BigInt(raw.length) - zeros) * 16n;
+        const gas = calldataGas(raw);
         const weighted = 16n * params.l1BaseFee * params.baseFeeScalar + params.l1BlobBaseFee * params.blobBaseFeeScalar;
-        expect([rules, gasUsed, fee]).toEqual(['ecotone', calldataGas, (calldataGas * weighted) / 16_000_000n]);
+        expect([rules, gasUsed, fee]).toEqual(['ecotone', gas, (gas * weighted) / 16_000_000n]);
         expect(fromInfo[i]?.l1Fee).toEqual({ rules, fee, gasUsed, ...params });
         charged++;
       }

@@ -6,6 +6,7 @@ import { DEPOSIT_TX_TYPE } from '../../src/chain/op/depositTx.js';
 import { decodeL1Info } from '../../src/chain/op/l1Info.js';
 import { DepositTransaction } from '../../src/chain/op/opBlock.js';
 import { rollupFromConfig, upgradeAt } from '../../src/chain/op/rollup.js';
+import { bigIntToQuantity } from '../../src/codec/hex.js';
 import { keccak256 } from '../../src/codec/keccak.js';
 import { orderedTrieRoot } from '../../src/codec/orderedTrieRoot.js';
 import { fjordEstimatedSize } from '../../src/execution/op/l1Cost.js';
@@ -14,6 +15,7 @@ import type { OpBlockResult } from '../../src/execution/op/opBlockRun.js';
 import { anchorReceipts } from '../../src/follow/anchorReceipts.js';
 import type { Upstream } from '../../src/follow/upstream.js';
 import { formatBlockReceipts } from '../../src/methods/eth/_shared/formatReceipt.js';
+import { headerRoots, receiptsAsNodeJson, runRoots } from '../helpers/opBlocks.js';
 import { executeWitnessBlock, loadBaseSepoliaBlock, type OpWitnessBlock } from '../helpers/opWitnessBlocks.js';
 
 /**
@@ -59,19 +61,7 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
 
   it('the run gives the real state root, receipts root, logs bloom, gas used and withdrawals root', () => {
     const h = b.block.header;
-    expect({
-      stateRoot: bytesToHex(result.stateRoot),
-      receiptsRoot: bytesToHex(result.receiptsRoot),
-      logsBloom: bytesToHex(result.logsBloom),
-      gasUsed: result.gasUsed,
-      withdrawalsRoot: bytesToHex(result.withdrawalsRoot!),
-    }).toEqual({
-      stateRoot: bytesToHex(h.stateRoot),
-      receiptsRoot: bytesToHex(h.receiptTrie),
-      logsBloom: bytesToHex(h.logsBloom),
-      gasUsed: h.gasUsed,
-      withdrawalsRoot: bytesToHex(h.withdrawalsRoot!),
-    });
+    expect([...runRoots(result), bytesToHex(result.withdrawalsRoot!)]).toEqual([...headerRoots(h), bytesToHex(h.withdrawalsRoot!)]);
     expect([bytesToHex(result.stateRoot), bytesToHex(result.receiptsRoot)]).toEqual([b.fixture.expectedStateRoot, b.fixture.expectedReceiptsRoot]);
     // The withdrawals root is the message passer's storage root: its account leaf in the fixture's proof says so too.
     const leaf = RLP.decode(hexToBytes(b.fixture.messageAccount.accountProof.at(-1) as `0x${string}`)) as Uint8Array[];
@@ -106,20 +96,17 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
   });
 
   it('as the first block of an archive from block N: receipts as a node gives them check against the real receiptsRoot', async () => {
-    const hex = (n: bigint) => `0x${n.toString(16)}`;
-    const json = result.receipts.map((r) => ({
-      status: hex(BigInt(r.status)),
-      cumulativeGasUsed: hex(r.cumulativeGasUsed),
-      logsBloom: bytesToHex(r.bloom),
-      logs: r.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map(bytesToHex), data: bytesToHex(data) })),
-      ...(r.depositNonce !== undefined ? { depositNonce: hex(r.depositNonce), depositReceiptVersion: hex(r.depositReceiptVersion!) } : {}),
-    }));
+    const json = receiptsAsNodeJson(result.receipts);
     const stored = await anchorReceipts({ call: async () => json } as unknown as Upstream, b.block, b.rollup);
     expect(stored.map((s) => s.gasUsed)).toEqual(result.receipts.map((r) => r.gasUsed));
     expect(stored.map((s) => s.l1Fee?.fee)).toEqual(result.receipts.map((r) => r.l1?.fee));
     // On the wire as op-reth prints a Jovian receipt: daFootprintGasScalar, and the footprint as blobGasUsed.
     const [deposit, first] = formatBlockReceipts(b.block, stored);
-    expect(first).toMatchObject({ daFootprintGasScalar: '0x138', blobGasUsed: hex(result.receipts[1].daFootprint!), l1Fee: hex(result.receipts[1].l1!.fee) });
+    expect(first).toMatchObject({
+      daFootprintGasScalar: '0x138',
+      blobGasUsed: bigIntToQuantity(result.receipts[1].daFootprint!),
+      l1Fee: bigIntToQuantity(result.receipts[1].l1!.fee),
+    });
     expect(first).not.toHaveProperty('operatorFeeScalar');
     for (const absent of ['daFootprintGasScalar', 'blobGasUsed', 'l1Fee']) expect(deposit).not.toHaveProperty(absent);
   });

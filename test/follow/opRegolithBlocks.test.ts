@@ -3,11 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEPOSIT_TX_TYPE } from '../../src/chain/op/depositTx.js';
 import { type OpRollup, upgradeAt } from '../../src/chain/op/rollup.js';
 import { encodeConsensusReceipt } from '../../src/chain/receipts.js';
+import { bigIntToQuantity } from '../../src/codec/hex.js';
 import { orderedTrieRoot } from '../../src/codec/orderedTrieRoot.js';
 import { l1FieldsFromInfo } from '../../src/execution/op/l1InfoFees.js';
 import type { OpBlockResult } from '../../src/execution/op/opBlockRun.js';
 import { anchorReceipts } from '../../src/follow/anchorReceipts.js';
 import type { Upstream } from '../../src/follow/upstream.js';
+import { calldataGas, headerRoots, receiptsAsNodeJson, runRoots } from '../helpers/opBlocks.js';
 import { executeCachedBlock, loadOpRpcCaches, type OpCachedBlock } from '../helpers/opRpcCaches.js';
 
 /**
@@ -24,8 +26,6 @@ beforeAll(async () => {
   for (const b of blocks) results.set(b.number, await executeCachedBlock(b));
 }, 120_000);
 
-const hex = (n: bigint) => `0x${n.toString(16)}`;
-
 describe('real OP Mainnet blocks before Canyon (Regolith)', () => {
   it('the fixtures: blocks 107,728,767 and 109,194,691, Regolith by OP Mainnet’s known rules, their headers hashed to their real hashes', () => {
     expect(blocks.map((b) => [b.number, bytesToHex(b.block.hash()), upgradeAt(b.rollup, b.block.header.timestamp)])).toEqual([
@@ -37,14 +37,7 @@ describe('real OP Mainnet blocks before Canyon (Regolith)', () => {
 
   it('each run gives its real header’s state root, receipts root, logs bloom and gas used', () => {
     for (const b of blocks) {
-      const r = results.get(b.number)!;
-      const h = b.block.header;
-      expect([bytesToHex(r.stateRoot), bytesToHex(r.receiptsRoot), bytesToHex(r.logsBloom), r.gasUsed], String(b.number)).toEqual([
-        bytesToHex(h.stateRoot),
-        bytesToHex(h.receiptTrie),
-        bytesToHex(h.logsBloom),
-        h.gasUsed,
-      ]);
+      expect(runRoots(results.get(b.number)!), String(b.number)).toEqual(headerRoots(b.block.header));
     }
   });
 
@@ -74,8 +67,7 @@ describe('real OP Mainnet blocks before Canyon (Regolith)', () => {
         }
         const l1 = receipt.l1!;
         const raw = b.transactions[i];
-        const zeros = BigInt(raw.filter((byte) => byte === 0).length);
-        const gas = zeros * 4n + (BigInt(raw.length) - zeros) * 16n + l1.params.overhead;
+        const gas = calldataGas(raw) + l1.params.overhead;
         expect([l1.rules, l1.gasUsed, l1.fee]).toEqual(['regolith', gas, (gas * l1.params.l1BaseFee * l1.params.scalar) / 1_000_000n]);
         expect(fromInfo[i]?.l1Fee).toEqual({ rules: l1.rules, fee: l1.fee, gasUsed: l1.gasUsed, ...l1.params });
         charged++;
@@ -98,13 +90,7 @@ describe('real OP Mainnet blocks before Canyon (Regolith)', () => {
   it('as the first block of an archive from block N: the node’s receipts check against the real receiptsRoot; deposits’ nonces, in no root before Canyon, are derived from proofs at N', async () => {
     for (const b of blocks) {
       const r = results.get(b.number)!;
-      const json = r.receipts.map((x) => ({
-        status: hex(BigInt(x.status)),
-        cumulativeGasUsed: hex(x.cumulativeGasUsed),
-        logsBloom: bytesToHex(x.bloom),
-        logs: x.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map(bytesToHex), data: bytesToHex(data) })),
-        ...(x.depositNonce !== undefined ? { depositNonce: hex(x.depositNonce) } : {}),
-      }));
+      const json = receiptsAsNodeJson(r.receipts);
       // The node: its receipts, and eth_getProof at block N (by hash) of each account the block touches, as recorded.
       const node = (receipts: unknown[]) =>
         ({
@@ -124,7 +110,7 @@ describe('real OP Mainnet blocks before Canyon (Regolith)', () => {
       const bare = json.map(({ depositNonce: _n, ...x }) => x);
       expect((await anchorReceipts(node(bare), b.block, b.rollup)).map((s) => s.depositNonce)).toEqual(r.receipts.map((x) => x.depositNonce));
       // A lying one is refused, though the receipts root cannot tell.
-      const lying = json.map((x, i) => (i === 0 ? { ...x, depositNonce: hex(BigInt(x.depositNonce as string) + 1n) } : x));
+      const lying = json.map((x, i) => (i === 0 ? { ...x, depositNonce: bigIntToQuantity(BigInt(x.depositNonce as string) + 1n) } : x));
       await expect(anchorReceipts(node(lying), b.block, b.rollup)).rejects.toThrow(
         /names depositNonce \d+; its sender 0x[0-9a-f]{40}'s proven nonce gives \d+/,
       );

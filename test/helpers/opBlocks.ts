@@ -8,10 +8,11 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { baseFeeParams, holoceneExtraData, nextBaseFee } from '../../src/chain/op/baseFee.js';
 import { type OpRollup, opCommon, rollupFromConfig, upgradeAt } from '../../src/chain/op/rollup.js';
+import { bigIntToQuantity } from '../../src/codec/hex.js';
 import { keccak256 } from '../../src/codec/keccak.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createBlockVM } from '../../src/execution/blockRun.js';
-import { executeOpBlock, type OpBlockResult } from '../../src/execution/op/opBlockRun.js';
+import { executeOpBlock, type OpBlockResult, type OpReceipt } from '../../src/execution/op/opBlockRun.js';
 import { opPrecompiles } from '../../src/execution/op/precompiles.js';
 import type { Upstream } from '../../src/follow/upstream.js';
 import { fetchWitness } from '../../src/follow/witnessSource.js';
@@ -80,8 +81,13 @@ export function loadOpBlocks(): OpBlock[] {
   });
 }
 
-/** A header given as the RPC object (kona's `parent_header`), at its upgrade's fork. */
-function headerFromJson(h: Record<string, string>, rollup: OpRollup): BlockHeader {
+/**
+ * A header given as the RPC object (kona's `parent_header`, op-enclave's `blockHeader`), at its
+ * upgrade's fork. A header object without `blobGasUsed` and `excessBlobGas` (op-enclave's) gets 0
+ * for them: an OP block's excess blob gas is 0, and its blob gas used (Jovian's DA footprint) is
+ * then the caller's to check otherwise.
+ */
+export function headerFromJson(h: Record<string, string>, rollup: OpRollup): BlockHeader {
   const time = BigInt(h.timestamp);
   return createBlockHeader(
     {
@@ -102,8 +108,8 @@ function headerFromJson(h: Record<string, string>, rollup: OpRollup): BlockHeade
       nonce: hex(h.nonce),
       baseFeePerGas: BigInt(h.baseFeePerGas),
       withdrawalsRoot: hex(h.withdrawalsRoot),
-      blobGasUsed: BigInt(h.blobGasUsed),
-      excessBlobGas: BigInt(h.excessBlobGas),
+      blobGasUsed: BigInt(h.blobGasUsed ?? 0),
+      excessBlobGas: BigInt(h.excessBlobGas ?? 0),
       parentBeaconBlockRoot: hex(h.parentBeaconBlockRoot),
     },
     { common: opCommon(rollup, upgradeAt(rollup, time)) },
@@ -250,4 +256,32 @@ export async function runOnPreState(run: PreStateRun): Promise<OpBlockResult> {
     await level.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A run's state root, receipts root, logs bloom and gas used, as {@link headerRoots} gives a header's. */
+export function runRoots(r: OpBlockResult): [string, string, string, bigint] {
+  return [bytesToHex(r.stateRoot), bytesToHex(r.receiptsRoot), bytesToHex(r.logsBloom), r.gasUsed];
+}
+
+/** A header's state root, receipts root, logs bloom and gas used. */
+export function headerRoots(h: BlockHeader): [string, string, string, bigint] {
+  return [bytesToHex(h.stateRoot), bytesToHex(h.receiptTrie), bytesToHex(h.logsBloom), h.gasUsed];
+}
+
+/** Receipts as a node's `eth_getBlockReceipts` gives their consensus fields, a deposit's nonce and version with them. */
+export function receiptsAsNodeJson(receipts: readonly OpReceipt[]): Array<Record<string, unknown>> {
+  return receipts.map((r) => ({
+    status: bigIntToQuantity(r.status),
+    cumulativeGasUsed: bigIntToQuantity(r.cumulativeGasUsed),
+    logsBloom: bytesToHex(r.bloom),
+    logs: r.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map(bytesToHex), data: bytesToHex(data) })),
+    ...(r.depositNonce !== undefined ? { depositNonce: bigIntToQuantity(r.depositNonce) } : {}),
+    ...(r.depositReceiptVersion !== undefined ? { depositReceiptVersion: bigIntToQuantity(r.depositReceiptVersion) } : {}),
+  }));
+}
+
+/** A transaction's calldata gas by hand (the L1 fee's before Fjord): 4 a zero byte, 16 any other. */
+export function calldataGas(raw: Uint8Array): bigint {
+  const zeros = BigInt(raw.filter((byte) => byte === 0).length);
+  return zeros * 4n + (BigInt(raw.length) - zeros) * 16n;
 }

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { type Block, type BlockHeader, createBlockHeader } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import { hexToBytes } from '@ethereumjs/util';
 import { knownOpChain } from '../../src/chain/op/chains.js';
 import { opBlock } from '../../src/chain/op/opBlock.js';
 import { type OpRollup, opCommon, upgradeAt } from '../../src/chain/op/rollup.js';
 import type { OpBlockResult } from '../../src/execution/op/opBlockRun.js';
 import { headerFromRpc } from '../../src/follow/blockFromRpc.js';
-import { parentOnly, runOnPreState } from './opBlocks.js';
+import { headerFromJson, parentOnly, runOnPreState } from './opBlocks.js';
 
 /**
  * A real Base Sepolia block after Jovian with its execution witness
@@ -55,32 +55,7 @@ export function loadBaseSepoliaBlock(): OpWitnessBlock {
   const common = opCommon(rollup, upgradeAt(rollup, time));
   // headerFromRpc checks the header against the hash it is given: the block's parent hash.
   const parent = headerFromRpc({ ...fixture.witness.Headers[0], hash: h.parentHash }, common, { setHardfork: false });
-  const header = createBlockHeader(
-    {
-      parentHash: hex(h.parentHash),
-      uncleHash: hex(h.sha3Uncles),
-      coinbase: hex(h.miner),
-      stateRoot: hex(h.stateRoot),
-      transactionsTrie: hex(h.transactionsRoot),
-      receiptTrie: hex(h.receiptsRoot),
-      logsBloom: hex(h.logsBloom),
-      difficulty: BigInt(h.difficulty),
-      number: BigInt(h.number),
-      gasLimit: BigInt(h.gasLimit),
-      gasUsed: BigInt(h.gasUsed),
-      timestamp: time,
-      extraData: hex(h.extraData),
-      mixHash: hex(h.mixHash),
-      nonce: hex(h.nonce),
-      baseFeePerGas: BigInt(h.baseFeePerGas),
-      withdrawalsRoot: hex(h.withdrawalsRoot),
-      // Not in the fixture: the DA footprint is checked through the parent's, and an OP block's excess blob gas is 0.
-      blobGasUsed: 0n,
-      excessBlobGas: 0n,
-      parentBeaconBlockRoot: hex(h.parentBeaconBlockRoot),
-    },
-    { common },
-  );
+  const header = headerFromJson(h, rollup);
   const transactions = fixture.actualBlockTxs.map(hex);
   return { fixture, rollup, parent, block: opBlock(header, transactions, []), transactions, previousTransactions: fixture.previousBlockTxs.map(hex) };
 }
