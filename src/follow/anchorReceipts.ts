@@ -83,7 +83,9 @@ async function deriveRegolithNonces(upstream: Upstream, block: Block, deposits: 
   const bySender = new Map<string, number[]>();
   for (const [i, tx] of block.transactions.entries()) {
     const sender = bytesToHex(tx.getSenderAddress().bytes);
-    bySender.set(sender, [...(bySender.get(sender) ?? []), i]);
+    const indices = bySender.get(sender);
+    if (indices === undefined) bySender.set(sender, [i]);
+    else indices.push(i);
   }
   for (const [sender, indices] of bySender) {
     if (!indices.some((i) => deposits[i] !== undefined)) continue;

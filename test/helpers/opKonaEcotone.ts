@@ -25,12 +25,12 @@ export interface OpEcotoneBlock {
   parent: BlockHeader;
   block: Block;
   transactions: Uint8Array[];
-  /** Preimage values (0x-hex), keyed in the file by their keccak-256. */
-  preimages: Record<string, string>;
+  /** The preimage values (0x-hex; the file keys them by their keccak-256 and writes them without 0x, as kona's `output.json`). */
+  preimages: string[];
 }
 
 const FILE = /^op-mainnet-(\d+)\.json\.br$/;
-const hex = (s: string) => hexToBytes((s.startsWith('0x') ? s : `0x${s}`) as `0x${string}`);
+const hex = (s: string) => hexToBytes(s as `0x${string}`);
 
 /** Every block, read by OP Mainnet's known rules at the upgrade of its time. */
 export function loadKonaEcotoneBlocks(): OpEcotoneBlock[] {
@@ -51,12 +51,18 @@ export function loadKonaEcotoneBlocks(): OpEcotoneBlock[] {
       const header = createBlockHeaderFromRLP(raw, { common, setHardfork: false });
       const parent = createBlockHeaderFromRLP(hex(json.parentHeader), { common, setHardfork: false });
       const transactions = json.transactions.map(hex);
-      return { number: header.number, rollup, parent, block: opBlock(header, transactions, []), transactions, preimages: json.preimages };
+      return {
+        number: header.number,
+        rollup,
+        parent,
+        block: opBlock(header, transactions, []),
+        transactions,
+        preimages: Object.values(json.preimages).map((v) => `0x${v}`),
+      };
     });
 }
 
 /** The block run by tracenode's OP executor on its preimages. */
 export function executeEcotoneBlock(b: OpEcotoneBlock): Promise<OpBlockResult> {
-  const values = Object.values(b.preimages).map((v) => (v.startsWith('0x') ? v : `0x${v}`));
-  return runOnPreState({ ...b, state: values, codes: values, blockchain: parentOnly(b.parent, 'the fixture') });
+  return runOnPreState({ ...b, state: b.preimages, codes: b.preimages, blockchain: parentOnly(b.parent, 'the fixture') });
 }
