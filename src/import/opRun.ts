@@ -44,7 +44,7 @@ function opStoredReceipts(result: OpBlockResult): StoredReceipt[] {
     if (r.depositReceiptVersion !== undefined) stored.depositReceiptVersion = r.depositReceiptVersion;
     if (r.l1 !== undefined) stored.l1Fee = { rules: r.l1.rules, fee: r.l1.fee, gasUsed: r.l1.gasUsed, ...r.l1.params };
     if (r.operatorFee !== undefined) stored.operatorFee = { scalar: r.operatorFee.scalar, constant: r.operatorFee.constant };
-    if (r.daFootprint !== undefined) stored.daFootprint = { gasUsed: r.daFootprint, scalar: r.daFootprintGasScalar ?? 0n };
+    if (r.daFootprint !== undefined) stored.daFootprint = r.daFootprint;
     return stored;
   });
 }

@@ -79,8 +79,8 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
     expect(footprint(b.previousTransactions)).toBe(b.parent.blobGasUsed);
     expect(b.parent.blobGasUsed).toBe(2_050_776n);
     const receipts = result.receipts.filter((r) => r.type !== DEPOSIT_TX_TYPE);
-    expect(receipts.every((r) => r.daFootprint !== undefined && r.daFootprint > 0n)).toBe(true);
-    expect(result.blobGasUsed).toBe(receipts.reduce((n, r) => n + r.daFootprint!, 0n));
+    expect(receipts.every((r) => r.daFootprint !== undefined && r.daFootprint.gasUsed > 0n && r.daFootprint.scalar === 312n)).toBe(true);
+    expect(result.blobGasUsed).toBe(receipts.reduce((n, r) => n + r.daFootprint!.gasUsed, 0n));
     expect(result.blobGasUsed).toBe(footprint(b.transactions));
   });
 
@@ -91,7 +91,7 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
       if (r.type === DEPOSIT_TX_TYPE) continue;
       expect([r.l1?.rules, r.operatorFee]).toEqual(['fjord', { scalar: 0n, constant: 0n }]);
       expect(fromInfo[i]?.l1Fee, `tx ${i}`).toEqual({ rules: r.l1!.rules, fee: r.l1!.fee, gasUsed: r.l1!.gasUsed, ...r.l1!.params });
-      expect(fromInfo[i]?.daFootprint, `tx ${i}`).toEqual({ gasUsed: r.daFootprint, scalar: r.daFootprintGasScalar });
+      expect(fromInfo[i]?.daFootprint, `tx ${i}`).toEqual(r.daFootprint);
     }
   });
 
@@ -104,7 +104,7 @@ describe('a real Base Sepolia block after Jovian, on its execution witness', () 
     const [deposit, first] = formatBlockReceipts(b.block, stored);
     expect(first).toMatchObject({
       daFootprintGasScalar: '0x138',
-      blobGasUsed: bigIntToQuantity(result.receipts[1].daFootprint!),
+      blobGasUsed: bigIntToQuantity(result.receipts[1].daFootprint!.gasUsed),
       l1Fee: bigIntToQuantity(result.receipts[1].l1!.fee),
     });
     expect(first).not.toHaveProperty('operatorFeeScalar');

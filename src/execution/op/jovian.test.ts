@@ -55,7 +55,7 @@ describe('Jovian blocks', () => {
     expect(fjordEstimatedSize(transfer.serialize())).toBe(100_000_000n);
     const { result } = await run(7n, 30_000_000n);
     expect(result.blobGasUsed).toBe(700n);
-    expect(result.receipts[0].daFootprint).toBe(700n);
+    expect(result.receipts[0].daFootprint).toEqual({ gasUsed: 700n, scalar: 7n });
     expect(result.gasUsed).toBe(21_000n);
   });
 

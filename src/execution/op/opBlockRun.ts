@@ -81,10 +81,11 @@ export interface OpReceipt {
   l1?: L1Cost & { rules: L1FeeRules; params: L1FeeParams };
   /** Ordinary transactions from Isthmus: the operator fee's parameters at that point of the block. */
   operatorFee?: OperatorFeeParams;
-  /** Ordinary transactions from Jovian: the data-availability footprint (op-reth prints it as the receipt's blobGasUsed). */
-  daFootprint?: bigint;
-  /** Ordinary transactions from Jovian: the DA footprint gas scalar it was computed with (the receipt's daFootprintGasScalar). */
-  daFootprintGasScalar?: bigint;
+  /**
+   * Ordinary transactions from Jovian: the data-availability footprint and the gas scalar it was
+   * computed with (op-reth prints them as the receipt's blobGasUsed and daFootprintGasScalar).
+   */
+  daFootprint?: { gasUsed: bigint; scalar: bigint };
   createdAddress?: Address;
 }
 
@@ -225,7 +226,7 @@ async function runTransactions(
       );
     }
     cumulative += receipt.gasUsed;
-    daUsed += receipt.daFootprint ?? 0n;
+    daUsed += receipt.daFootprint?.gasUsed ?? 0n;
     bloom.or(new Bloom(receipt.bloom, vm.common));
     receipts.push({ ...receipt, cumulativeGasUsed: cumulative });
   }
@@ -306,7 +307,7 @@ async function runOrdinary(
     bloom: result.bloom.bitvector,
     ...(l1 !== undefined ? { l1: { ...l1, rules: fee.rules, params: fee.params } } : {}),
     ...(operator !== undefined ? { operatorFee: operator.params } : {}),
-    ...(da !== undefined ? { daFootprint: da.footprint, daFootprintGasScalar: da.scalar } : {}),
+    ...(da !== undefined ? { daFootprint: da } : {}),
     ...(result.createdAddress ? { createdAddress: result.createdAddress } : {}),
   };
 }
@@ -323,13 +324,13 @@ async function daFootprintOf(
   available: bigint,
   number: bigint,
   index: number,
-): Promise<{ footprint: bigint; scalar: bigint }> {
+): Promise<{ gasUsed: bigint; scalar: bigint }> {
   const scalar = bytesToBigInt((await word(OPERATOR_FEE_SLOT)).subarray(18, 20));
-  const footprint = daFootprint(raw, scalar);
-  if (footprint > available) {
-    throw new OpBlockError(`block ${number}: transaction ${index}'s data-availability footprint ${footprint} is more than the ${available} the block has left`);
+  const gasUsed = daFootprint(raw, scalar);
+  if (gasUsed > available) {
+    throw new OpBlockError(`block ${number}: transaction ${index}'s data-availability footprint ${gasUsed} is more than the ${available} the block has left`);
   }
-  return { footprint, scalar };
+  return { gasUsed, scalar };
 }
 
 /**
