@@ -30,6 +30,12 @@ export interface EthereumChain {
    * for a datadir that holds the chain from its genesis.
    */
   start?: ArchiveStart;
+  /**
+   * Runs `task` when the chain closes, before its database does, the last registered first:
+   * what holds its own handle on the same database (the EVM workers) stops first.
+   */
+  beforeClose(task: () => Promise<void>): void;
+  /** Runs the `beforeClose` tasks, then closes the database. */
   close(): Promise<void>;
 }
 
@@ -68,7 +74,21 @@ export async function openChain(datadir: string, caches: Config['caches'], progr
     const op = genesis.config.optimism === undefined ? undefined : rollupFromGethGenesis(genesis);
     const store = new ChainStore(level, common, caches, op !== undefined);
     const start = await readArchiveStart(level);
-    return { datadir, level, genesis, common, store, ...(op ? { op } : {}), ...(start ? { start } : {}), close: () => level.close() };
+    const closing: Array<() => Promise<void>> = [];
+    return {
+      datadir,
+      level,
+      genesis,
+      common,
+      store,
+      ...(op ? { op } : {}),
+      ...(start ? { start } : {}),
+      beforeClose: (task) => void closing.push(task),
+      close: async () => {
+        for (let task = closing.pop(); task !== undefined; task = closing.pop()) await task();
+        await level.close();
+      },
+    };
   } catch (err) {
     await level.close();
     throw err;

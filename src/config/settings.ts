@@ -333,6 +333,11 @@ export const SETTINGS = {
       30000,
       'A new EVM worker must have opened the database and loaded its modules by then, else it is replaced (a start takes well under a second).',
     ),
+    evmWorkerCloseMs: setting(
+      positiveInt,
+      5000,
+      'At shutdown an idle EVM worker closes its own database handle and exits; one still there after this is terminated (a close takes milliseconds).',
+    ),
   },
   tracing: {
     cacheBytes: setting(bytes, 64 * MiB, 'Traced blocks kept in memory: the trees of a few hundred ordinary mainnet blocks.'),

@@ -112,10 +112,18 @@ export function createEvmService(
     youngGenerationMb: settings.evmWorkerYoungGenerationMb,
     watchdogMs: settings.callTimeoutMs + settings.evmWatchdogGraceMs,
     startTimeoutMs: settings.evmWorkerStartTimeoutMs,
+    closeGraceMs: settings.evmWorkerCloseMs,
     stuckError: () => new CallTimeoutError(settings.callTimeoutMs),
     decodeError: (e) => decodeError(e, settings.callTimeoutMs),
     onWorkerFailure,
   });
+  const close = async (): Promise<void> => {
+    await pool.close();
+    channel?.close();
+  };
+  // The workers hold their own handles on the chain's database: they close before it does, also
+  // when the chain is closed first.
+  chain.beforeClose(close);
   const replayWatchdogMs = config.tracing.replayTimeoutMs;
   const capFactor = BigInt(settings.gasCapFactor);
   const calls = cachedCalls(
@@ -154,9 +162,6 @@ export function createEvmService(
     stats: () => pool.stats(),
     stateReads: () => [...reads.values()].reduce((sum, r) => ({ lookups: sum.lookups + r.lookups, remote: sum.remote + r.remote }), { lookups: 0, remote: 0 }),
     warm: () => pool.warm(),
-    close: async () => {
-      await pool.close();
-      channel?.close();
-    },
+    close,
   };
 }

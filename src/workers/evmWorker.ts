@@ -72,4 +72,10 @@ async function run(job: EvmJob): Promise<unknown> {
   return job.kind === 'call' ? engine.call(header, job.request, overrides) : engine.estimateGas(header, job.request, overrides);
 }
 
-serveJobs(parentPort!, (job) => run(job as EvmJob), encodeError);
+// Closed by the pool: the worker releases its database handle itself before its thread ends.
+serveJobs(
+  parentPort!,
+  (job) => run(job as EvmJob),
+  encodeError,
+  () => chain.close(),
+);

@@ -24,7 +24,9 @@ import { threadCpuSeconds } from '../proc/threadCpu.js';
  *   whose caller goes away is withdrawn (`{ cancel: id }`) and never runs unless it had already
  *   started; one waiting in a worker that is lost goes back to the head of the queue.
  * - `close` refuses new jobs, fails the queued ones, lets the running ones finish (each within its
- *   watchdog), then stops every worker.
+ *   watchdog), then asks every worker to close (`{ close: true }`: it releases its database handle
+ *   and exits); one still there `closeGraceMs` later is terminated. Only a lost worker (stuck,
+ *   crashed, not started) is terminated at once.
  *
  * Why our own (~300 lines) rather than piscina or tinypool: admission needs per-owner caps and
  * abort of queued jobs in the same queue, and a stuck job must cost its worker, not the pool;
@@ -33,7 +35,7 @@ import { threadCpuSeconds } from '../proc/threadCpu.js';
  *
  * Messages (the worker's side is `jobLoop.ts`): the worker posts `{ ready: true }` once it can take
  * jobs; the pool posts `{ id, job }` (it may do so before the worker is ready: the port keeps
- * them) and `{ cancel: id }`; the worker runs jobs one at a time in order and answers each once,
+ * them), `{ cancel: id }` and, when it closes, `{ close: true }`; the worker runs jobs one at a time in order and answers each once,
  * in order: `{ id, ok: true, value }`, `{ id, ok: false, error }` (decoded by `decodeError`) or
  * `{ id, cancelled: true }`.
  */
@@ -79,6 +81,8 @@ export interface PoolOptions {
   watchdogMs: number;
   /** A worker not ready this long after it was started has failed to start. */
   startTimeoutMs: number;
+  /** A worker asked to close (the pool is closing) that has not exited this long after is terminated. */
+  closeGraceMs: number;
   /** The error of a job whose worker was replaced by the watchdog. */
   stuckError: () => Error;
   /** Rebuilds a worker's error (domain errors keep their class). */
@@ -256,7 +260,7 @@ export class WorkerPool<Job, Result> {
     this.closing = true;
     for (const queued of this.queue.splice(0)) this.settle(queued, new PoolClosedError('the node is shutting down'));
     if (this.workers.some((w) => w.jobs.length > 0)) await new Promise<void>((r) => this.idleWaiters.push(r));
-    await Promise.all(this.workers.splice(0).map((w) => this.retire(w)));
+    await Promise.all(this.workers.splice(0).map((w) => this.retire(w, this.o.closeGraceMs)));
   }
 
   /** Gives queued jobs to free workers, starting workers up to `size`, then to busy ones with room. */
@@ -414,10 +418,28 @@ export class WorkerPool<Job, Result> {
     queued.reject(err);
   }
 
-  private async retire(worker: PoolWorker): Promise<void> {
+  /**
+   * Stops a worker: at once (`Worker.terminate`) when it is lost; asked to close when `graceMs` is
+   * given (the pool is closing and it is idle), so that its database handle is released by the
+   * worker itself, and terminated only if it is still there after `graceMs`.
+   */
+  private async retire(worker: PoolWorker, graceMs?: number): Promise<void> {
     this.retiredCpuMs += readCpuMs(worker);
     worker.gone = true;
     clearTimeout(worker.startTimer);
+    if (graceMs !== undefined && worker.thread.threadId !== -1) {
+      const exited = new Promise<void>((resolve) => worker.thread.once('exit', () => resolve()));
+      worker.thread.ref();
+      worker.thread.postMessage({ close: true });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), graceMs);
+      });
+      const how = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (how !== 'late') return;
+      this.o.onWorkerFailure?.(`did not close within ${graceMs} ms: terminated`);
+    }
     await worker.thread.terminate().catch(() => undefined);
   }
 }

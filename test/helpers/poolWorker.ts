@@ -2,7 +2,8 @@
 // EVM worker's own job loop (src/workers/jobLoop.ts), with jobs that take a known time, spin, fail
 // or crash. Started through src/workers/tsxBootstrap.mjs (workerData.entry names this file).
 // workerData: { log: SharedArrayBuffer } — each job's tag is appended there when it starts, so
-// the test sees which jobs ran and in what order, whatever thread ran them.
+// the test sees which jobs ran and in what order, whatever thread ran them; its last slot counts
+// the workers that closed themselves when the pool asked (the job loop's `onClose`).
 import { parentPort, resourceLimits, threadId, workerData } from 'node:worker_threads';
 import { threadCpuSeconds } from '../../src/proc/threadCpu.js';
 import { serveJobs } from '../../src/workers/jobLoop.js';
@@ -20,6 +21,7 @@ if (data.neverReady) {
     parentPort!,
     (job) => run(job as Job),
     (err) => ({ message: (err as Error).message }),
+    async () => void Atomics.add(log, log.length - 1, 1),
   );
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,7 @@ import type { EthereumChain } from '../../src/chain/open.js';
 import { createEthereumNetwork } from '../../src/cli/networks.js';
 import { bigIntToData32 } from '../../src/codec/hex.js';
 import type { Config } from '../../src/config/settings.js';
-import type { EthContext } from '../../src/methods/context.js';
+import { createEthContext, type EthContext } from '../../src/methods/context.js';
 import { ethereumMethods } from '../../src/methods/ethereum.js';
 import { FIXTURES, importFixtureChain, tempDir } from '../helpers/chains.js';
 import { httpClient, type RpcClient, rawHttp, type StartedServer, startServer } from '../helpers/rpcClient.js';
@@ -193,5 +194,39 @@ describe('admission', () => {
     expect((await running).error).toEqual({ code: -32000, message: 'execution aborted (timeout = 2s)' });
     // The dropped call never reached a worker: one job answered, the loop.
     expect(ctx.evm.stats().jobs).toMatchObject({ answered: 1, aborted: 1 });
+  });
+});
+
+describe('closing', () => {
+  it('a chain closed while its EVM workers are up closes them first: each releases its own database handle and exits, none is terminated', async () => {
+    const tmp = tempDir('tracenode-evm-close-');
+    try {
+      const own = await importFixtureChain(join(FIXTURES, 'execution-apis'), tmp.dir);
+      const failures: string[] = [];
+      const ctx = await createEthContext(own, 'test', testConfig({ execution: { evmWorkers: 2, callCacheBytes: 0 } }), (reason) => failures.push(reason));
+      const call = method('eth_call');
+      // Both workers open the database and answer.
+      const answers = await Promise.all([0, 1, 2, 3].map(() => call.call(ctx, [{ to: ADDR }, 'latest', { [ADDR]: { code: countdown(1000) } }])));
+      expect(answers).toEqual([FORTY_TWO, FORTY_TWO, FORTY_TWO, FORTY_TWO]);
+      expect(ctx.evm.stats().workers).toBe(2);
+      // The chain, not the EVM service, is closed: its workers go first.
+      await own.close();
+      expect(ctx.evm.stats().workers).toBe(0);
+      expect(failures).toEqual([]);
+      // Every handle of the process is closed: another process takes the datadir's lock.
+      const other = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `new (require('classic-level').ClassicLevel)(process.argv[1]).open().then(() => process.exit(0), (e) => { console.error(e.cause?.message ?? e.message); process.exit(1); })`,
+          join(tmp.dir),
+        ],
+        { cwd: join(import.meta.dirname, '../..'), encoding: 'utf8' },
+      );
+      expect(other.stderr).toBe('');
+      expect(other.status).toBe(0);
+    } finally {
+      tmp.cleanup();
+    }
   });
 });

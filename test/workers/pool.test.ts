@@ -28,6 +28,7 @@ function makePool(opts: Partial<PoolOptions> & { failToStart?: boolean; neverRea
     perOwner: 2,
     watchdogMs: 10_000,
     startTimeoutMs: 10_000,
+    closeGraceMs: 5_000,
     stuckError: () => new Error('stuck'),
     decodeError: (e) => new Error((e as { message: string }).message),
     onWorkerFailure: (reason) => failures.push(reason),
@@ -36,7 +37,9 @@ function makePool(opts: Partial<PoolOptions> & { failToStart?: boolean; neverRea
   pools.push(pool);
   const view = new Int32Array(log);
   const started = () => Array.from(view.subarray(1, 1 + Atomics.load(view, 0)));
-  return { pool, started, failures };
+  /** Workers that closed themselves when the pool closed (the last slot of the log). */
+  const closedThemselves = () => Atomics.load(view, view.length - 1);
+  return { pool, started, failures, closedThemselves };
 }
 
 afterEach(async () => {
@@ -302,5 +305,25 @@ describe('EVM worker pool', () => {
     await expect(pool.run({ kind: 'echo', tag: 3 })).rejects.toBeInstanceOf(PoolClosedError);
     expect(started()).toEqual([1]);
     expect(pool.stats()).toMatchObject({ workers: 0, busy: 0, queued: 0 });
+  });
+
+  it('close: each idle worker is asked to close and exits by itself (its database handle released inside), none terminated', async () => {
+    const { pool, failures, closedThemselves } = makePool({ size: 2 });
+    await Promise.all([pool.run({ kind: 'sleep', tag: 1, ms: 50 }), pool.run({ kind: 'sleep', tag: 2, ms: 50 })]);
+    expect(pool.stats().workers).toBe(2);
+    await pool.close();
+    expect(closedThemselves()).toBe(2);
+    expect(failures).toEqual([]);
+  });
+
+  it('close: a worker that does not close within closeGraceMs is terminated, and the log says so', async () => {
+    // A worker that never serves the pool's messages never reads the close either.
+    const { pool, failures, closedThemselves } = makePool({ size: 1, neverReady: true, closeGraceMs: 200 });
+    pool.warm();
+    const started = performance.now();
+    await pool.close();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    expect(closedThemselves()).toBe(0);
+    expect(failures).toEqual(['did not close within 200 ms: terminated']);
   });
 });
