@@ -259,17 +259,21 @@ describe('following a plain anvil from block N (prestate source)', () => {
   });
 
   it('BLOCKHASH of blocks below N, in eth_call and debug_traceCall at blocks from N (the EVM workers), is the chain’s', async () => {
-    // Creation code that returns BLOCKHASH(k): PUSH2 k, BLOCKHASH, PUSH0, MSTORE, PUSH1 32, PUSH0, RETURN.
-    const blockHashOf = (k: number) => `0x61${k.toString(16).padStart(4, '0')}405f5260205ff3`;
+    // Creation code that returns a zero byte, then BLOCKHASH(k): PUSH2 k, BLOCKHASH, PUSH1 1, MSTORE,
+    // PUSH1 33, PUSH0, RETURN. What a creation returns is the new contract's code: a hash starting
+    // with 0xef on its own would be refused (EIP-3541, CreateContractStartingWithEF), 3 hashes in
+    // 256 (seen once in a full suite: anvil's block hashes differ from run to run).
+    const blockHashOf = (k: number) => `0x61${k.toString(16).padStart(4, '0')}4060015260215ff3`;
     for (const at of [N, N + 1, head]) {
       for (const k of [N - 1, N - 2, 1]) {
         const tx = { data: blockHashOf(k) };
         const tag = `0x${at.toString(16)}`;
-        const want = (await rawResult(anvil.url, 'eth_getBlockByNumber', [`0x${k.toString(16)}`, false])) as { hash: string };
-        expect(await rawResult(anvil.url, 'eth_call', [tx, tag]), `anvil, BLOCKHASH(${k}) at ${at}`).toBe(want.hash);
-        expect(await rawResult(archive.url, 'eth_call', [tx, tag]), `BLOCKHASH(${k}) at ${at}`).toBe(want.hash);
+        const { hash } = (await rawResult(anvil.url, 'eth_getBlockByNumber', [`0x${k.toString(16)}`, false])) as { hash: string };
+        const want = `0x00${hash.slice(2)}`;
+        expect(await rawResult(anvil.url, 'eth_call', [tx, tag]), `anvil, BLOCKHASH(${k}) at ${at}`).toBe(want);
+        expect(await rawResult(archive.url, 'eth_call', [tx, tag]), `BLOCKHASH(${k}) at ${at}`).toBe(want);
         const traced = (await rawResult(archive.url, 'debug_traceCall', [tx, tag, { tracer: 'callTracer' }])) as { output: string };
-        expect(traced.output, `traced BLOCKHASH(${k}) at ${at}`).toBe(want.hash);
+        expect(traced.output, `traced BLOCKHASH(${k}) at ${at}`).toBe(want);
       }
     }
   });
