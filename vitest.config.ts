@@ -27,8 +27,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores: run files in parallel on both, but not more (imports are CPU-bound).
     maxWorkers: 2,
-    // The JSON report feeds the one-line summary that .ci/run prints.
-    reporters: ['default', 'json'],
+    // The JSON report feeds the one-line summary that .ci/run prints; the last names a file whose
+    // worker process died (vitest's own message names none).
+    reporters: ['default', 'json', './test/helpers/unfinishedFiles.ts'],
     outputFile: { json: '.vitest-results.json' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
