@@ -427,20 +427,18 @@ export class WorkerPool<Job, Result> {
     this.retiredCpuMs += readCpuMs(worker);
     worker.gone = true;
     clearTimeout(worker.startTimer);
-    if (graceMs !== undefined && worker.thread.threadId !== -1) {
-      const exited = new Promise<void>((resolve) => worker.thread.once('exit', () => resolve()));
-      worker.thread.ref();
-      worker.thread.postMessage({ close: true });
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), graceMs);
-      });
-      const how = await Promise.race([exited, late]);
-      clearTimeout(timer);
-      if (how !== 'late') return;
-      this.o.onWorkerFailure?.(`did not close within ${graceMs} ms: terminated`);
+    if (graceMs === undefined || worker.thread.threadId === -1) {
+      await worker.thread.terminate().catch(() => undefined);
+      return;
     }
-    await worker.thread.terminate().catch(() => undefined);
+    const exited = new Promise((resolve) => worker.thread.once('exit', resolve));
+    worker.thread.postMessage({ close: true });
+    const late = setTimeout(() => {
+      this.o.onWorkerFailure?.(`did not close within ${graceMs} ms: terminated`);
+      void worker.thread.terminate().catch(() => undefined);
+    }, graceMs);
+    await exited;
+    clearTimeout(late);
   }
 }
 

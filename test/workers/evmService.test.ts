@@ -219,7 +219,7 @@ describe('closing', () => {
         [
           '-e',
           `new (require('classic-level').ClassicLevel)(process.argv[1]).open().then(() => process.exit(0), (e) => { console.error(e.cause?.message ?? e.message); process.exit(1); })`,
-          join(tmp.dir),
+          tmp.dir,
         ],
         { cwd: join(import.meta.dirname, '../..'), encoding: 'utf8' },
       );
